@@ -1,0 +1,155 @@
+import { createTestLogger, makeTempDir, startFakeRouter, waitFor } from "@phonework/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { HostConfigSchema } from "../src/config.ts";
+import { createHost, type Host } from "../src/create-host.ts";
+
+// The host's link against a fake router over real sockets.
+
+const SECRET = "host-test-secret";
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+});
+
+function host(
+  url: string,
+  overrides: Record<string, unknown> = {},
+  deps: Partial<Parameters<typeof createHost>[1]> = {},
+): Host {
+  const dir = makeTempDir();
+  cleanups.push(dir.remove);
+  const config = HostConfigSchema.parse({
+    ROUTER_URL: url,
+    ROUTER_SECRET: SECRET,
+    NODE_ID: "laptop",
+    WORKING_DIR: dir.path,
+    DATA_DIR: dir.path,
+    RECONNECT_MAX_DELAY_S: 0.2,
+    ...overrides,
+  });
+  const created = createHost(config, { logger: createTestLogger().logger, ...deps });
+  created.start();
+  cleanups.push(() => created.stop());
+  return created;
+}
+
+async function fakeRouter(options: Partial<Parameters<typeof startFakeRouter>[0]> = {}) {
+  const router = await startFakeRouter({ secret: SECRET, ...options });
+  cleanups.push(() => router.close());
+  return router;
+}
+
+describe("router link", () => {
+  it("registers with its node id, name, users, working dir and protocol versions", async () => {
+    const router = await fakeRouter();
+    const h = host(
+      router.url,
+      { DISPLAY_NAME: "My Laptop", SERVES_USERS: "ou_a, ou_b" },
+      { capabilities: ["shell"] },
+    );
+    await h.ready();
+    expect(router.registrations[0]).toMatchObject({
+      type: "register",
+      node_id: "laptop",
+      display_name: "My Laptop",
+      serves_users: ["ou_a", "ou_b"],
+      capabilities: ["shell"],
+      protocol_versions: [1],
+      sessions: [],
+    });
+  });
+
+  it("a host with no SERVES_USERS serves everyone (empty list)", async () => {
+    const router = await fakeRouter();
+    await host(router.url).ready();
+    expect(router.registrations[0]?.serves_users).toEqual([]);
+  });
+
+  it("answers ping with pong", async () => {
+    const router = await fakeRouter();
+    await host(router.url).ready();
+    router.latest().send({ type: "ping", ts: 1234 });
+    expect(await router.latest().inbox.next("pong")).toEqual({ type: "pong", ts: 1234 });
+  });
+
+  it("answers a forwarded message under its correlation id", async () => {
+    const router = await fakeRouter();
+    await host(router.url).ready();
+    router
+      .latest()
+      .send({ type: "forward", id: "r1", user_id: "u", chat_id: "c", platform: "t", text: "hi" });
+    const answer = await router.latest().inbox.next("forward_response");
+    expect(answer).toMatchObject({ id: "r1" });
+    expect(String(answer.text)).toContain("no assistant is configured");
+  });
+
+  it("turns a handler failure into an INTERNAL error frame for that request", async () => {
+    const router = await fakeRouter();
+    const h = host(
+      router.url,
+      {},
+      { handler: { handle: async () => Promise.reject(new Error("disk on fire")) } },
+    );
+    await h.ready();
+    router.latest().send({ type: "forward", id: "r2", user_id: "u", chat_id: "c", platform: "t", text: "x" });
+    expect(await router.latest().inbox.next("error")).toMatchObject({
+      id: "r2",
+      code: "INTERNAL",
+      message: "the host failed: disk on fire",
+    });
+  });
+
+  it("aborts the handler when the router cancels the request", async () => {
+    const router = await fakeRouter();
+    let aborted: unknown;
+    const handler = {
+      handle: (_r: unknown, ctx: { signal: AbortSignal }) =>
+        new Promise<string>((_resolve, reject) =>
+          ctx.signal.addEventListener("abort", () => {
+            aborted = ctx.signal.reason;
+            reject(ctx.signal.reason);
+          }),
+        ),
+    };
+    await host(router.url, {}, { handler }).ready();
+    router.latest().send({ type: "forward", id: "r3", user_id: "u", chat_id: "c", platform: "t", text: "x" });
+    router.latest().send({ type: "cancel", id: "r3", reason: "timed out" });
+    expect(await router.latest().inbox.next("error")).toMatchObject({ id: "r3", code: "CANCELLED" });
+    expect((aborted as Error).message).toBe("timed out");
+  });
+
+  it("answers a malformed router frame with BAD_FRAME and stays connected", async () => {
+    const router = await fakeRouter();
+    await host(router.url).ready();
+    router.latest().socket.send("garbage");
+    expect(await router.latest().inbox.next("error")).toMatchObject({ code: "BAD_FRAME" });
+    router.latest().send({ type: "ping", ts: 1 });
+    expect(await router.latest().inbox.next("pong")).toMatchObject({ ts: 1 });
+  });
+
+  it("reconnects after the connection drops and registers again, forever", async () => {
+    const router = await fakeRouter();
+    const h = host(router.url);
+    await h.ready();
+    for (let round = 2; round <= 4; round++) {
+      router.dropAll();
+      await router.waitForRegistrations(round);
+    }
+    await h.ready();
+    expect(h.link.state).toBe("registered");
+  });
+
+  it("keeps retrying when the router refuses the secret (401)", async () => {
+    const router = await fakeRouter({ secret: "not-the-hosts-secret" });
+    host(router.url);
+    await waitFor(() => router.refused >= 3, { message: "three refused attempts" });
+    expect(router.registrations).toEqual([]);
+  });
+
+  it("drops a router that goes silent past the heartbeat policy and reconnects", async () => {
+    const router = await fakeRouter({ heartbeatIntervalS: 0.05, heartbeatTimeoutS: 0.05 });
+    await host(router.url).ready();
+    // The fake router never pings: the host must notice the silence on its own.
+    await router.waitForRegistrations(2, 5000);
+  });
+});

@@ -1,0 +1,42 @@
+// The one interface every chat platform implements (terminal now; Feishu, Telegram later).
+// Everything above it sees platform-neutral messages and addresses.
+
+export interface IncomingMessage {
+  platform: string;
+  /** The platform's id for this message (used to drop redeliveries). */
+  messageId: string;
+  chatId: string;
+  userId: string;
+  userName?: string;
+  chatType: "private" | "group";
+  text: string;
+}
+
+/** Where to send: a chat if known, else the user's private chat. */
+export interface ChatAddress {
+  platform: string;
+  userId: string;
+  chatId?: string;
+}
+
+export interface SentMessage {
+  messageId: string;
+}
+
+export interface OutgoingFile {
+  name: string;
+  data: Buffer;
+  mimeType?: string;
+}
+
+export type MessageListener = (message: IncomingMessage) => void;
+
+export interface ChatAdapter {
+  readonly platform: string;
+  start(onMessage: MessageListener): Promise<void>;
+  stop(): Promise<void>;
+  sendText(to: ChatAddress, text: string): Promise<SentMessage>;
+  /** Replaces the text of a message sent earlier (progress updates). */
+  editText(to: ChatAddress, messageId: string, text: string): Promise<void>;
+  sendFile(to: ChatAddress, file: OutgoingFile): Promise<SentMessage>;
+}

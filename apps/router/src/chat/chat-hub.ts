@@ -1,0 +1,62 @@
+import type { Logger } from "@phonework/runtime";
+import type { ChatAdapter, ChatAddress, MessageListener, OutgoingFile, SentMessage } from "./chat-adapter.ts";
+
+// All configured chat adapters behind one outbox, picked by the address's platform.
+// Sending never throws to the caller: a failed send is logged and reported as undefined.
+
+export class ChatHub {
+  private readonly byPlatform: Map<string, ChatAdapter>;
+  private muted = false;
+
+  constructor(
+    adapters: ChatAdapter[],
+    private readonly logger: Logger,
+  ) {
+    this.byPlatform = new Map(adapters.map((adapter) => [adapter.platform, adapter]));
+  }
+
+  get platforms(): string[] {
+    return [...this.byPlatform.keys()];
+  }
+
+  async start(onMessage: MessageListener): Promise<void> {
+    for (const adapter of this.byPlatform.values()) await adapter.start(onMessage);
+  }
+
+  /** Stops receiving; sending keeps working until `mute()`. */
+  async stop(): Promise<void> {
+    await Promise.allSettled([...this.byPlatform.values()].map((adapter) => adapter.stop()));
+  }
+
+  /** Drops every later send (used while shutting down). */
+  mute(): void {
+    this.muted = true;
+  }
+
+  sendText(to: ChatAddress, text: string): Promise<SentMessage | undefined> {
+    return this.attempt(to, "sendText", (adapter) => adapter.sendText(to, text));
+  }
+
+  async editText(to: ChatAddress, messageId: string, text: string): Promise<void> {
+    await this.attempt(to, "editText", (adapter) => adapter.editText(to, messageId, text));
+  }
+
+  sendFile(to: ChatAddress, file: OutgoingFile): Promise<SentMessage | undefined> {
+    return this.attempt(to, "sendFile", (adapter) => adapter.sendFile(to, file));
+  }
+
+  private async attempt<T>(to: ChatAddress, what: string, run: (adapter: ChatAdapter) => Promise<T>) {
+    if (this.muted) return undefined;
+    const adapter = this.byPlatform.get(to.platform);
+    if (!adapter) {
+      this.logger.warn({ platform: to.platform, userId: to.userId }, `${what}: no adapter for platform`);
+      return undefined;
+    }
+    try {
+      return await run(adapter);
+    } catch (error) {
+      this.logger.error({ err: error, platform: to.platform, userId: to.userId }, `${what} failed`);
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import type { Clock, Logger } from "@phonework/runtime";
+import { effectiveActiveNode, parseRouterCommand, runRouterCommand } from "../commands/router-commands.ts";
+import type { NodeDirectory } from "../registry/node-registry.ts";
+import { askUserToChoose } from "../routing/basic-steps.ts";
+import { type RoutingStep, routeMessage } from "../routing/routing-step.ts";
+import type { Forwarder } from "../rpc/forwarder.ts";
+import { RpcError } from "../rpc/rpc-error.ts";
+import type { UserStateStore } from "../state/user-state-store.ts";
+import type { ChatAddress, IncomingMessage } from "./chat-adapter.ts";
+import type { ChatHub } from "./chat-hub.ts";
+import { ProgressMessage } from "./progress-message.ts";
+import { rpcErrorText } from "./user-messages.ts";
+
+// Every incoming chat message ends here: router command, or routed to a node and answered.
+// Nothing is dropped: each message gets a reply, a question, or a clear error.
+
+export interface DispatcherDeps {
+  registry: NodeDirectory;
+  userState: UserStateStore;
+  chat: ChatHub;
+  forward: Forwarder;
+  routing: readonly RoutingStep[];
+  requestTimeoutMs: number;
+  progressIntervalMs: number;
+  clock: Clock;
+  newId: () => string;
+  logger: Logger;
+}
+
+export class MessageDispatcher {
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  /** Handles a message in the background; `drain()` waits for all of them. */
+  handle(message: IncomingMessage): void {
+    const work = this.process(message).catch((error: unknown) => {
+      this.deps.logger.error({ err: error, userId: message.userId }, "message handling failed");
+    });
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+  }
+
+  get pending(): number {
+    return this.inFlight.size;
+  }
+
+  /** Resolves once every message received so far has been answered. */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async process(message: IncomingMessage): Promise<void> {
+    const { deps } = this;
+    const to: ChatAddress = { platform: message.platform, userId: message.userId, chatId: message.chatId };
+    deps.userState.rememberChat(message.userId, { platform: message.platform, chat_id: message.chatId });
+
+    const command = parseRouterCommand(message.text);
+    if (command) {
+      await deps.chat.sendText(to, runRouterCommand(message.userId, command, deps));
+      return;
+    }
+
+    const decision = await routeMessage(
+      {
+        userId: message.userId,
+        text: message.text,
+        nodes: deps.registry.nodesForUser(message.userId),
+        activeNodeId: effectiveActiveNode(message.userId, deps),
+      },
+      deps.routing,
+      askUserToChoose,
+    );
+    if (decision.kind === "reply") {
+      await deps.chat.sendText(to, decision.text);
+      return;
+    }
+
+    deps.userState.setActiveNode(message.userId, decision.nodeId);
+    const progress = new ProgressMessage(deps.chat, to, deps.progressIntervalMs, () => deps.clock.now());
+    const id = deps.newId();
+    const log = deps.logger.child({ requestId: id, nodeId: decision.nodeId, userId: message.userId });
+    log.info({ reason: decision.reason }, "forwarding message");
+    try {
+      const reply = await deps.forward(
+        decision.nodeId,
+        {
+          type: "forward",
+          id,
+          user_id: message.userId,
+          chat_id: message.chatId,
+          platform: message.platform,
+          text: message.text,
+          message_id: message.messageId,
+        },
+        { timeoutMs: deps.requestTimeoutMs, onProgress: (line) => progress.add(line) },
+      );
+      progress.finish();
+      await deps.chat.sendText(to, reply);
+    } catch (error) {
+      progress.finish();
+      if (!(error instanceof RpcError)) throw error;
+      log.warn({ code: error.code, message: error.message }, "forward failed");
+      await deps.chat.sendText(to, rpcErrorText(error, decision.nodeId));
+    }
+  }
+}

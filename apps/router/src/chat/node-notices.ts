@@ -1,0 +1,58 @@
+import type { NotifyFrame, TaskCompleteFrame } from "@phonework/protocol";
+import type { Logger } from "@phonework/runtime";
+import type { NodeInfo } from "../registry/node-info.ts";
+import type { NodeRegistry } from "../registry/node-registry.ts";
+import type { UserStateStore } from "../state/user-state-store.ts";
+import type { ChatAddress } from "./chat-adapter.ts";
+import type { ChatHub } from "./chat-hub.ts";
+import { nodeDisconnectedText, nodeReconnectedText, taskCompleteText } from "./user-messages.ts";
+
+// Messages the router sends on its own: node offline/back notices, and what hosts push.
+
+export class NodeNotices {
+  constructor(
+    private readonly chat: ChatHub,
+    private readonly userState: UserStateStore,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Tells affected users when a node drops or comes back. Returns the unsubscribe function. */
+  watch<C extends { close(code: number, reason: string): void }>(registry: NodeRegistry<C>): () => void {
+    return registry.subscribe((event) => {
+      if (event.type === "offline") void this.tellUsersOf(event.node, nodeDisconnectedText(event.node));
+      if (event.type === "online" && event.returning)
+        void this.tellUsersOf(event.node, nodeReconnectedText(event.node));
+    });
+  }
+
+  async deliverPush(nodeId: string, frame: NotifyFrame | TaskCompleteFrame): Promise<void> {
+    const text = frame.type === "notify" ? frame.text : taskCompleteText(frame);
+    const to = this.addressOf(frame.user_id, frame.platform, frame.chat_id);
+    if (!to) {
+      this.logger.warn({ nodeId, userId: frame.user_id }, "no chat known for user; push not delivered");
+      return;
+    }
+    await this.chat.sendText(to, text);
+  }
+
+  /** Users a node's status matters to: those it serves by name, or those using it as their active node. */
+  private affectedUsers(node: NodeInfo): string[] {
+    return node.servesUsers.length > 0 ? node.servesUsers : this.userState.usersOnNode(node.nodeId);
+  }
+
+  private async tellUsersOf(node: NodeInfo, text: string): Promise<void> {
+    for (const userId of this.affectedUsers(node)) {
+      const to = this.addressOf(userId);
+      if (to) await this.chat.sendText(to, text);
+    }
+  }
+
+  private addressOf(userId: string, platform?: string, chatId?: string): ChatAddress | undefined {
+    const known = this.userState.chatOf(userId);
+    const resolvedPlatform =
+      platform ?? known?.platform ?? (this.chat.platforms.length === 1 ? this.chat.platforms[0] : undefined);
+    if (!resolvedPlatform) return undefined;
+    const resolvedChat = chatId ?? (known?.platform === resolvedPlatform ? known.chat_id : undefined);
+    return { platform: resolvedPlatform, userId, ...(resolvedChat ? { chatId: resolvedChat } : {}) };
+  }
+}

@@ -1,0 +1,78 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { createInterface, type Interface } from "node:readline";
+import type { ChatAdapter, ChatAddress, MessageListener, OutgoingFile, SentMessage } from "./chat-adapter.ts";
+
+// Chat on the terminal: each stdin line is a message from one local user; replies,
+// progress and notices are printed. Works with piped input: `onEnd` fires at end of input.
+
+export interface TerminalAdapterOptions {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  /** Where files sent to the chat are saved. */
+  filesDir: string;
+  userId?: string;
+  /** Called once stdin is closed (end of piped input, or Ctrl-D). */
+  onEnd?: () => void;
+}
+
+export const TERMINAL_PLATFORM = "terminal";
+const CHAT_ID = "terminal";
+
+export function createTerminalAdapter(options: TerminalAdapterOptions): ChatAdapter {
+  const userId = options.userId ?? "local";
+  let lines: Interface | undefined;
+  let nextId = 0;
+  // Progress is shown as a growing log; a terminal cannot edit, so only new lines are printed.
+  const printedLines = new Map<string, number>();
+
+  const print = (text: string) => options.output.write(`${text}\n`);
+
+  return {
+    platform: TERMINAL_PLATFORM,
+
+    async start(onMessage: MessageListener) {
+      lines = createInterface({ input: options.input, crlfDelay: Number.POSITIVE_INFINITY, terminal: false });
+      lines.on("line", (line) => {
+        const text = line.trim();
+        if (!text) return;
+        onMessage({
+          platform: TERMINAL_PLATFORM,
+          messageId: `t${++nextId}`,
+          chatId: CHAT_ID,
+          userId,
+          chatType: "private",
+          text,
+        });
+      });
+      lines.once("close", () => options.onEnd?.());
+    },
+
+    async stop() {
+      lines?.removeAllListeners("close");
+      lines?.close();
+    },
+
+    async sendText(_to: ChatAddress, text: string): Promise<SentMessage> {
+      const messageId = `out${++nextId}`;
+      print(text);
+      printedLines.set(messageId, text.split("\n").length);
+      return { messageId };
+    },
+
+    async editText(_to: ChatAddress, messageId: string, text: string) {
+      const all = text.split("\n");
+      const printed = printedLines.get(messageId) ?? 0;
+      for (const line of all.slice(printed)) print(line);
+      printedLines.set(messageId, all.length);
+    },
+
+    async sendFile(_to: ChatAddress, file: OutgoingFile): Promise<SentMessage> {
+      mkdirSync(options.filesDir, { recursive: true });
+      const path = join(options.filesDir, `${Date.now()}-${basename(file.name)}`);
+      writeFileSync(path, file.data);
+      print(`📎 ${basename(file.name)} (${file.data.length} bytes) saved to ${path}`);
+      return { messageId: `out${++nextId}` };
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import type { TaskCompleteFrame } from "@phonework/protocol";
+import { formatDuration } from "@phonework/runtime";
+import type { NodeInfo } from "../registry/node-info.ts";
+import type { RpcError } from "../rpc/rpc-error.ts";
+
+// Every sentence a user reads from the router is written here, once.
+
+export const nodeDisconnectedText = (node: NodeInfo) => `⚠️ Node "${node.nodeId}" disconnected.`;
+export const nodeReconnectedText = (node: NodeInfo) => `✅ Node "${node.nodeId}" reconnected.`;
+
+export function nodeOfflineText(node: NodeInfo | string, now: number): string {
+  if (typeof node === "string") return `⚠️ Node "${node}" is offline. Use /nodes to see your nodes.`;
+  return `⚠️ Node "${node.nodeId}" is offline (last seen ${formatDuration(now - node.lastSeen)} ago). Use /nodes to see your nodes, /node <name> to switch.`;
+}
+
+export function noNodesText(known: NodeInfo[]): string {
+  if (known.length === 0) {
+    return "No node is serving you yet. Start a host (pnpm host) with ROUTER_URL pointing at this router.";
+  }
+  return `None of your nodes is online (${known.map((n) => n.nodeId).join(", ")}). Use /nodes to see when they were last seen.`;
+}
+
+export const pickNodeText = (online: NodeInfo[]) =>
+  `You have several nodes online: ${online.map((n) => n.nodeId).join(", ")}. Choose one with /node <name>.`;
+
+export function rpcErrorText(error: RpcError, nodeId: string): string {
+  switch (error.code) {
+    case "NODE_OFFLINE":
+      return `⚠️ Node "${nodeId}" went offline before answering. Your message may not have been completed; send it again once the node is back.`;
+    case "TIMEOUT":
+      return `⏱️ Node "${nodeId}" did not answer in time (${error.message}). It may still be working.`;
+    case "QUEUE_FULL":
+      return `🚦 Node "${nodeId}" is busy: too many messages are waiting. Try again in a moment.`;
+    case "CANCELLED":
+      return "⏹️ Cancelled.";
+    default:
+      return `❌ Node "${nodeId}" could not handle that (${error.code}): ${error.message}`;
+  }
+}
+
+const OUTPUT_LIMIT = 800;
+
+export function taskCompleteText(frame: TaskCompleteFrame): string {
+  const icon = frame.ok ? "✅" : "❌";
+  const verb = frame.ok ? "done" : "failed";
+  const output =
+    frame.output.length > OUTPUT_LIMIT ? `${frame.output.slice(0, OUTPUT_LIMIT)}… [truncated]` : frame.output;
+  const head = `${icon} Task #${frame.task_id} ${verb} (${formatDuration(frame.elapsed_ms)})\n${frame.description}`;
+  return output.trim() ? `${head}\n\n${output}` : head;
+}

@@ -1,0 +1,72 @@
+import type { Clock } from "@phonework/runtime";
+import { matchesName, type NodeInfo } from "../registry/node-info.ts";
+import type { NodeDirectory } from "../registry/node-registry.ts";
+import type { UserStateStore } from "../state/user-state-store.ts";
+import { formatNodeList } from "./format-node-list.ts";
+
+// Commands the router answers itself, without asking any node.
+
+export type RouterCommand = { name: "nodes" } | { name: "node"; arg: string } | { name: "help" };
+
+export function parseRouterCommand(text: string): RouterCommand | undefined {
+  const match = /^\/(nodes|node|help)(?:\s+(.*))?$/is.exec(text.trim());
+  if (!match) return undefined;
+  const name = match[1]?.toLowerCase();
+  const arg = (match[2] ?? "").trim();
+  if (name === "nodes") return { name: "nodes" };
+  if (name === "help") return { name: "help" };
+  return { name: "node", arg: arg.replace(/^["']|["']$/g, "") };
+}
+
+export const ROUTER_HELP = [
+  "PhoneWork commands:",
+  "/nodes — list your nodes (→ marks the active one)",
+  "/node <name> — switch your active node",
+  "/help — this help",
+  "",
+  "Anything else goes to your active node.",
+].join("\n");
+
+export interface RouterCommandDeps {
+  registry: NodeDirectory;
+  userState: UserStateStore;
+  clock: Clock;
+}
+
+/** The node a user's messages go to: their explicit choice, else their only online node. */
+export function effectiveActiveNode(userId: string, deps: RouterCommandDeps): string | undefined {
+  const chosen = deps.userState.activeNode(userId);
+  if (chosen) return chosen;
+  const online = deps.registry.nodesForUser(userId).filter((n) => n.status === "online");
+  return online.length === 1 ? online[0]?.nodeId : undefined;
+}
+
+export function runRouterCommand(userId: string, command: RouterCommand, deps: RouterCommandDeps): string {
+  const nodes = deps.registry.nodesForUser(userId);
+  switch (command.name) {
+    case "help":
+      return ROUTER_HELP;
+    case "nodes":
+      return formatNodeList(nodes, effectiveActiveNode(userId, deps), deps.clock.now());
+    case "node":
+      return switchNode(userId, command.arg, nodes, deps);
+  }
+}
+
+function switchNode(userId: string, name: string, nodes: NodeInfo[], deps: RouterCommandDeps): string {
+  if (!name) {
+    const active = effectiveActiveNode(userId, deps);
+    return active
+      ? `Active node: ${active}. Use /node <name> to switch.`
+      : "No active node. Use /node <name> to pick one.";
+  }
+  const node = nodes.find((n) => matchesName(n, name));
+  if (!node) {
+    const known = nodes.map((n) => n.nodeId).join(", ") || "none";
+    return `❓ No node named "${name}". Your nodes: ${known}.`;
+  }
+  deps.userState.setActiveNode(userId, node.nodeId);
+  const note =
+    node.status === "online" ? "" : " It is offline right now; messages will fail until it reconnects.";
+  return `✅ Active node: ${node.nodeId}.${note}`;
+}

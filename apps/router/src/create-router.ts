@@ -1,0 +1,138 @@
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import websocket from "@fastify/websocket";
+import { CloseCode } from "@phonework/protocol";
+import { type Clock, type Logger, systemClock } from "@phonework/runtime";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { ChatAdapter } from "./chat/chat-adapter.ts";
+import { ChatHub } from "./chat/chat-hub.ts";
+import { MessageDispatcher } from "./chat/message-dispatcher.ts";
+import { NodeNotices } from "./chat/node-notices.ts";
+import type { RouterConfig } from "./config.ts";
+import { registerHealthRoute } from "./health-route.ts";
+import { NodeRegistry } from "./registry/node-registry.ts";
+import { activeNodeStep, onlyOnlineNodeStep } from "./routing/basic-steps.ts";
+import type { RoutingStep } from "./routing/routing-step.ts";
+import { createForwarder } from "./rpc/forwarder.ts";
+import { UserStateStore } from "./state/user-state-store.ts";
+import type { NodeConnection } from "./ws/node-connection.ts";
+import { registerNodeEndpoint } from "./ws/node-endpoint.ts";
+
+// Composition root of the router: wires registry, node endpoint, chat adapters and routing.
+
+export interface RouterDeps {
+  logger: Logger;
+  /** Chat platforms to serve; none means the router only relays (tests, headless use). */
+  chat?: ChatAdapter[];
+  clock?: Clock;
+  newId?: () => string;
+  /** Routing steps tried in order before asking the user to choose. */
+  routing?: RoutingStep[];
+  userState?: UserStateStore;
+}
+
+export interface Router {
+  readonly app: FastifyInstance;
+  readonly registry: NodeRegistry<NodeConnection>;
+  readonly dispatcher: MessageDispatcher;
+  /** Listens for hosts and HTTP; resolves with the base URL (http://host:port). */
+  listen(): Promise<string>;
+  /** Starts taking chat messages from the adapters. */
+  startChat(): Promise<void>;
+  /** `listen()` then `startChat()`. */
+  start(): Promise<string>;
+  /** The node WebSocket URL, once started. */
+  readonly nodeUrl: string;
+  /** Stops chat input, waits for in-flight replies (bounded), tells hosts it is restarting, closes. */
+  close(options?: { drainMs?: number }): Promise<void>;
+}
+
+export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
+  const logger = deps.logger.child({ component: "router" });
+  const clock = deps.clock ?? systemClock;
+  const registry = new NodeRegistry<NodeConnection>(clock);
+  const userState = deps.userState ?? UserStateStore.open(join(config.DATA_DIR, "router", "users.json"));
+  const chat = new ChatHub(deps.chat ?? [], logger.child({ component: "chat" }));
+  const notices = new NodeNotices(chat, userState, logger);
+  notices.watch(registry);
+
+  const dispatcher = new MessageDispatcher({
+    registry,
+    userState,
+    chat,
+    forward: createForwarder(registry),
+    routing: deps.routing ?? [activeNodeStep(clock), onlyOnlineNodeStep],
+    requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000,
+    progressIntervalMs: config.PROGRESS_INTERVAL_S * 1000,
+    clock,
+    newId: deps.newId ?? randomUUID,
+    logger,
+  });
+
+  const app = Fastify({
+    loggerInstance: logger.child({ component: "http" }) as FastifyBaseLogger,
+  });
+  app.register(websocket, {
+    options: { maxPayload: config.MAX_PAYLOAD_BYTES, perMessageDeflate: false },
+    // Tell hosts we are restarting (not gone) so they reconnect to the next instance.
+    preClose(done) {
+      for (const client of this.websocketServer.clients)
+        client.close(CloseCode.SERVICE_RESTART, "router restarting");
+      this.websocketServer.close(() => done());
+    },
+  });
+  app.register(async (scope) => {
+    registerNodeEndpoint(scope, config.ROUTER_SECRET, {
+      registry,
+      heartbeat: {
+        intervalMs: config.HEARTBEAT_INTERVAL_S * 1000,
+        timeoutMs: config.HEARTBEAT_TIMEOUT_S * 1000,
+      },
+      handshakeTimeoutMs: config.HANDSHAKE_TIMEOUT_S * 1000,
+      maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
+      clock,
+      logger: logger.child({ component: "nodes" }),
+      onPush: (nodeId, frame) => void notices.deliverPush(nodeId, frame),
+    });
+    registerHealthRoute(scope, registry);
+  });
+
+  let baseUrl = "";
+  return {
+    app,
+    registry,
+    dispatcher,
+    get nodeUrl() {
+      return `${baseUrl.replace(/^http/, "ws")}/ws/node`;
+    },
+    async listen() {
+      await app.listen({ port: config.ROUTER_PORT, host: config.ROUTER_HOST });
+      const address = app.server.address();
+      const port = typeof address === "object" && address ? address.port : config.ROUTER_PORT;
+      const host =
+        config.ROUTER_HOST === "0.0.0.0" || config.ROUTER_HOST === "::" ? "127.0.0.1" : config.ROUTER_HOST;
+      baseUrl = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+      logger.info({ url: baseUrl }, "router listening");
+      return baseUrl;
+    },
+    async startChat() {
+      await chat.start((message) => dispatcher.handle(message));
+      logger.info({ platforms: chat.platforms }, "chat started");
+    },
+    async start() {
+      const url = await this.listen();
+      await this.startChat();
+      return url;
+    },
+    async close(options = {}) {
+      await chat.stop(); // no new messages; replies still go out while draining
+      const drainMs = options.drainMs ?? 5000;
+      await Promise.race([
+        dispatcher.drain(),
+        new Promise((resolve) => setTimeout(resolve, drainMs).unref()),
+      ]);
+      chat.mute(); // nodes dropping because we close is not news to users
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import type { FastifyInstance } from "fastify";
+import type { NodeInfo } from "./registry/node-info.ts";
+
+/** GET /health: router status and every known node, offline ones with their last-seen time. */
+export function registerHealthRoute(app: FastifyInstance, registry: { list(): NodeInfo[] }): void {
+  app.get("/health", async () => ({
+    status: "ok",
+    nodes: registry.list().map((node) => ({
+      node_id: node.nodeId,
+      display_name: node.displayName,
+      status: node.status,
+      users: node.servesUsers.length > 0 ? node.servesUsers : ["*"],
+      sessions: node.sessions,
+      capabilities: node.capabilities,
+      connected_at: new Date(node.connectedAt).toISOString(),
+      last_seen: new Date(node.lastSeen).toISOString(),
+    })),
+  }));
+}

@@ -1,0 +1,12 @@
+export type {
+  ChatAdapter,
+  ChatAddress,
+  IncomingMessage,
+  OutgoingFile,
+  SentMessage,
+} from "./chat/chat-adapter.ts";
+export { createMemoryChatAdapter, type MemoryChatAdapter } from "./chat/memory-adapter.ts";
+export { createTerminalAdapter, TERMINAL_PLATFORM } from "./chat/terminal-adapter.ts";
+export { type RouterConfig, RouterConfigSchema } from "./config.ts";
+export { createRouter, type Router, type RouterDeps } from "./create-router.ts";
+export { UserStateStore } from "./state/user-state-store.ts";

@@ -1,0 +1,28 @@
+import { join } from "node:path";
+import { runMain, startProgram } from "@phonework/runtime";
+import { createTerminalAdapter } from "./chat/terminal-adapter.ts";
+import { RouterConfigSchema } from "./config.ts";
+import { createRouter, type Router } from "./create-router.ts";
+
+// `pnpm router`: the public router. With no chat platform configured it chats on the terminal.
+runMain(async () => {
+  const { config, logger } = startProgram(RouterConfigSchema, "phonework-router");
+
+  let router: Router | undefined;
+  const shutdown = async (reason: string) => {
+    logger.info({ reason }, "stopping router");
+    await router?.dispatcher.drain();
+    await router?.close();
+    process.exit(0);
+  };
+  const terminal = createTerminalAdapter({
+    input: process.stdin,
+    output: process.stdout,
+    filesDir: join(config.DATA_DIR, "files"),
+    onEnd: () => void shutdown("end of input"),
+  });
+  router = createRouter(config, { logger, chat: [terminal] });
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  await router.start();
+});

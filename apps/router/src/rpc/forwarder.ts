@@ -1,0 +1,17 @@
+import type { ForwardFrame } from "@phonework/protocol";
+import type { NodeRegistry } from "../registry/node-registry.ts";
+import type { ForwardOptions, NodeConnection } from "../ws/node-connection.ts";
+import { RpcError } from "./rpc-error.ts";
+
+/** Sends a user's message to a node and resolves with its answer; fails fast if the node is offline. */
+export function createForwarder(registry: NodeRegistry<NodeConnection>) {
+  return (nodeId: string, frame: ForwardFrame, options: ForwardOptions): Promise<string> => {
+    const connection = registry.connection(nodeId);
+    if (!connection?.isOpen) {
+      return Promise.reject(new RpcError("NODE_OFFLINE", `node "${nodeId}" is offline`, nodeId));
+    }
+    return connection.forward(frame, options);
+  };
+}
+
+export type Forwarder = ReturnType<typeof createForwarder>;

@@ -1,0 +1,89 @@
+import { RpcError } from "./rpc-error.ts";
+
+// The table of requests awaiting an answer on one node connection. Every entry is settled
+// exactly once: by its answer, by its timeout, by abort, or all at once when the socket closes.
+
+export interface PendingOptions {
+  timeoutMs: number;
+  onProgress?: (text: string) => void;
+  onTimeout?: () => void;
+  signal?: AbortSignal;
+}
+
+interface Entry {
+  resolve: (text: string) => void;
+  reject: (error: RpcError) => void;
+  onProgress?: (text: string) => void;
+  timer: NodeJS.Timeout;
+  cleanup: () => void;
+}
+
+export class PendingRequests {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly nodeId: string) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  has(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  /** Registers `id` and returns a promise for its answer. The caller sends the request afterwards. */
+  wait(id: string, options: PendingOptions): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      const onAbort = () => this.reject(id, new RpcError("CANCELLED", "request cancelled", this.nodeId));
+      const timer = setTimeout(() => {
+        options.onTimeout?.();
+        this.reject(
+          id,
+          new RpcError("TIMEOUT", `no answer within ${Math.round(options.timeoutMs / 1000)}s`, this.nodeId),
+        );
+      }, options.timeoutMs);
+      const entry: Entry = {
+        resolve,
+        reject,
+        timer,
+        cleanup: () => options.signal?.removeEventListener("abort", onAbort),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      };
+      this.entries.set(id, entry);
+      if (options.signal?.aborted) onAbort();
+      else options.signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  resolve(id: string, text: string): boolean {
+    const entry = this.take(id);
+    entry?.resolve(text);
+    return entry !== undefined;
+  }
+
+  reject(id: string, error: RpcError): boolean {
+    const entry = this.take(id);
+    entry?.reject(error);
+    return entry !== undefined;
+  }
+
+  progress(id: string, text: string): boolean {
+    const entry = this.entries.get(id);
+    entry?.onProgress?.(text);
+    return entry !== undefined;
+  }
+
+  /** Fails every pending request at once, e.g. when the socket closed. */
+  rejectAll(error: () => RpcError): void {
+    for (const id of [...this.entries.keys()]) this.reject(id, error());
+  }
+
+  private take(id: string): Entry | undefined {
+    const entry = this.entries.get(id);
+    if (!entry) return undefined;
+    this.entries.delete(id);
+    clearTimeout(entry.timer);
+    entry.cleanup();
+    return entry;
+  }
+}

@@ -1,0 +1,64 @@
+import { readJsonFile, writeJsonFileAtomic } from "@phonework/runtime";
+import { z } from "zod";
+
+// Per-user routing state that must survive a router restart: the active node,
+// and the chat we last heard from the user in (where notices about their nodes go).
+
+const ChatRef = z.object({ platform: z.string(), chat_id: z.string() });
+export type ChatRef = z.infer<typeof ChatRef>;
+
+const UserState = z.object({
+  active_node: z.string().optional(),
+  chat: ChatRef.optional(),
+});
+
+const StateFile = z.object({
+  version: z.literal(1),
+  users: z.record(z.string(), UserState),
+});
+type StateFile = z.infer<typeof StateFile>;
+
+export class UserStateStore {
+  private constructor(
+    private readonly state: StateFile,
+    private readonly persist: (state: StateFile) => void,
+  ) {}
+
+  /** State kept in `path`, loaded now and rewritten atomically on every change. */
+  static open(path: string): UserStateStore {
+    const state = readJsonFile(path, StateFile, { version: 1, users: {} });
+    return new UserStateStore(state, (s) => writeJsonFileAtomic(path, s));
+  }
+
+  static inMemory(): UserStateStore {
+    return new UserStateStore({ version: 1, users: {} }, () => {});
+  }
+
+  activeNode(userId: string): string | undefined {
+    return this.state.users[userId]?.active_node;
+  }
+
+  setActiveNode(userId: string, nodeId: string): void {
+    if (this.activeNode(userId) === nodeId) return;
+    this.state.users[userId] = { ...this.state.users[userId], active_node: nodeId };
+    this.persist(this.state);
+  }
+
+  chatOf(userId: string): ChatRef | undefined {
+    return this.state.users[userId]?.chat;
+  }
+
+  rememberChat(userId: string, chat: ChatRef): void {
+    const known = this.chatOf(userId);
+    if (known?.platform === chat.platform && known.chat_id === chat.chat_id) return;
+    this.state.users[userId] = { ...this.state.users[userId], chat };
+    this.persist(this.state);
+  }
+
+  /** Users whose active node is `nodeId`. */
+  usersOnNode(nodeId: string): string[] {
+    return Object.entries(this.state.users)
+      .filter(([, user]) => user.active_node === nodeId)
+      .map(([userId]) => userId);
+  }
+}

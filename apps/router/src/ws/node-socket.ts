@@ -1,0 +1,145 @@
+import {
+  CloseCode,
+  decodeFrame,
+  type ErrorCode,
+  encodeFrame,
+  HostFrame,
+  negotiateVersion,
+  PROTOCOL_VERSIONS,
+  type RegisterFrame,
+  type RouterFrame,
+} from "@phonework/protocol";
+import type { Clock, Logger } from "@phonework/runtime";
+import type { RawData, WebSocket } from "ws";
+import type { NodeRegistry } from "../registry/node-registry.ts";
+import { RpcError } from "../rpc/rpc-error.ts";
+import { type HeartbeatPolicy, NodeConnection } from "./node-connection.ts";
+
+// The life of one node socket: the `register` handshake, then every frame the node sends.
+
+export interface NodeSocketContext {
+  registry: NodeRegistry<NodeConnection>;
+  heartbeat: HeartbeatPolicy;
+  handshakeTimeoutMs: number;
+  maxPayloadBytes: number;
+  clock: Clock;
+  logger: Logger;
+  /** Frames the node pushes on its own (notifications, task completions). */
+  onPush: (nodeId: string, frame: Extract<HostFrame, { type: "notify" | "task_complete" }>) => void;
+}
+
+function rawToString(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
+  return Buffer.from(data as ArrayBuffer).toString("utf8");
+}
+
+export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext): void {
+  let connection: NodeConnection | undefined;
+  let log = ctx.logger;
+  const send = (frame: RouterFrame) => socket.send(encodeFrame(frame));
+  const sendError = (code: ErrorCode, message: string, id?: string) =>
+    send({ type: "error", code, message, ...(id ? { id } : {}) });
+
+  const handshakeTimer = setTimeout(() => {
+    socket.close(CloseCode.POLICY_VIOLATION, "no register frame in time");
+  }, ctx.handshakeTimeoutMs);
+
+  const register = (frame: RegisterFrame) => {
+    clearTimeout(handshakeTimer);
+    const version = negotiateVersion(frame.protocol_versions);
+    if (version === undefined) {
+      const reason = `router speaks protocol versions [${PROTOCOL_VERSIONS.join(", ")}]; node offered [${frame.protocol_versions.join(", ")}]`;
+      send({ type: "register_error", code: "UNSUPPORTED_VERSION", reason });
+      socket.close(CloseCode.REGISTER_REFUSED, "unsupported protocol version");
+      log.warn(
+        { nodeId: frame.node_id, offered: frame.protocol_versions },
+        "refused node: unsupported protocol version",
+      );
+      return;
+    }
+    connection = new NodeConnection(socket, frame.node_id, ctx.logger.child({ nodeId: frame.node_id }));
+    log = ctx.logger.child({ nodeId: frame.node_id });
+    const replaced = ctx.registry.attach(frame, version, connection);
+    if (replaced) replaced.close(CloseCode.REPLACED, "replaced by a newer connection with the same node id");
+    send({
+      type: "register_ok",
+      protocol_version: version,
+      node_id: frame.node_id,
+      heartbeat_interval_s: ctx.heartbeat.intervalMs / 1000,
+      heartbeat_timeout_s: ctx.heartbeat.timeoutMs / 1000,
+      max_payload_bytes: ctx.maxPayloadBytes,
+    });
+    connection.startHeartbeat(ctx.heartbeat, () => ctx.clock.now());
+    log.info({ displayName: frame.display_name, version, replaced: Boolean(replaced) }, "node registered");
+  };
+
+  const handshake = (raw: string) => {
+    const decoded = decodeFrame(raw, HostFrame);
+    if (!decoded.ok || decoded.frame.type !== "register") {
+      const got = decoded.ok ? `'${decoded.frame.type}'` : `a bad frame (${decoded.message})`;
+      sendError("NOT_REGISTERED", `the first frame must be 'register'; got ${got}`);
+      socket.close(CloseCode.POLICY_VIOLATION, "expected a register frame first");
+      clearTimeout(handshakeTimer);
+      return;
+    }
+    register(decoded.frame);
+  };
+
+  const handleFrame = (live: NodeConnection, raw: string) => {
+    ctx.registry.touch(live.nodeId);
+    const decoded = decodeFrame(raw, HostFrame);
+    if (!decoded.ok) {
+      log.warn({ error: decoded.message }, "bad frame from node");
+      sendError(decoded.code, decoded.message);
+      return;
+    }
+    const frame = decoded.frame;
+    switch (frame.type) {
+      case "register":
+        sendError("BAD_FRAME", `already registered as '${live.nodeId}'`);
+        return;
+      case "pong":
+        live.pongReceived();
+        return;
+      case "forward_response":
+        if (!live.pending.resolve(frame.id, frame.text))
+          log.info({ id: frame.id }, "late or unknown reply dropped");
+        return;
+      case "progress":
+        live.pending.progress(frame.id, frame.text);
+        return;
+      case "error":
+        if (frame.id) live.pending.reject(frame.id, new RpcError(frame.code, frame.message, live.nodeId));
+        else log.warn({ code: frame.code, message: frame.message }, "node reported an error");
+        return;
+      case "notify":
+      case "task_complete":
+        ctx.onPush(live.nodeId, frame);
+        return;
+      case "sessions_update":
+        ctx.registry.updateSessions(live.nodeId, frame.sessions, frame.capabilities);
+        return;
+    }
+  };
+
+  socket.on("message", (data, isBinary) => {
+    if (isBinary) {
+      if (connection) sendError("BAD_FRAME", "binary frames are not supported");
+      else socket.close(CloseCode.POLICY_VIOLATION, "expected a register frame first");
+      return;
+    }
+    const raw = rawToString(data);
+    if (connection) handleFrame(connection, raw);
+    else handshake(raw);
+  });
+
+  socket.on("close", (code, reason) => {
+    clearTimeout(handshakeTimer);
+    if (!connection) return;
+    connection.dispose();
+    const wentOffline = ctx.registry.detach(connection.nodeId, connection);
+    log.info({ code, reason: reason.toString(), wentOffline }, "node socket closed");
+  });
+
+  socket.on("error", (error) => log.warn({ err: error }, "node socket error"));
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { PendingRequests } from "../src/rpc/pending-requests.ts";
+import { RpcError } from "../src/rpc/rpc-error.ts";
+
+describe("PendingRequests", () => {
+  it("settles each request exactly once, by its answer", async () => {
+    const table = new PendingRequests("n1");
+    const answer = table.wait("a", { timeoutMs: 1000 });
+    expect(table.resolve("a", "done")).toBe(true);
+    expect(table.resolve("a", "again")).toBe(false);
+    await expect(answer).resolves.toBe("done");
+    expect(table.size).toBe(0);
+  });
+
+  it("times out with TIMEOUT and calls onTimeout", async () => {
+    const table = new PendingRequests("n1");
+    let timedOut = false;
+    const answer = table.wait("a", { timeoutMs: 10, onTimeout: () => (timedOut = true) });
+    await expect(answer).rejects.toMatchObject({ code: "TIMEOUT", nodeId: "n1" });
+    expect(timedOut).toBe(true);
+  });
+
+  it("is cancelled by its AbortSignal", async () => {
+    const table = new PendingRequests("n1");
+    const controller = new AbortController();
+    const answer = table.wait("a", { timeoutMs: 1000, signal: controller.signal });
+    controller.abort();
+    await expect(answer).rejects.toMatchObject({ code: "CANCELLED" });
+  });
+
+  it("fails everything at once when the socket closes", async () => {
+    const table = new PendingRequests("n1");
+    const answers = ["a", "b", "c"].map((id) => table.wait(id, { timeoutMs: 60_000 }));
+    table.rejectAll(() => new RpcError("NODE_OFFLINE", "gone", "n1"));
+    for (const answer of answers) await expect(answer).rejects.toMatchObject({ code: "NODE_OFFLINE" });
+    expect(table.size).toBe(0);
+  });
+
+  it("passes progress to the request's listener", () => {
+    const table = new PendingRequests("n1");
+    const lines: string[] = [];
+    void table.wait("a", { timeoutMs: 1000, onProgress: (line) => lines.push(line) });
+    expect(table.progress("a", "step 1")).toBe(true);
+    expect(table.progress("zzz", "lost")).toBe(false);
+    expect(lines).toEqual(["step 1"]);
+    table.resolve("a", "");
+  });
+});

@@ -1,0 +1,106 @@
+import { createHost, type Host, HostConfigSchema, type MessageHandler } from "@phonework/host";
+import { createTestLogger, makeTempDir, startTcpProxy, type TcpProxy } from "@phonework/testkit";
+import { afterEach } from "vitest";
+import { createMemoryChatAdapter, type MemoryChatAdapter } from "../src/chat/memory-adapter.ts";
+import { type RouterConfig, RouterConfigSchema } from "../src/config.ts";
+import { createRouter, type Router } from "../src/create-router.ts";
+
+// Builds real routers and hosts on loopback port 0 for the tests, and tears them down after each.
+
+export const SECRET = "test-secret-123";
+const cleanups: Array<() => Promise<void> | void> = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+export function onCleanup(fn: () => Promise<void> | void): void {
+  cleanups.push(fn);
+}
+
+export function tempDataDir(): string {
+  const dir = makeTempDir();
+  onCleanup(dir.remove);
+  return dir.path;
+}
+
+export interface TestRouter {
+  router: Router;
+  chat: MemoryChatAdapter;
+  url: string;
+  nodeUrl: string;
+  config: RouterConfig;
+  logs: ReturnType<typeof createTestLogger>["lines"];
+}
+
+export async function startTestRouter(
+  overrides: Partial<Record<keyof RouterConfig, unknown>> = {},
+): Promise<TestRouter> {
+  const config = RouterConfigSchema.parse({
+    ROUTER_SECRET: SECRET,
+    ROUTER_HOST: "127.0.0.1",
+    ROUTER_PORT: 0,
+    DATA_DIR: overrides.DATA_DIR ?? tempDataDir(),
+    PROGRESS_INTERVAL_S: 0,
+    ...overrides,
+  });
+  const { logger, lines } = createTestLogger();
+  const chat = createMemoryChatAdapter();
+  const router = createRouter(config, { logger, chat: [chat] });
+  const url = await router.start();
+  let closed = false;
+  const close = router.close.bind(router);
+  router.close = async (options) => {
+    if (closed) return;
+    closed = true;
+    await close(options);
+  };
+  onCleanup(() => router.close({ drainMs: 0 }));
+  return { router, chat, url, nodeUrl: router.nodeUrl, config, logs: lines };
+}
+
+export function startTestHost(
+  nodeUrl: string,
+  overrides: Record<string, unknown> = {},
+  handler?: MessageHandler,
+): Host {
+  const config = HostConfigSchema.parse({
+    ROUTER_URL: nodeUrl,
+    ROUTER_SECRET: SECRET,
+    NODE_ID: "home-pc",
+    WORKING_DIR: process.cwd(),
+    DATA_DIR: tempDataDir(),
+    RECONNECT_MAX_DELAY_S: 0.2,
+    ...overrides,
+  });
+  const host = createHost(config, { logger: createTestLogger().logger, ...(handler ? { handler } : {}) });
+  host.start();
+  onCleanup(() => host.stop());
+  return host;
+}
+
+/** A handler that answers "<node>: <text>", or waits for `release` when the text is "slow". */
+export function echoHandler(nodeId: string): MessageHandler & { release: () => void } {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return {
+    release: () => release(),
+    async handle(request, ctx) {
+      if (request.text === "slow") {
+        ctx.progress("working on it");
+        await gate;
+      }
+      return `${nodeId}: ${request.text}`;
+    },
+  };
+}
+
+/** A TCP proxy in front of the router's port, so a test can cut or stall a host's link. */
+export async function proxyTo(nodeUrl: string): Promise<{ proxy: TcpProxy; url: string }> {
+  const port = Number(new URL(nodeUrl).port);
+  const proxy = await startTcpProxy(port);
+  onCleanup(() => proxy.close());
+  return { proxy, url: proxy.wrap(nodeUrl) };
+}

@@ -1,0 +1,21 @@
+import { runMain, startProgram } from "@phonework/runtime";
+import { StandaloneConfigSchema } from "./config.ts";
+import { startStandalone } from "./standalone.ts";
+
+// `pnpm standalone`: everything on one machine, chatting on this terminal. Zero config needed.
+runMain(async () => {
+  const { config, logger } = startProgram(StandaloneConfigSchema, "phonework");
+
+  const app = await startStandalone(config, { logger, input: process.stdin, output: process.stdout });
+  logger.info({ nodeUrl: app.router.nodeUrl, nodeId: config.NODE_ID }, "standalone ready");
+  if (process.stdin.isTTY) {
+    process.stdout.write(
+      `PhoneWork standalone: node "${config.NODE_ID}" is online. Type /help, Ctrl-D to quit.\n`,
+    );
+  }
+  const quit = () => void app.stop().then(() => process.exit(0));
+  process.once("SIGINT", quit);
+  process.once("SIGTERM", quit);
+  await app.finished;
+  process.exit(0);
+});

@@ -1,0 +1,55 @@
+import { join } from "node:path";
+import { createHost, type Host } from "@phonework/host";
+import { createRouter, createTerminalAdapter, type Router } from "@phonework/router";
+import type { Logger } from "@phonework/runtime";
+import type { StandaloneConfig } from "./config.ts";
+
+// Router and host in one process, chatting on the terminal (or any streams given).
+
+export interface StandaloneDeps {
+  logger: Logger;
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+}
+
+export interface Standalone {
+  router: Router;
+  host: Host;
+  /** Resolves when input has ended and every reply has been printed. */
+  finished: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startStandalone(config: StandaloneConfig, deps: StandaloneDeps): Promise<Standalone> {
+  let endOfInput!: () => void;
+  const inputEnded = new Promise<void>((resolve) => {
+    endOfInput = resolve;
+  });
+  const terminal = createTerminalAdapter({
+    input: deps.input,
+    output: deps.output,
+    filesDir: join(config.DATA_DIR, "files"),
+    onEnd: () => endOfInput(),
+  });
+  const router = createRouter(config, { logger: deps.logger, chat: [terminal] });
+  await router.listen();
+  const host = createHost(
+    { ...config, ROUTER_URL: router.nodeUrl, DISPLAY_NAME: config.DISPLAY_NAME ?? config.NODE_ID },
+    { logger: deps.logger },
+  );
+  host.start();
+  // Read the first line only once the local node is registered, so `/nodes` already shows it.
+  await host.ready();
+  await router.startChat();
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await router.close();
+      await host.stop();
+    })();
+    return stopping;
+  };
+  const finished = inputEnded.then(stop);
+  return { router, host, finished, stop };
+}

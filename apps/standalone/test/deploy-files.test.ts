@@ -1,0 +1,56 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { HostConfigFields } from "@phonework/host";
+import { RouterConfigSchema } from "@phonework/router";
+import { repoRoot } from "@phonework/testkit";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+
+// No Docker engine runs here, so the deploy files are checked statically: every path they
+// name exists, and every setting they pass is a key the app's config schema knows.
+
+interface ComposeService {
+  build: { context: string; dockerfile: string };
+  environment: Record<string, string>;
+}
+
+const compose = parse(readFileSync(join(repoRoot, "docker-compose.yml"), "utf8")) as {
+  services: Record<string, ComposeService>;
+};
+const knownKeys: Record<string, string[]> = {
+  router: Object.keys(RouterConfigSchema.shape),
+  host: Object.keys(HostConfigFields.shape),
+};
+
+describe("docker-compose.yml and Dockerfiles", () => {
+  it("has a router and a host service", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["host", "router"]);
+  });
+
+  for (const [name, service] of Object.entries(compose.services)) {
+    const dockerfilePath = join(repoRoot, service.build.context, service.build.dockerfile);
+
+    it(`${name}: the Dockerfile exists and everything it copies exists`, () => {
+      expect(existsSync(dockerfilePath)).toBe(true);
+      const dockerfile = readFileSync(dockerfilePath, "utf8");
+      const sources = [...dockerfile.matchAll(/^COPY (.+) \S+$/gm)].flatMap((m) => (m[1] ?? "").split(" "));
+      expect(sources.length).toBeGreaterThan(3);
+      for (const source of sources) expect(existsSync(join(repoRoot, source)), source).toBe(true);
+      expect(dockerfile).toContain(`--filter @phonework/${name}...`);
+      expect(dockerfile).toMatch(/^USER node$/m);
+      const entry = /WORKDIR \/app\/(\S+)\nCMD \["node", "--import", "tsx", "(\S+)"\]/.exec(dockerfile);
+      expect(entry).not.toBeNull();
+      expect(existsSync(join(repoRoot, entry?.[1] ?? "", entry?.[2] ?? ""))).toBe(true);
+    });
+
+    it(`${name}: every environment variable is a config key the app knows`, () => {
+      const keys = Object.keys(service.environment);
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) expect(knownKeys[name], key).toContain(key);
+    });
+  }
+
+  it("the host reaches the router by its service name on the node endpoint", () => {
+    expect(compose.services.host?.environment.ROUTER_URL).toBe("ws://router:8000/ws/node");
+  });
+});

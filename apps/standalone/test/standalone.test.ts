@@ -1,0 +1,51 @@
+import { makeTempDir, repoRoot, spawnProcess } from "@phonework/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+
+// `pnpm standalone` exactly as a user runs it: a real process with piped stdin.
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const fn of cleanups.splice(0)) fn();
+});
+
+// Under `pnpm test`, npm_execpath is the pnpm that runs us: use the same one, on PATH or not.
+const pnpm = process.env.npm_execpath?.includes("pnpm")
+  ? { command: process.execPath, args: [process.env.npm_execpath] }
+  : { command: "pnpm", args: [] };
+
+function run(input: string, env: Record<string, string> = {}) {
+  const dir = makeTempDir();
+  cleanups.push(dir.remove);
+  const child = spawnProcess(pnpm.command, [...pnpm.args, "-s", "standalone"], {
+    cwd: repoRoot,
+    env: { DATA_DIR: dir.path, NODE_ID: "my-box", ...env },
+  });
+  cleanups.push(() => child.kill("SIGKILL"));
+  child.child.stdin?.end(input);
+  return child;
+}
+
+describe("pnpm standalone", () => {
+  it("M3: printf '/nodes\\n' | pnpm standalone prints the local node online and active, then exits 0", async () => {
+    const child = run("/nodes\n");
+    const { code } = await child.exited;
+    expect(code).toBe(0);
+    expect(child.stdout()).toMatch(/^Connected Nodes:\n→ my-box\s+\[ACTIVE\]\s+sessions=0\s+online \d+s$/m);
+  });
+
+  it("answers every piped line before exiting, in order", async () => {
+    const child = run("/help\nhello\n/nodes\n");
+    expect((await child.exited).code).toBe(0);
+    const out = child.stdout();
+    expect(out).toContain("/node <name> — switch your active node");
+    expect(out).toContain('Node "my-box" is connected, but no assistant is configured on it yet');
+    expect(out).toContain("→ my-box");
+    expect(out).not.toContain("disconnected"); // shutting down is not news
+  });
+
+  it("stops with a message naming the bad key", async () => {
+    const child = run("", { HEARTBEAT_INTERVAL_S: "soon" });
+    expect((await child.exited).code).toBe(2);
+    expect(child.stderr()).toContain("HEARTBEAT_INTERVAL_S: must be a number of seconds");
+  });
+});

@@ -1,0 +1,59 @@
+import type { z } from "zod";
+import type { ErrorCode } from "./errors.ts";
+import type { Frame } from "./frames.ts";
+
+// Decoding never throws: bad input becomes a typed error that the caller can send back.
+
+export type DecodeResult<T> = { ok: true; frame: T } | { ok: false; code: ErrorCode; message: string };
+
+type FrameUnion = z.ZodDiscriminatedUnion<readonly z.ZodObject<{ type: z.ZodLiteral<string> }>[]>;
+
+function knownTypes(schema: FrameUnion): Set<string> {
+  return new Set(schema.options.map((option) => String(option.shape.type.value)));
+}
+
+const cache = new WeakMap<FrameUnion, Set<string>>();
+
+export function decodeFrame<S extends FrameUnion>(raw: string, schema: S): DecodeResult<z.infer<S>> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return { ok: false, code: "BAD_FRAME", message: "frame is not valid JSON" };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { ok: false, code: "BAD_FRAME", message: "frame must be a JSON object" };
+  }
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== "string") {
+    return { ok: false, code: "BAD_FRAME", message: "frame has no string 'type' field" };
+  }
+  let types = cache.get(schema);
+  if (!types) {
+    types = knownTypes(schema);
+    cache.set(schema, types);
+  }
+  if (!types.has(type)) {
+    return { ok: false, code: "BAD_FRAME", message: `unknown frame type '${type.slice(0, 64)}'` };
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      code: "BAD_FRAME",
+      message: `invalid '${type}' frame: ${describeIssues(parsed.error)}`,
+    };
+  }
+  return { ok: true, frame: parsed.data };
+}
+
+export function encodeFrame(frame: Frame): string {
+  return JSON.stringify(frame);
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
+    .join("; ");
+}

@@ -1,0 +1,29 @@
+import { z } from "zod";
+
+// Error codes carried on the wire. User-facing text is written from these in the router's chat layer.
+export const ErrorCode = z.enum([
+  "UNAUTHORIZED",
+  "BAD_FRAME",
+  "UNSUPPORTED_VERSION",
+  "NOT_REGISTERED",
+  "NODE_OFFLINE",
+  "TIMEOUT",
+  "QUEUE_FULL",
+  "CANCELLED",
+  "INTERNAL",
+]);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+// WebSocket close codes used by PhoneWork (4000-4999 is the application range).
+export const CloseCode = {
+  /** Standard: the peer broke the protocol (e.g. a frame before `register`). */
+  POLICY_VIOLATION: 1008,
+  /** Standard: a frame exceeded the negotiated max payload. */
+  MESSAGE_TOO_BIG: 1009,
+  /** Standard: the router is restarting; reconnect. */
+  SERVICE_RESTART: 1012,
+  /** A newer connection registered with the same node id. */
+  REPLACED: 4000,
+  /** `register` was refused; the reason is in the preceding `register_error`. */
+  REGISTER_REFUSED: 4001,
+} as const;

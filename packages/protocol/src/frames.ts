@@ -1,0 +1,165 @@
+import { z } from "zod";
+import { ErrorCode } from "./errors.ts";
+
+// Every frame exchanged between router and host. Objects are not strict on purpose:
+// a peer on the same protocol version may add optional fields, and older peers ignore them.
+
+const Id = z.string().min(1).max(128);
+const Text = z.string();
+
+export const SessionSummary = z.object({
+  id: Id,
+  agent: z.string().min(1),
+  project: z.string(),
+  busy: z.boolean(),
+  last_activity: z.string().optional(),
+});
+export type SessionSummary = z.infer<typeof SessionSummary>;
+
+// ── host → router ────────────────────────────────────────────────────────────
+
+export const RegisterFrame = z.object({
+  type: z.literal("register"),
+  node_id: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9._-]+$/, "node_id may only contain letters, digits, '.', '_' and '-'"),
+  display_name: z.string().min(1).max(128),
+  /** Users this node serves; empty means every user the router lets in. */
+  serves_users: z.array(z.string().min(1)).max(10_000),
+  working_dir: z.string(),
+  capabilities: z.array(z.string().min(1)).max(100),
+  protocol_versions: z.array(z.number().int().positive()).min(1).max(32),
+  sessions: z.array(SessionSummary).default([]),
+});
+
+export const PongFrame = z.object({ type: z.literal("pong"), ts: z.number() });
+
+/** The host's answer to a `forward`, matched by correlation id. */
+export const ForwardResponseFrame = z.object({
+  type: z.literal("forward_response"),
+  id: Id,
+  text: Text,
+});
+
+/** A short status line for a request that is still running. */
+export const ProgressFrame = z.object({
+  type: z.literal("progress"),
+  id: Id,
+  text: Text,
+});
+
+/** A message the host pushes on its own (a reminder, a notice). */
+export const NotifyFrame = z.object({
+  type: z.literal("notify"),
+  user_id: z.string().min(1),
+  /** Chat platform and chat to deliver to; when absent, the user's last-used chat. */
+  platform: z.string().optional(),
+  chat_id: z.string().optional(),
+  text: Text,
+});
+
+/** A background task finished on the host. */
+export const TaskCompleteFrame = z.object({
+  type: z.literal("task_complete"),
+  task_id: Id,
+  user_id: z.string().min(1),
+  platform: z.string().optional(),
+  chat_id: z.string().optional(),
+  ok: z.boolean(),
+  description: z.string(),
+  output: z.string(),
+  elapsed_ms: z.number().nonnegative(),
+});
+
+/** The node's coding sessions (and optionally capabilities) changed. */
+export const SessionsUpdateFrame = z.object({
+  type: z.literal("sessions_update"),
+  sessions: z.array(SessionSummary),
+  capabilities: z.array(z.string().min(1)).optional(),
+});
+
+// ── router → host ────────────────────────────────────────────────────────────
+
+export const RegisterOkFrame = z.object({
+  type: z.literal("register_ok"),
+  protocol_version: z.number().int().positive(),
+  node_id: z.string(),
+  heartbeat_interval_s: z.number().positive(),
+  heartbeat_timeout_s: z.number().positive(),
+  max_payload_bytes: z.number().int().positive(),
+});
+
+export const RegisterErrorFrame = z.object({
+  type: z.literal("register_error"),
+  code: ErrorCode,
+  reason: z.string(),
+});
+
+/** A user's chat message forwarded to a node; answered by `forward_response` or `error` with the same id. */
+export const ForwardFrame = z.object({
+  type: z.literal("forward"),
+  id: Id,
+  user_id: z.string().min(1),
+  chat_id: z.string().min(1),
+  platform: z.string().min(1),
+  text: Text,
+  message_id: z.string().optional(),
+});
+
+/** The router gave up on a request (timeout, user left); the host should stop working on it. */
+export const CancelFrame = z.object({
+  type: z.literal("cancel"),
+  id: Id,
+  reason: z.string(),
+});
+
+export const PingFrame = z.object({ type: z.literal("ping"), ts: z.number() });
+
+// ── both directions ─────────────────────────────────────────────────────────
+
+/** A typed error. With `id` it answers that request; without, it is about the connection. */
+export const ErrorFrame = z.object({
+  type: z.literal("error"),
+  id: Id.optional(),
+  code: ErrorCode,
+  message: z.string(),
+});
+
+const hostOnlyFrames = [
+  RegisterFrame,
+  PongFrame,
+  ForwardResponseFrame,
+  ProgressFrame,
+  NotifyFrame,
+  TaskCompleteFrame,
+  SessionsUpdateFrame,
+] as const;
+const routerOnlyFrames = [RegisterOkFrame, RegisterErrorFrame, ForwardFrame, CancelFrame, PingFrame] as const;
+
+/** Frames a host may send. */
+export const HostFrame = z.discriminatedUnion("type", [...hostOnlyFrames, ErrorFrame]);
+/** Frames a router may send. */
+export const RouterFrame = z.discriminatedUnion("type", [...routerOnlyFrames, ErrorFrame]);
+/** Every frame of the protocol, in either direction. */
+export const Frame = z.discriminatedUnion("type", [...hostOnlyFrames, ...routerOnlyFrames, ErrorFrame]);
+
+export type RegisterFrame = z.infer<typeof RegisterFrame>;
+export type PongFrame = z.infer<typeof PongFrame>;
+export type ForwardResponseFrame = z.infer<typeof ForwardResponseFrame>;
+export type ProgressFrame = z.infer<typeof ProgressFrame>;
+export type NotifyFrame = z.infer<typeof NotifyFrame>;
+export type TaskCompleteFrame = z.infer<typeof TaskCompleteFrame>;
+export type SessionsUpdateFrame = z.infer<typeof SessionsUpdateFrame>;
+export type RegisterOkFrame = z.infer<typeof RegisterOkFrame>;
+export type RegisterErrorFrame = z.infer<typeof RegisterErrorFrame>;
+export type ForwardFrame = z.infer<typeof ForwardFrame>;
+export type CancelFrame = z.infer<typeof CancelFrame>;
+export type PingFrame = z.infer<typeof PingFrame>;
+export type ErrorFrame = z.infer<typeof ErrorFrame>;
+export type HostFrame = z.infer<typeof HostFrame>;
+export type RouterFrame = z.infer<typeof RouterFrame>;
+export type Frame = z.infer<typeof Frame>;
+/** Input shapes (before defaults), for code that builds frames. */
+export type HostFrameInput = z.input<typeof HostFrame>;

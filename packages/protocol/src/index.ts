@@ -1,0 +1,4 @@
+export * from "./codec.ts";
+export * from "./errors.ts";
+export * from "./frames.ts";
+export * from "./version.ts";

@@ -1,0 +1,48 @@
+import { z } from "zod";
+
+// Field types that accept both YAML values and the strings environment variables carry.
+
+export const port = (fallback: number) =>
+  z.coerce
+    .number({ error: "must be a port number" })
+    .int("must be a whole number")
+    .min(0, "must be 0-65535")
+    .max(65535, "must be 0-65535")
+    .default(fallback);
+
+export const seconds = (fallback: number) =>
+  z.coerce
+    .number({ error: "must be a number of seconds" })
+    .positive("must be greater than 0")
+    .default(fallback);
+
+export const positiveInt = (fallback: number) =>
+  z.coerce
+    .number({ error: "must be a whole number" })
+    .int("must be a whole number")
+    .positive()
+    .default(fallback);
+
+/** A list: a YAML sequence, or a comma-separated string from the environment. */
+export const stringList = () =>
+  z
+    .preprocess(
+      (value) =>
+        typeof value === "string"
+          ? value
+              .split(",")
+              .map((item) => item.trim())
+              .filter(Boolean)
+          : value,
+      z.array(z.string().min(1), { error: "must be a list (comma-separated in the environment)" }),
+    )
+    .default([]);
+
+export const logLevel = () =>
+  z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
+      error: "must be one of fatal, error, warn, info, debug, trace, silent",
+    })
+    .default("info");
+
+export const nonEmpty = (what: string) => z.string({ error: `must be ${what}` }).min(1, `must be ${what}`);

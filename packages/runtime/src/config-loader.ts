@@ -1,0 +1,87 @@
+import { readFileSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+
+// One YAML file plus environment variables of the same names (the environment wins),
+// validated by a zod schema. Any problem becomes a ConfigError that names the key.
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+export interface ConfigSource {
+  argv: readonly string[];
+  env: Readonly<Record<string, string | undefined>>;
+  readFile?: (path: string) => string;
+}
+
+export interface LoadedConfig<T> {
+  config: T;
+  /** Where the file came from, if any. */
+  path: string | undefined;
+  /** Keys in the file that this program does not know (likely typos, or another program's keys). */
+  unknownKeys: string[];
+}
+
+export function configPathFrom(source: ConfigSource): string | undefined {
+  const { argv } = source;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg === "--config") {
+      const value = argv[i + 1];
+      if (!value || value.startsWith("--")) throw new ConfigError("--config needs a file path");
+      return value;
+    }
+    if (arg.startsWith("--config=")) return arg.slice("--config=".length);
+  }
+  return source.env.PHONEWORK_CONFIG || undefined;
+}
+
+function readConfigFile(path: string, readFile: (path: string) => string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFile(path);
+  } catch (error) {
+    throw new ConfigError(`cannot read config file ${path}: ${(error as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(`config file ${path} is not valid YAML: ${(error as Error).message}`);
+  }
+  if (data === null || data === undefined) return {};
+  if (typeof data !== "object" || Array.isArray(data)) {
+    throw new ConfigError(`config file ${path} must be a mapping of KEY: value`);
+  }
+  return data as Record<string, unknown>;
+}
+
+/** The keys of an object schema, also when it is wrapped in a transform. */
+function schemaKeys(schema: z.ZodType): string[] {
+  if (schema instanceof z.ZodObject) return Object.keys(schema.shape);
+  if (schema instanceof z.ZodPipe) return schemaKeys(schema.in as z.ZodType);
+  throw new Error("config schema must be an object schema");
+}
+
+export function loadConfig<S extends z.ZodType>(schema: S, source: ConfigSource): LoadedConfig<z.output<S>> {
+  const path = configPathFrom(source);
+  const fromFile = path ? readConfigFile(path, source.readFile ?? ((p) => readFileSync(p, "utf8"))) : {};
+  const keys = schemaKeys(schema);
+  const merged: Record<string, unknown> = {};
+  for (const key of keys) {
+    const envValue = source.env[key];
+    if (envValue !== undefined && envValue !== "") merged[key] = envValue;
+    else if (key in fromFile) merged[key] = fromFile[key];
+  }
+  const parsed = schema.safeParse(merged);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const key = issue.path.join(".") || "(config)";
+      return `  ${key}: ${issue.message}`;
+    });
+    throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  const unknownKeys = Object.keys(fromFile).filter((key) => !keys.includes(key));
+  return { config: parsed.data, path, unknownKeys };
+}

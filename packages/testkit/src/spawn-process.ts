@@ -1,0 +1,81 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { waitFor } from "./wait-for.ts";
+
+// Real child processes for end-to-end tests: the apps' own entry points run under tsx.
+
+export const repoRoot = join(import.meta.dirname, "..", "..", "..");
+
+export interface SpawnedProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Waits until stdout (or stderr) matches. */
+  waitForStdout(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  writeLine(line: string): void;
+  endInput(): void;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+export function spawnProcess(
+  command: string,
+  args: string[],
+  options: { env?: Record<string, string | undefined>; cwd?: string } = {},
+): SpawnedProcess {
+  const child = spawn(command, args, {
+    cwd: options.cwd ?? repoRoot,
+    env: { ...process.env, ...options.env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
+  const wait =
+    (read: () => string, name: string) =>
+    (pattern: RegExp, timeoutMs = 15_000) =>
+      waitFor(() => read().match(pattern), {
+        timeoutMs,
+        message: `${name} matching ${pattern} (stdout: ${out.slice(-500)} | stderr: ${err.slice(-800)})`,
+      });
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    waitForStdout: wait(() => out, "stdout"),
+    waitForStderr: wait(() => err, "stderr"),
+    writeLine: (line) => child.stdin?.write(`${line}\n`),
+    endInput: () => child.stdin?.end(),
+    exited,
+    kill: (signal = "SIGTERM") => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    },
+  };
+}
+
+/**
+ * Runs one of the apps' entry points (`apps/<name>/src/main.ts`) as one node process with the
+ * tsx loader, exactly as the package scripts do, so a signal reaches the app itself.
+ */
+export function spawnApp(
+  name: "router" | "host" | "standalone",
+  env: Record<string, string | undefined>,
+  args: string[] = [],
+): SpawnedProcess {
+  return spawnProcess(
+    process.execPath,
+    ["--import", "tsx", join(repoRoot, "apps", name, "src", "main.ts"), ...args],
+    {
+      env,
+    },
+  );
+}
