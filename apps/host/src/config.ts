@@ -41,9 +41,34 @@ export const HostConfigFields = z.object({
   RECONNECT_MAX_DELAY_S: seconds(30),
   MAX_PAYLOAD_BYTES: positiveInt(16 * 1024 * 1024),
   LOG_LEVEL: logLevel(),
+
+  // The assistant's model: any OpenAI-compatible endpoint (OpenAI, GLM, DeepSeek, a local server…).
+  OPENAI_BASE_URL: z.string().url("must be a URL, e.g. https://open.bigmodel.cn/api/paas/v4/").optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_MODEL: z.string().min(1).default("gpt-4o-mini"),
+  /** Retries of a 429 or 5xx answer from the model provider (with backoff, honouring Retry-After). */
+  OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+  /** Tool-calling steps in one turn before the assistant stops and says so. */
+  AGENT_MAX_STEPS: positiveInt(12),
+  /** Conversation history kept per user, in estimated tokens; older turns are dropped first. */
+  HISTORY_MAX_TOKENS: positiveInt(24_000),
+  /** Largest file `file_ops send` delivers (it travels base64-encoded in one frame). */
+  MAX_FILE_BYTES: positiveInt(10 * 1024 * 1024),
+  /** Hard limit for one background task. */
+  BACKGROUND_TIMEOUT_S: seconds(3600),
+  /** Web search through the Metaso MCP server; the web tool is offered only with a key. */
+  METASO_API_KEY: z.string().min(1).optional(),
+  METASO_MCP_URL: z.string().url("must be a URL").default("https://metaso.cn/api/mcp"),
 });
 
-export const HostConfigSchema = HostConfigFields.transform((config) => ({
+export const HostConfigSchema = HostConfigFields.refine(
+  // base64 grows a file by 4/3; the frame around it needs a little room too.
+  (config) => Math.ceil(config.MAX_FILE_BYTES / 3) * 4 + 64 * 1024 <= config.MAX_PAYLOAD_BYTES,
+  {
+    path: ["MAX_FILE_BYTES"],
+    message: "is too large to fit in one frame; raise MAX_PAYLOAD_BYTES too (≥ 4/3 × MAX_FILE_BYTES + 64 KB)",
+  },
+).transform((config) => ({
   ...config,
   DISPLAY_NAME: config.DISPLAY_NAME ?? config.NODE_ID,
 }));

@@ -1,36 +1,141 @@
+import { join } from "node:path";
 import { CURRENT_PROTOCOL_VERSION, type HostFrame, type SessionSummary } from "@phonework/protocol";
-import type { Logger } from "@phonework/runtime";
+import { type Clock, type Logger, systemClock } from "@phonework/runtime";
+import { createAssistant } from "./agent/assistant.ts";
+import { createFileHistoryStore } from "./agent/history-store.ts";
+import { createOpenAIModelClient, type ModelClient } from "./agent/model-client.ts";
+import { buildSystemPrompt } from "./agent/system-prompt.ts";
+import { HOST_COMMANDS } from "./commands/host-commands.ts";
 import type { HostConfig } from "./config.ts";
 import type { MessageHandler } from "./handler/message-handler.ts";
-import { createNoAssistantHandler } from "./handler/no-assistant-handler.ts";
+import { PushQueue } from "./link/push-queue.ts";
 import { RequestRunner } from "./link/request-runner.ts";
 import { RouterLink } from "./link/router-link.ts";
+import { TaskRunner } from "./tasks/task-runner.ts";
+import { TaskStore } from "./tasks/task-store.ts";
+import { createBackgroundTools } from "./tools/background.ts";
+import { createFileOpsTool } from "./tools/file-ops.ts";
+import { createMcpConnection } from "./tools/mcp-client.ts";
+import { createRunShellTool } from "./tools/run-shell.ts";
+import type { Tool } from "./tools/tool.ts";
+import { createWebTool } from "./tools/web.ts";
 
-// Composition root of a host: the link to the router and what answers messages.
+// Composition root of a host: the link to the router, the assistant and its tools.
 
 export interface HostDeps {
   logger: Logger;
+  /** Replaces the assistant entirely (tests, embedding). */
   handler?: MessageHandler;
-  capabilities?: string[];
+  /** The assistant's model; by default built from OPENAI_* when OPENAI_API_KEY is set. */
+  model?: ModelClient;
+  clock?: Clock;
   sessions?: () => SessionSummary[];
   random?: () => number;
 }
 
 export interface Host {
   readonly link: RouterLink;
+  readonly tasks: TaskRunner;
   start(): void;
   /** Resolves once registered with the router (the first time, or again after a reconnect). */
   ready(): Promise<void>;
-  /** Pushes a frame (notification, task completion) to the router; false if the link is down. */
-  push(frame: Extract<HostFrame, { type: "notify" | "task_complete" | "sessions_update" }>): boolean;
+  /** Pushes a frame to the router; held in memory and sent after a reconnect if the link is down. */
+  push(
+    frame: Extract<HostFrame, { type: "notify" | "task_complete" | "send_file" | "sessions_update" }>,
+  ): void;
   stop(): Promise<void>;
+}
+
+function buildModel(config: HostConfig): ModelClient | undefined {
+  if (!config.OPENAI_API_KEY) return undefined;
+  return createOpenAIModelClient({
+    apiKey: config.OPENAI_API_KEY,
+    model: config.OPENAI_MODEL,
+    maxRetries: config.OPENAI_MAX_RETRIES,
+    ...(config.OPENAI_BASE_URL ? { baseURL: config.OPENAI_BASE_URL } : {}),
+  });
 }
 
 export function createHost(config: HostConfig, deps: HostDeps): Host {
   const logger = deps.logger.child({ component: "host", nodeId: config.NODE_ID });
-  const handler = deps.handler ?? createNoAssistantHandler(config.NODE_ID);
-  let runner: RequestRunner | undefined;
+  const clock = deps.clock ?? systemClock;
+  const stateDir = join(config.DATA_DIR, "host", config.NODE_ID);
+  const pushes = new PushQueue(logger);
 
+  const tasks = new TaskRunner({
+    store: TaskStore.open(join(stateDir, "tasks.json"), clock.now()),
+    timeoutMs: config.BACKGROUND_TIMEOUT_S * 1000,
+    clock,
+    logger,
+    onFinished: (task) =>
+      pushes.push({
+        type: "task_complete",
+        task_id: task.id,
+        user_id: task.user_id,
+        platform: task.platform,
+        chat_id: task.chat_id,
+        ok: task.status === "done",
+        description: task.description,
+        output: task.output,
+        elapsed_ms: (task.finished_at ?? clock.now()) - task.started_at,
+      }),
+  });
+
+  const web = config.METASO_API_KEY
+    ? createMcpConnection({ url: config.METASO_MCP_URL, apiKey: config.METASO_API_KEY, logger })
+    : undefined;
+  const tools: Tool[] = [
+    createRunShellTool(config.WORKING_DIR),
+    createFileOpsTool({ workingDir: config.WORKING_DIR, maxFileBytes: config.MAX_FILE_BYTES }),
+    ...createBackgroundTools(tasks, config.WORKING_DIR, clock),
+    ...(web ? [createWebTool(web)] : []),
+  ];
+  const model = deps.model ?? buildModel(config);
+  const capabilities = [
+    "shell",
+    "file_ops",
+    "background",
+    ...(web ? ["web"] : []),
+    ...(model ? ["assistant"] : []),
+  ];
+
+  const handler =
+    deps.handler ??
+    createAssistant({
+      nodeId: config.NODE_ID,
+      workingDir: config.WORKING_DIR,
+      model,
+      tools,
+      unavailableTools: web
+        ? {}
+        : { web: "web search is not configured on this node (set METASO_API_KEY on the host)" },
+      systemPrompt: () =>
+        buildSystemPrompt({
+          nodeId: config.NODE_ID,
+          displayName: config.DISPLAY_NAME,
+          workingDir: config.WORKING_DIR,
+          toolNames: tools.map((t) => t.name),
+          webAvailable: Boolean(web),
+          now: new Date(clock.now()),
+        }),
+      maxSteps: config.AGENT_MAX_STEPS,
+      history: createFileHistoryStore(join(stateDir, "history"), config.HISTORY_MAX_TOKENS),
+      tasks,
+      sendFile: async (to, file) =>
+        pushes.push({
+          type: "send_file",
+          user_id: to.userId,
+          platform: to.platform,
+          chat_id: to.chatId,
+          name: file.name,
+          ...(file.mimeType ? { mime_type: file.mimeType } : {}),
+          data_base64: file.data.toString("base64"),
+        }),
+      clock,
+      logger,
+    });
+
+  let runner: RequestRunner | undefined;
   const link = new RouterLink({
     url: config.ROUTER_URL,
     secret: config.ROUTER_SECRET,
@@ -40,9 +145,10 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       display_name: config.DISPLAY_NAME,
       serves_users: config.SERVES_USERS,
       working_dir: config.WORKING_DIR,
-      capabilities: deps.capabilities ?? [],
+      capabilities,
       protocol_versions: [CURRENT_PROTOCOL_VERSION],
       sessions: deps.sessions?.() ?? [],
+      commands: HOST_COMMANDS,
     }),
     maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
     backoff: { baseMs: 500, maxMs: config.RECONNECT_MAX_DELAY_S * 1000 },
@@ -54,17 +160,21 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     ...(deps.random ? { random: deps.random } : {}),
   });
   runner = new RequestRunner(handler, (frame) => link.send(frame), logger);
+  pushes.attach(link);
 
   return {
     link,
+    tasks,
     start: () => link.start(),
     ready: async () => {
       await link.registered();
     },
-    push: (frame) => link.send(frame),
+    push: (frame) => pushes.push(frame),
     async stop() {
       runner?.cancelAll("host stopping");
+      await tasks.stopAll();
       await link.stop();
+      await web?.close();
     },
   };
 }

@@ -42,20 +42,17 @@ async function fakeRouter(options: Partial<Parameters<typeof startFakeRouter>[0]
 describe("router link", () => {
   it("registers with its node id, name, users, working dir and protocol versions", async () => {
     const router = await fakeRouter();
-    const h = host(
-      router.url,
-      { DISPLAY_NAME: "My Laptop", SERVES_USERS: "ou_a, ou_b" },
-      { capabilities: ["shell"] },
-    );
+    const h = host(router.url, { DISPLAY_NAME: "My Laptop", SERVES_USERS: "ou_a, ou_b" });
     await h.ready();
     expect(router.registrations[0]).toMatchObject({
       type: "register",
       node_id: "laptop",
       display_name: "My Laptop",
       serves_users: ["ou_a", "ou_b"],
-      capabilities: ["shell"],
+      capabilities: ["shell", "file_ops", "background"],
       protocol_versions: [1],
       sessions: [],
+      commands: expect.arrayContaining([expect.objectContaining({ usage: "/shell <command>" })]),
     });
   });
 
@@ -80,7 +77,7 @@ describe("router link", () => {
       .send({ type: "forward", id: "r1", user_id: "u", chat_id: "c", platform: "t", text: "hi" });
     const answer = await router.latest().inbox.next("forward_response");
     expect(answer).toMatchObject({ id: "r1" });
-    expect(String(answer.text)).toContain("no assistant is configured");
+    expect(String(answer.text)).toContain('No model is configured on node "laptop"');
   });
 
   it("turns a handler failure into an INTERNAL error frame for that request", async () => {

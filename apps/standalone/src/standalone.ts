@@ -1,21 +1,20 @@
 import { join } from "node:path";
 import { createHost, type Host } from "@phonework/host";
-import { createRouter, createTerminalAdapter, type Router } from "@phonework/router";
+import { type ChatAdapter, createRouter, createTerminalAdapter, type Router } from "@phonework/router";
 import type { Logger } from "@phonework/runtime";
 import type { StandaloneConfig } from "./config.ts";
 
-// Router and host in one process, chatting on the terminal (or any streams given).
+// Router and host in one process, chatting on the terminal (or any streams given, or any
+// chat adapter: tests and embedders pass an in-memory one).
 
-export interface StandaloneDeps {
-  logger: Logger;
-  input: NodeJS.ReadableStream;
-  output: NodeJS.WritableStream;
-}
+export type StandaloneDeps =
+  | { logger: Logger; input: NodeJS.ReadableStream; output: NodeJS.WritableStream }
+  | { logger: Logger; chat: ChatAdapter };
 
 export interface Standalone {
   router: Router;
   host: Host;
-  /** Resolves when input has ended and every reply has been printed. */
+  /** Resolves when terminal input has ended and every reply has been printed. */
   finished: Promise<void>;
   stop(): Promise<void>;
 }
@@ -25,13 +24,16 @@ export async function startStandalone(config: StandaloneConfig, deps: Standalone
   const inputEnded = new Promise<void>((resolve) => {
     endOfInput = resolve;
   });
-  const terminal = createTerminalAdapter({
-    input: deps.input,
-    output: deps.output,
-    filesDir: join(config.DATA_DIR, "files"),
-    onEnd: () => endOfInput(),
-  });
-  const router = createRouter(config, { logger: deps.logger, chat: [terminal] });
+  const chat =
+    "chat" in deps
+      ? deps.chat
+      : createTerminalAdapter({
+          input: deps.input,
+          output: deps.output,
+          filesDir: join(config.DATA_DIR, "files"),
+          onEnd: () => endOfInput(),
+        });
+  const router = createRouter(config, { logger: deps.logger, chat: [chat] });
   await router.listen();
   const host = createHost(
     { ...config, ROUTER_URL: router.nodeUrl, DISPLAY_NAME: config.DISPLAY_NAME ?? config.NODE_ID },

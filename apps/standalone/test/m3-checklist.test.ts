@@ -91,11 +91,11 @@ describe("seed M3 verification checklist", () => {
 
   it("M3: /node work-server — switches active node, confirmed in next message", async () => {
     await say("/node work-server", /✅ Active node: work-server\./);
-    await say("what machine is this?", /Node "work-server" is connected/);
+    await say("what machine is this?", /No model is configured on node "work-server"/);
   });
 
   it("M3: two nodes serving same user — message routed to active node", async () => {
-    const out = await say("hello", /Node "work-server" is connected/);
+    const out = await say("hello", /No model is configured on node "work-server"/);
     expect(out).not.toContain("home-pc");
   });
 
@@ -110,7 +110,7 @@ describe("seed M3 verification checklist", () => {
   it("M3: host client reconnects → re-registered, messages flow again", async () => {
     workServer = startHost("work-server");
     await waitFor(() => router.stdout().includes('✅ Node "work-server" reconnected.'));
-    await say("back?", /Node "work-server" is connected/);
+    await say("back?", /No model is configured on node "work-server"/);
   });
 
   it("M3: task finishing on a node → router forwards the completion notification to the chat", async () => {

@@ -1,4 +1,4 @@
-import { makeTempDir, repoRoot, spawnProcess } from "@phonework/testkit";
+import { makeTempDir, repoRoot, spawnProcess, startFakeOpenAI } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 
 // `pnpm standalone` exactly as a user runs it: a real process with piped stdin.
@@ -38,9 +38,27 @@ describe("pnpm standalone", () => {
     expect((await child.exited).code).toBe(0);
     const out = child.stdout();
     expect(out).toContain("/node <name> — switch your active node");
-    expect(out).toContain('Node "my-box" is connected, but no assistant is configured on it yet');
+    expect(out).toContain('No model is configured on node "my-box"');
     expect(out).toContain("→ my-box");
     expect(out).not.toContain("disconnected"); // shutting down is not news
+  });
+
+  it("with OPENAI_BASE_URL pointing at an OpenAI-compatible server, holds a real conversation", async () => {
+    const model = await startFakeOpenAI({ apiKey: "sk-local" });
+    cleanups.push(() => void model.close());
+    model.script({ text: "Hello! I am your PhoneWork assistant." }, (request) => ({
+      text: `You said "${model.lastUserText(request)}" after ${request.messages.length - 2} earlier messages.`,
+    }));
+    const child = run("hello\nremember me?\n", {
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: "sk-local",
+      OPENAI_MODEL: "any-model",
+    });
+    expect((await child.exited).code).toBe(0);
+    expect(child.stdout()).toBe(
+      'Hello! I am your PhoneWork assistant.\nYou said "remember me?" after 2 earlier messages.\n',
+    );
+    expect(model.requests.map((r) => r.model)).toEqual(["any-model", "any-model"]);
   });
 
   it("stops with a message naming the bad key", async () => {

@@ -16,6 +16,10 @@ export const SessionSummary = z.object({
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 
+/** A chat command a node understands, listed in the router's /help. */
+export const CommandInfo = z.object({ usage: z.string().min(1), description: z.string() });
+export type CommandInfo = z.infer<typeof CommandInfo>;
+
 // ── host → router ────────────────────────────────────────────────────────────
 
 export const RegisterFrame = z.object({
@@ -32,6 +36,8 @@ export const RegisterFrame = z.object({
   capabilities: z.array(z.string().min(1)).max(100),
   protocol_versions: z.array(z.number().int().positive()).min(1).max(32),
   sessions: z.array(SessionSummary).default([]),
+  /** Commands this node answers (for the router's /help). */
+  commands: z.array(CommandInfo).max(100).optional(),
 });
 
 export const PongFrame = z.object({ type: z.literal("pong"), ts: z.number() });
@@ -71,6 +77,17 @@ export const TaskCompleteFrame = z.object({
   description: z.string(),
   output: z.string(),
   elapsed_ms: z.number().nonnegative(),
+});
+
+/** A file for the user's chat (file_ops send). */
+export const SendFileFrame = z.object({
+  type: z.literal("send_file"),
+  user_id: z.string().min(1),
+  platform: z.string().optional(),
+  chat_id: z.string().optional(),
+  name: z.string().min(1).max(255),
+  mime_type: z.string().optional(),
+  data_base64: z.string(),
 });
 
 /** The node's coding sessions (and optionally capabilities) changed. */
@@ -134,6 +151,7 @@ const hostOnlyFrames = [
   ProgressFrame,
   NotifyFrame,
   TaskCompleteFrame,
+  SendFileFrame,
   SessionsUpdateFrame,
 ] as const;
 const routerOnlyFrames = [RegisterOkFrame, RegisterErrorFrame, ForwardFrame, CancelFrame, PingFrame] as const;
@@ -151,6 +169,7 @@ export type ForwardResponseFrame = z.infer<typeof ForwardResponseFrame>;
 export type ProgressFrame = z.infer<typeof ProgressFrame>;
 export type NotifyFrame = z.infer<typeof NotifyFrame>;
 export type TaskCompleteFrame = z.infer<typeof TaskCompleteFrame>;
+export type SendFileFrame = z.infer<typeof SendFileFrame>;
 export type SessionsUpdateFrame = z.infer<typeof SessionsUpdateFrame>;
 export type RegisterOkFrame = z.infer<typeof RegisterOkFrame>;
 export type RegisterErrorFrame = z.infer<typeof RegisterErrorFrame>;

@@ -1,8 +1,8 @@
-import type { NotifyFrame, TaskCompleteFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import type { NodeInfo } from "../registry/node-info.ts";
 import type { NodeRegistry } from "../registry/node-registry.ts";
 import type { UserStateStore } from "../state/user-state-store.ts";
+import type { PushFrame } from "../ws/node-socket.ts";
 import type { ChatAddress } from "./chat-adapter.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import { nodeDisconnectedText, nodeReconnectedText, taskCompleteText } from "./user-messages.ts";
@@ -25,14 +25,21 @@ export class NodeNotices {
     });
   }
 
-  async deliverPush(nodeId: string, frame: NotifyFrame | TaskCompleteFrame): Promise<void> {
-    const text = frame.type === "notify" ? frame.text : taskCompleteText(frame);
+  async deliverPush(nodeId: string, frame: PushFrame): Promise<void> {
     const to = this.addressOf(frame.user_id, frame.platform, frame.chat_id);
     if (!to) {
-      this.logger.warn({ nodeId, userId: frame.user_id }, "no chat known for user; push not delivered");
+      this.logger.warn(
+        { nodeId, userId: frame.user_id, type: frame.type },
+        "no chat known for user; push not delivered",
+      );
       return;
     }
-    await this.chat.sendText(to, text);
+    if (frame.type === "send_file") {
+      const file = { name: frame.name, data: Buffer.from(frame.data_base64, "base64") };
+      await this.chat.sendFile(to, frame.mime_type ? { ...file, mimeType: frame.mime_type } : file);
+      return;
+    }
+    await this.chat.sendText(to, frame.type === "notify" ? frame.text : taskCompleteText(frame));
   }
 
   /** Users a node's status matters to: those it serves by name, or those using it as their active node. */

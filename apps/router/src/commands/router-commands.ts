@@ -45,12 +45,22 @@ export function runRouterCommand(userId: string, command: RouterCommand, deps: R
   const nodes = deps.registry.nodesForUser(userId);
   switch (command.name) {
     case "help":
-      return ROUTER_HELP;
+      return helpText(userId, nodes, deps);
     case "nodes":
       return formatNodeList(nodes, effectiveActiveNode(userId, deps), deps.clock.now());
     case "node":
       return switchNode(userId, command.arg, nodes, deps);
   }
+}
+
+/** Router commands, then the commands of the node the user's messages go to. */
+function helpText(userId: string, nodes: NodeInfo[], deps: RouterCommandDeps): string {
+  const active = effectiveActiveNode(userId, deps);
+  const node = nodes.find((n) => n.nodeId === active) ?? (nodes.length === 1 ? nodes[0] : undefined);
+  if (!node || node.commands.length === 0) return ROUTER_HELP;
+  const width = Math.max(...node.commands.map((c) => c.usage.length));
+  const lines = node.commands.map((c) => `${c.usage.padEnd(width)} — ${c.description}`);
+  return `${ROUTER_HELP}\n\nOn ${node.nodeId}:\n${lines.join("\n")}`;
 }
 
 function switchNode(userId: string, name: string, nodes: NodeInfo[], deps: RouterCommandDeps): string {

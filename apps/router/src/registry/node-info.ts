@@ -1,4 +1,4 @@
-import type { SessionSummary } from "@phonework/protocol";
+import type { CommandInfo, SessionSummary } from "@phonework/protocol";
 
 /** What the router knows about a node, online or not. Offline nodes stay listed with their last-seen time. */
 export interface NodeInfo {
@@ -9,6 +9,8 @@ export interface NodeInfo {
   capabilities: string[];
   workingDir: string;
   sessions: SessionSummary[];
+  /** Chat commands the node answers, for /help. */
+  commands: CommandInfo[];
   protocolVersion: number;
   status: "online" | "offline";
   connectedAt: number;

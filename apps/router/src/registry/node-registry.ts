@@ -49,6 +49,7 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
       capabilities: frame.capabilities,
       workingDir: frame.working_dir,
       sessions: frame.sessions,
+      commands: frame.commands ?? [],
       protocolVersion,
       status: "online",
       connectedAt: now,

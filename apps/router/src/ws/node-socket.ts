@@ -15,6 +15,9 @@ import type { NodeRegistry } from "../registry/node-registry.ts";
 import { RpcError } from "../rpc/rpc-error.ts";
 import { type HeartbeatPolicy, NodeConnection } from "./node-connection.ts";
 
+/** Frames a node pushes on its own, to be delivered to a chat. */
+export type PushFrame = Extract<HostFrame, { type: "notify" | "task_complete" | "send_file" }>;
+
 // The life of one node socket: the `register` handshake, then every frame the node sends.
 
 export interface NodeSocketContext {
@@ -25,7 +28,7 @@ export interface NodeSocketContext {
   clock: Clock;
   logger: Logger;
   /** Frames the node pushes on its own (notifications, task completions). */
-  onPush: (nodeId: string, frame: Extract<HostFrame, { type: "notify" | "task_complete" }>) => void;
+  onPush: (nodeId: string, frame: PushFrame) => void;
 }
 
 function rawToString(data: RawData): string {
@@ -114,6 +117,7 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext): voi
         return;
       case "notify":
       case "task_complete":
+      case "send_file":
         ctx.onPush(live.nodeId, frame);
         return;
       case "sessions_update":

@@ -1,0 +1,105 @@
+import { spawn } from "node:child_process";
+import { BoundedOutput } from "./bounded-output.ts";
+
+// Runs a shell command in its own process group so that on timeout or cancel the whole
+// tree (the shell and everything it started) is killed: SIGTERM first, SIGKILL after a grace period.
+
+export interface CommandOptions {
+  cwd: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  maxOutputChars: number;
+  /** Called with output as it arrives (background tasks show "output so far"). */
+  onOutput?: (chunk: string) => void;
+  killGraceMs?: number;
+}
+
+export interface CommandResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  durationMs: number;
+}
+
+export function killTree(pid: number, graceMs: number): void {
+  const send = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // already gone
+    }
+  };
+  send("SIGTERM");
+  setTimeout(() => send("SIGKILL"), graceMs).unref();
+}
+
+export function runCommand(command: string, options: CommandOptions): Promise<CommandResult> {
+  const started = Date.now();
+  const stdout = new BoundedOutput(options.maxOutputChars);
+  const stderr = new BoundedOutput(options.maxOutputChars);
+  const graceMs = options.killGraceMs ?? 2000;
+  return new Promise((resolve) => {
+    const child = spawn("/bin/sh", ["-c", command], {
+      cwd: options.cwd,
+      detached: true, // own process group: kill(-pid) reaches every descendant
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let timedOut = false;
+    let cancelled = false;
+    let settled = false;
+    const stop = () => child.pid !== undefined && killTree(child.pid, graceMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, options.timeoutMs);
+    const onAbort = () => {
+      cancelled = true;
+      stop();
+    };
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener("abort", onAbort, { once: true });
+
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout.append(chunk);
+      options.onOutput?.(chunk);
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr.append(chunk);
+      options.onOutput?.(chunk);
+    });
+    const finish = (exitCode: number | null, signal: NodeJS.Signals | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      // A timed-out or cancelled command's leftovers are killed too.
+      if ((timedOut || cancelled) && child.pid !== undefined) killTree(child.pid, graceMs);
+      resolve({
+        stdout: stdout.toString(),
+        stderr: stderr.toString(),
+        exitCode,
+        signal,
+        timedOut,
+        cancelled,
+        durationMs: Date.now() - started,
+      });
+    };
+    child.once("error", (error) => {
+      stderr.append(String(error.message));
+      finish(null, null);
+    });
+    child.once("close", finish);
+    // A descendant left running in the background can hold the pipes open after the shell
+    // exits; don't wait for it forever.
+    child.once("exit", (code, signal) => {
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish(code, signal);
+      }, 200).unref();
+    });
+  });
+}

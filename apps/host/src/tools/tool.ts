@@ -1,0 +1,56 @@
+import { z } from "zod";
+
+// A tool the assistant can call. Its arguments are a zod schema: the same schema validates
+// the model's call and produces the JSON schema the model is shown.
+
+export interface OutgoingFile {
+  name: string;
+  data: Buffer;
+  mimeType?: string;
+}
+
+export interface ToolContext {
+  signal: AbortSignal;
+  userId: string;
+  chatId: string;
+  platform: string;
+  progress(text: string): void;
+  /** Delivers a file to the user's chat. */
+  sendFile(file: OutgoingFile): Promise<void>;
+}
+
+/** A failure the model (or user) should read as-is: bad path, blocked command, missing file. */
+export class ToolError extends Error {
+  override readonly name = "ToolError";
+}
+
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  schema: S;
+  execute(args: z.output<S>, ctx: ToolContext): Promise<string>;
+  /** One short line for the progress message, e.g. "running: git status". */
+  describe?(args: z.output<S>): string;
+}
+
+export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool {
+  return tool as unknown as Tool;
+}
+
+export interface ToolSpec {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+export function toolSpec(tool: Tool): ToolSpec {
+  const { $schema: _drop, ...parameters } = z.toJSONSchema(tool.schema, { io: "input" }) as Record<
+    string,
+    unknown
+  >;
+  return { type: "function", function: { name: tool.name, description: tool.description, parameters } };
+}
+
+/** "timeout: Too big: expected number to be <=120; command: Required" */
+export function describeZodError(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ");
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { KeyedQueue } from "../src/util/keyed-queue.ts";
+
+const deferred = () => {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+};
+
+describe("KeyedQueue", () => {
+  it("runs one task at a time per key, in order, and keys in parallel", async () => {
+    const queue = new KeyedQueue();
+    const log: string[] = [];
+    const gate = deferred();
+    const a1 = queue.run("a", async () => {
+      log.push("a1 start");
+      await gate.promise;
+      log.push("a1 end");
+    });
+    const a2 = queue.run("a", async () => {
+      log.push("a2");
+    });
+    const b1 = queue.run("b", async () => {
+      log.push("b1");
+    });
+    await b1;
+    expect(log).toEqual(["a1 start", "b1"]);
+    expect(queue.size("a")).toBe(2);
+    gate.resolve();
+    await Promise.all([a1, a2]);
+    expect(log).toEqual(["a1 start", "b1", "a1 end", "a2"]);
+    expect(queue.size("a")).toBe(0);
+  });
+
+  it("keeps going after a task fails", async () => {
+    const queue = new KeyedQueue();
+    await expect(queue.run("a", async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    await expect(queue.run("a", async () => "next")).resolves.toBe("next");
+  });
+});

@@ -1,0 +1,58 @@
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeTempDir } from "@phonework/testkit";
+import { afterEach } from "vitest";
+import type { OutgoingFile, ToolContext } from "../src/tools/tool.ts";
+
+// A scratch WORKING_DIR with a small project tree, a secret outside it, and a symlink out.
+
+const cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+});
+export const onCleanup = (fn: () => void | Promise<void>) => cleanups.push(fn);
+
+export interface Workspace {
+  root: string;
+  workingDir: string;
+  outside: string;
+}
+
+export function makeWorkspace(): Workspace {
+  const dir = makeTempDir();
+  onCleanup(dir.remove);
+  const workingDir = join(dir.path, "projects");
+  const outside = join(dir.path, "outside");
+  mkdirSync(join(workingDir, "todo_app", "src"), { recursive: true });
+  mkdirSync(join(workingDir, "audit"), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(outside, "secret.txt"), "TOP SECRET");
+  writeFileSync(join(workingDir, "todo_app", "README.md"), "# Todo\nTODO: write docs\n");
+  writeFileSync(join(workingDir, "todo_app", "src", "app.py"), "def main():\n    pass  # TODO: implement\n");
+  writeFileSync(
+    join(workingDir, "audit", "abc123.jsonl"),
+    `${Array.from({ length: 100 }, (_, i) => JSON.stringify({ line: i + 1 })).join("\n")}\n`,
+  );
+  symlinkSync(outside, join(workingDir, "escape"));
+  return { root: dir.path, workingDir, outside };
+}
+
+export function toolContext(
+  overrides: Partial<ToolContext> = {},
+): ToolContext & { files: OutgoingFile[]; lines: string[] } {
+  const files: OutgoingFile[] = [];
+  const lines: string[] = [];
+  return {
+    signal: new AbortController().signal,
+    userId: "u1",
+    chatId: "c1",
+    platform: "memory",
+    progress: (line) => lines.push(line),
+    sendFile: async (file) => {
+      files.push(file);
+    },
+    files,
+    lines,
+    ...overrides,
+  };
+}

@@ -1,0 +1,162 @@
+import type { ServerResponse } from "node:http";
+import { listenOnLoopback, sendJson } from "./http-server.ts";
+
+// An OpenAI-compatible chat completions server. Tests script its answers (text, tool calls,
+// errors, delays) and read back every request to assert what the model was shown.
+
+export interface ChatRequest {
+  model: string;
+  messages: Array<{ role: string; content?: string | null; tool_calls?: unknown[]; tool_call_id?: string }>;
+  tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
+  stream?: boolean;
+  [key: string]: unknown;
+}
+
+export interface ToolCallScript {
+  name: string;
+  arguments: Record<string, unknown> | string;
+  id?: string;
+}
+
+export type Reply =
+  | { text: string }
+  | { toolCalls: ToolCallScript[]; text?: string }
+  | { status: number; body?: unknown; headers?: Record<string, string> }
+  | { delayMs: number; reply: Reply };
+
+export type ScriptStep = Reply | ((request: ChatRequest) => Reply | Promise<Reply>);
+
+export interface FakeOpenAI {
+  /** Base URL including /v1, as OPENAI_BASE_URL expects. */
+  url: string;
+  requests: ChatRequest[];
+  /** Queues replies, used in order; when the queue is empty, `fallback` answers. */
+  script(...steps: ScriptStep[]): void;
+  fallback: (request: ChatRequest) => Reply;
+  /** Last user message of a request. */
+  lastUserText(request?: ChatRequest): string;
+  /** Contents of the tool results in a request, in order. */
+  toolResults(request?: ChatRequest): string[];
+  /** Names of the tools a request offered the model. */
+  toolNames(request?: ChatRequest): string[];
+  close(): Promise<void>;
+}
+
+let callCounter = 0;
+
+export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promise<FakeOpenAI> {
+  const queue: ScriptStep[] = [];
+  const requests: ChatRequest[] = [];
+  const lastUserText = (request?: ChatRequest) => {
+    const messages = (request ?? requests.at(-1))?.messages ?? [];
+    return String([...messages].reverse().find((m) => m.role === "user")?.content ?? "");
+  };
+  const fake: FakeOpenAI = {
+    url: "",
+    requests,
+    script: (...steps) => queue.push(...steps),
+    fallback: (request) => ({ text: `fake-model: ${lastUserText(request)}` }),
+    lastUserText,
+    toolResults: (request) =>
+      ((request ?? requests.at(-1))?.messages ?? [])
+        .filter((m) => m.role === "tool")
+        .map((m) => String(m.content)),
+    toolNames: (request) => ((request ?? requests.at(-1))?.tools ?? []).map((t) => t.function.name),
+    close: async () => {},
+  };
+
+  const respond = async (res: ServerResponse, request: ChatRequest, reply: Reply): Promise<void> => {
+    if ("delayMs" in reply) {
+      await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+      return respond(res, request, reply.reply);
+    }
+    if ("status" in reply) {
+      sendJson(
+        res,
+        reply.status,
+        reply.body ?? { error: { message: `fake error ${reply.status}` } },
+        reply.headers,
+      );
+      return;
+    }
+    const toolCalls =
+      "toolCalls" in reply
+        ? reply.toolCalls.map((call) => ({
+            id: call.id ?? `call_${++callCounter}`,
+            type: "function" as const,
+            function: {
+              name: call.name,
+              arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+            },
+          }))
+        : undefined;
+    const content = reply.text ?? null;
+    if (request.stream) return streamReply(res, request.model, content, toolCalls);
+    sendJson(res, 200, {
+      id: `chatcmpl-${++callCounter}`,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model: request.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+          finish_reason: toolCalls ? "tool_calls" : "stop",
+        },
+      ],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    });
+  };
+
+  const http = await listenOnLoopback(async (req, res, body) => {
+    if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      sendJson(res, 401, { error: { message: "invalid api key", type: "invalid_request_error" } });
+      return;
+    }
+    if (req.method === "GET" && req.url === "/v1/models") {
+      sendJson(res, 200, { object: "list", data: [{ id: "fake-model", object: "model" }] });
+      return;
+    }
+    if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+      sendJson(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
+      return;
+    }
+    const request = JSON.parse(body) as ChatRequest;
+    requests.push(request);
+    const step = queue.shift() ?? fake.fallback;
+    const reply = typeof step === "function" ? await step(request) : step;
+    await respond(res, request, reply);
+  });
+  fake.url = `${http.baseUrl}/v1`;
+  fake.close = http.close;
+  return fake;
+}
+
+/** Server-sent events in the shape the OpenAI SDK's stream parser expects. */
+function streamReply(
+  res: ServerResponse,
+  model: string,
+  content: string | null,
+  toolCalls:
+    | Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>
+    | undefined,
+): void {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const id = `chatcmpl-${++callCounter}`;
+  const chunk = (delta: object, finish: string | null = null) =>
+    res.write(
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+    );
+  chunk({ role: "assistant", content: "" });
+  for (const piece of content?.match(/.{1,8}/gs) ?? []) chunk({ content: piece });
+  toolCalls?.forEach((call, index) => {
+    chunk({
+      tool_calls: [
+        { index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } },
+      ],
+    });
+    chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] });
+  });
+  chunk({}, toolCalls ? "tool_calls" : "stop");
+  res.end("data: [DONE]\n\n");
+}
