@@ -149,6 +149,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       protocol_versions: [CURRENT_PROTOCOL_VERSION],
       sessions: deps.sessions?.() ?? [],
       commands: HOST_COMMANDS,
+      tools: deps.handler ? [] : tools.map((tool) => tool.name),
     }),
     maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
     backoff: { baseMs: 500, maxMs: config.RECONNECT_MAX_DELAY_S * 1000 },

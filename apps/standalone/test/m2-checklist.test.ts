@@ -294,5 +294,6 @@ describe("mailboy behaviour", () => {
     expect(help).toContain("On home-pc:");
     expect(help).toContain("/shell <command> — run a shell command directly (no AI)");
     expect(help).toContain("/tasks");
+    expect(help).toContain("Assistant tools: run_shell, file_ops, run_background, task_status, web");
   });
 });

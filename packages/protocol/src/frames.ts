@@ -38,6 +38,8 @@ export const RegisterFrame = z.object({
   sessions: z.array(SessionSummary).default([]),
   /** Commands this node answers (for the router's /help). */
   commands: z.array(CommandInfo).max(100).optional(),
+  /** Tools the node's assistant can use (for the router's /help). */
+  tools: z.array(z.string()).max(100).optional(),
 });
 
 export const PongFrame = z.object({ type: z.literal("pong"), ts: z.number() });

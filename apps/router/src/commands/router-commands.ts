@@ -60,7 +60,8 @@ function helpText(userId: string, nodes: NodeInfo[], deps: RouterCommandDeps): s
   if (!node || node.commands.length === 0) return ROUTER_HELP;
   const width = Math.max(...node.commands.map((c) => c.usage.length));
   const lines = node.commands.map((c) => `${c.usage.padEnd(width)} — ${c.description}`);
-  return `${ROUTER_HELP}\n\nOn ${node.nodeId}:\n${lines.join("\n")}`;
+  const tools = node.tools.length > 0 ? `\nAssistant tools: ${node.tools.join(", ")}` : "";
+  return `${ROUTER_HELP}\n\nOn ${node.nodeId}:\n${lines.join("\n")}${tools}`;
 }
 
 function switchNode(userId: string, name: string, nodes: NodeInfo[], deps: RouterCommandDeps): string {

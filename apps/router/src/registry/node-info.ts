@@ -11,6 +11,8 @@ export interface NodeInfo {
   sessions: SessionSummary[];
   /** Chat commands the node answers, for /help. */
   commands: CommandInfo[];
+  /** Tools the node's assistant can use, for /help. */
+  tools: string[];
   protocolVersion: number;
   status: "online" | "offline";
   connectedAt: number;

@@ -50,6 +50,7 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
       workingDir: frame.working_dir,
       sessions: frame.sessions,
       commands: frame.commands ?? [],
+      tools: frame.tools ?? [],
       protocolVersion,
       status: "online",
       connectedAt: now,
