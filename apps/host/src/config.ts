@@ -59,6 +59,45 @@ export const HostConfigFields = z.object({
   /** Web search through the Metaso MCP server; the web tool is offered only with a key. */
   METASO_API_KEY: z.string().min(1).optional(),
   METASO_MCP_URL: z.string().url("must be a URL").default("https://metaso.cn/api/mcp"),
+
+  // Coding sessions.
+  DEFAULT_AGENT: z.enum(["claude", "codex"], { error: "must be claude or codex" }).default("claude"),
+  CLAUDE_BIN: z.string().min(1).default("claude"),
+  /** Claude Code's --permission-mode for headless turns; see the README for the trade-off. */
+  CLAUDE_PERMISSION_MODE: z
+    .enum(["default", "acceptEdits", "bypassPermissions", "plan"], {
+      error: "must be one of default, acceptEdits, bypassPermissions, plan",
+    })
+    .default("acceptEdits"),
+  /** Tools Claude Code may use without asking (its --allowedTools). */
+  CLAUDE_ALLOWED_TOOLS: stringList().default([
+    "Bash",
+    "Read",
+    "Edit",
+    "Write",
+    "Glob",
+    "Grep",
+    "LS",
+    "TodoWrite",
+  ]),
+  CODEX_BIN: z.string().min(1).default("codex"),
+  /** Codex's approval policy: on-request sends approval requests to the chat; never runs without asking. */
+  CODEX_APPROVAL_POLICY: z
+    .enum(["untrusted", "on-request", "never"], { error: "must be one of untrusted, on-request, never" })
+    .default("on-request"),
+  CODEX_SANDBOX: z
+    .enum(["read-only", "workspace-write", "danger-full-access"], {
+      error: "must be one of read-only, workspace-write, danger-full-access",
+    })
+    .default("workspace-write"),
+  /** An unanswered approval request is declined after this. */
+  APPROVAL_TIMEOUT_S: seconds(300),
+  /** Queued coding turns per host; past this, new turns get QUEUE_FULL at once. */
+  MAX_PENDING: positiveInt(10),
+  /** A coding turn still running after this continues as a background task. */
+  LONG_TURN_S: seconds(60),
+  /** How long an interrupted agent gets to stop before it is killed or restarted. */
+  STOP_GRACE_S: seconds(5),
 });
 
 export const HostConfigSchema = HostConfigFields.refine(

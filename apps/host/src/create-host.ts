@@ -1,19 +1,27 @@
 import { join } from "node:path";
-import { CURRENT_PROTOCOL_VERSION, type HostFrame, type SessionSummary } from "@phonework/protocol";
+import { CURRENT_PROTOCOL_VERSION, type HostFrame } from "@phonework/protocol";
 import { type Clock, type Logger, systemClock } from "@phonework/runtime";
-import { createAssistant } from "./agent/assistant.ts";
+import { createAssistant, HELP_COMMAND, STOP_COMMAND } from "./agent/assistant.ts";
 import { createFileHistoryStore } from "./agent/history-store.ts";
 import { createOpenAIModelClient, type ModelClient } from "./agent/model-client.ts";
 import { buildSystemPrompt } from "./agent/system-prompt.ts";
-import { HOST_COMMANDS } from "./commands/host-commands.ts";
+import { basicCommands } from "./commands/basic-commands.ts";
+import { sessionCommands } from "./commands/session-commands.ts";
 import type { HostConfig } from "./config.ts";
 import type { MessageHandler } from "./handler/message-handler.ts";
 import { PushQueue } from "./link/push-queue.ts";
 import { RequestRunner } from "./link/request-runner.ts";
 import { RouterLink } from "./link/router-link.ts";
-import { TaskRunner } from "./tasks/task-runner.ts";
+import { createAgentFactory } from "./sessions/agent-factory.ts";
+import { ApprovalBroker } from "./sessions/approval-broker.ts";
+import type { CodingAgent } from "./sessions/coding-agent.ts";
+import { SessionManager } from "./sessions/session-manager.ts";
+import { type AgentName, SessionStore } from "./sessions/session-store.ts";
+import { taskLine } from "./tasks/format-tasks.ts";
+import { type TaskOwner, TaskRunner } from "./tasks/task-runner.ts";
 import { TaskStore } from "./tasks/task-store.ts";
 import { createBackgroundTools } from "./tools/background.ts";
+import { createCodingSessionTool } from "./tools/coding-session.ts";
 import { createFileOpsTool } from "./tools/file-ops.ts";
 import { createMcpConnection } from "./tools/mcp-client.ts";
 import { createRunShellTool } from "./tools/run-shell.ts";
@@ -29,13 +37,17 @@ export interface HostDeps {
   /** The assistant's model; by default built from OPENAI_* when OPENAI_API_KEY is set. */
   model?: ModelClient;
   clock?: Clock;
-  sessions?: () => SessionSummary[];
+  /** Coding agents; by default the real `claude` and `codex` CLIs. */
+  agents?: (name: AgentName, approvals: ApprovalBroker) => CodingAgent;
+  /** Environment for the coding agents' processes (default: this process's). */
+  env?: NodeJS.ProcessEnv;
   random?: () => number;
 }
 
 export interface Host {
   readonly link: RouterLink;
   readonly tasks: TaskRunner;
+  readonly sessions: SessionManager;
   start(): void;
   /** Resolves once registered with the router (the first time, or again after a reconnect). */
   ready(): Promise<void>;
@@ -67,18 +79,53 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     timeoutMs: config.BACKGROUND_TIMEOUT_S * 1000,
     clock,
     logger,
-    onFinished: (task) =>
-      pushes.push({
-        type: "task_complete",
-        task_id: task.id,
-        user_id: task.user_id,
-        platform: task.platform,
-        chat_id: task.chat_id,
-        ok: task.status === "done",
-        description: task.description,
-        output: task.output,
-        elapsed_ms: (task.finished_at ?? clock.now()) - task.started_at,
-      }),
+    onFinished: (task, fullOutput) => {
+      const owner = { userId: task.user_id, chatId: task.chat_id, platform: task.platform };
+      // A coding turn's answer is delivered whole (code blocks intact), not as a truncated summary.
+      if (task.kind === "session") notify(owner, `${taskLine(task, clock.now())}\n\n${fullOutput}`);
+      else
+        pushes.push({
+          type: "task_complete",
+          task_id: task.id,
+          user_id: task.user_id,
+          platform: task.platform,
+          chat_id: task.chat_id,
+          ok: task.status === "done",
+          description: task.description,
+          output: task.output,
+          elapsed_ms: (task.finished_at ?? clock.now()) - task.started_at,
+        });
+    },
+  });
+  const notify = (owner: TaskOwner, text: string) =>
+    pushes.push({
+      type: "notify",
+      user_id: owner.userId,
+      platform: owner.platform,
+      chat_id: owner.chatId,
+      text,
+    });
+
+  const approvals = new ApprovalBroker(config.APPROVAL_TIMEOUT_S * 1000, notify);
+  const agentFactory = deps.agents ?? createAgentFactory(config, { env: deps.env ?? process.env, logger });
+  const agents = new Map<AgentName, CodingAgent>();
+  const sessions = new SessionManager({
+    store: SessionStore.open(join(stateDir, "sessions.json")),
+    agents: (name) => {
+      let agent = agents.get(name);
+      if (!agent) {
+        agent = agentFactory(name, approvals);
+        agents.set(name, agent);
+      }
+      return agent;
+    },
+    workingDir: config.WORKING_DIR,
+    maxPending: config.MAX_PENDING,
+    longTurnMs: config.LONG_TURN_S * 1000,
+    tasks,
+    clock,
+    logger,
+    onChange: () => pushes.push({ type: "sessions_update", sessions: sessions.summaries() }),
   });
 
   const web = config.METASO_API_KEY
@@ -88,6 +135,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     createRunShellTool(config.WORKING_DIR),
     createFileOpsTool({ workingDir: config.WORKING_DIR, maxFileBytes: config.MAX_FILE_BYTES }),
     ...createBackgroundTools(tasks, config.WORKING_DIR, clock),
+    createCodingSessionTool(sessions, config.DEFAULT_AGENT),
     ...(web ? [createWebTool(web)] : []),
   ];
   const model = deps.model ?? buildModel(config);
@@ -95,17 +143,24 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     "shell",
     "file_ops",
     "background",
+    "claude_code",
+    "codex",
     ...(web ? ["web"] : []),
     ...(model ? ["assistant"] : []),
+  ];
+  const commands = [
+    ...basicCommands({ workingDir: config.WORKING_DIR, tasks, clock }),
+    ...sessionCommands({ sessions, approvals, defaultAgent: config.DEFAULT_AGENT, clock }),
   ];
 
   const handler =
     deps.handler ??
     createAssistant({
       nodeId: config.NODE_ID,
-      workingDir: config.WORKING_DIR,
       model,
       tools,
+      commands,
+      sessions,
       unavailableTools: web
         ? {}
         : { web: "web search is not configured on this node (set METASO_API_KEY on the host)" },
@@ -120,7 +175,6 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
         }),
       maxSteps: config.AGENT_MAX_STEPS,
       history: createFileHistoryStore(join(stateDir, "history"), config.HISTORY_MAX_TOKENS),
-      tasks,
       sendFile: async (to, file) =>
         pushes.push({
           type: "send_file",
@@ -147,8 +201,12 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       working_dir: config.WORKING_DIR,
       capabilities,
       protocol_versions: [CURRENT_PROTOCOL_VERSION],
-      sessions: deps.sessions?.() ?? [],
-      commands: HOST_COMMANDS,
+      sessions: sessions.summaries(),
+      commands: [
+        ...commands.map(({ usage, description }) => ({ usage, description })),
+        STOP_COMMAND,
+        HELP_COMMAND,
+      ],
       tools: deps.handler ? [] : tools.map((tool) => tool.name),
     }),
     maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
@@ -166,6 +224,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   return {
     link,
     tasks,
+    sessions,
     start: () => link.start(),
     ready: async () => {
       await link.registered();
@@ -173,7 +232,9 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     push: (frame) => pushes.push(frame),
     async stop() {
       runner?.cancelAll("host stopping");
+      await sessions.stopAll();
       await tasks.stopAll();
+      await Promise.all([...agents.values()].map((agent) => agent.close()));
       await link.stop();
       await web?.close();
     },

@@ -49,7 +49,7 @@ describe("router link", () => {
       node_id: "laptop",
       display_name: "My Laptop",
       serves_users: ["ou_a", "ou_b"],
-      capabilities: ["shell", "file_ops", "background"],
+      capabilities: ["shell", "file_ops", "background", "claude_code", "codex"],
       protocol_versions: [1],
       sessions: [],
       commands: expect.arrayContaining([expect.objectContaining({ usage: "/shell <command>" })]),

@@ -57,6 +57,7 @@ describe("background tasks", () => {
     const before = TaskStore.open(path, 1000);
     before.save({
       id: "abc123",
+      kind: "shell",
       description: "long build",
       command: "make",
       cwd: "/",

@@ -7,9 +7,15 @@ import type { StandaloneConfig } from "./config.ts";
 // Router and host in one process, chatting on the terminal (or any streams given, or any
 // chat adapter: tests and embedders pass an in-memory one).
 
+interface CommonDeps {
+  logger: Logger;
+  /** Environment for the coding agents' processes (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+}
+
 export type StandaloneDeps =
-  | { logger: Logger; input: NodeJS.ReadableStream; output: NodeJS.WritableStream }
-  | { logger: Logger; chat: ChatAdapter };
+  | (CommonDeps & { input: NodeJS.ReadableStream; output: NodeJS.WritableStream })
+  | (CommonDeps & { chat: ChatAdapter });
 
 export interface Standalone {
   router: Router;
@@ -37,7 +43,7 @@ export async function startStandalone(config: StandaloneConfig, deps: Standalone
   await router.listen();
   const host = createHost(
     { ...config, ROUTER_URL: router.nodeUrl, DISPLAY_NAME: config.DISPLAY_NAME ?? config.NODE_ID },
-    { logger: deps.logger },
+    { logger: deps.logger, ...(deps.env ? { env: deps.env } : {}) },
   );
   host.start();
   // Read the first line only once the local node is registered, so `/nodes` already shows it.

@@ -277,6 +277,7 @@ describe("mailboy behaviour", () => {
       "file_ops",
       "run_background",
       "task_status",
+      "coding_session",
     ]);
     expect(reply).toContain("web search is not configured on this node (set METASO_API_KEY on the host)");
   });
@@ -292,8 +293,10 @@ describe("mailboy behaviour", () => {
     const help = await ask("/help");
     expect(help).toContain("/nodes");
     expect(help).toContain("On home-pc:");
-    expect(help).toContain("/shell <command> — run a shell command directly (no AI)");
+    expect(help).toMatch(/^\/shell <command>\s+— run a shell command directly \(no AI\)$/m);
     expect(help).toContain("/tasks");
-    expect(help).toContain("Assistant tools: run_shell, file_ops, run_background, task_status, web");
+    expect(help).toContain(
+      "Assistant tools: run_shell, file_ops, run_background, task_status, coding_session, web",
+    );
   });
 });

@@ -1,3 +1,4 @@
+export * from "./fake-anthropic.ts";
 export * from "./fake-mcp.ts";
 export * from "./fake-node.ts";
 export * from "./fake-openai.ts";

@@ -1,5 +1,12 @@
 import type { Logger } from "@phonework/runtime";
-import { describeZodError, type Tool, type ToolContext, ToolError, toolSpec } from "../tools/tool.ts";
+import {
+  describeZodError,
+  type FinalAnswer,
+  type Tool,
+  type ToolContext,
+  ToolError,
+  toolSpec,
+} from "../tools/tool.ts";
 import type { ChatMessage, ToolCall } from "./chat-message.ts";
 import { describeProviderError, type ModelClient } from "./model-client.ts";
 
@@ -29,7 +36,11 @@ export interface AgentRunResult {
   toolCalls: number;
 }
 
-async function runTool(call: ToolCall, options: AgentRunOptions, byName: Map<string, Tool>): Promise<string> {
+async function runTool(
+  call: ToolCall,
+  options: AgentRunOptions,
+  byName: Map<string, Tool>,
+): Promise<string | FinalAnswer> {
   const { name } = call.function;
   const tool = byName.get(name);
   if (!tool) {
@@ -92,13 +103,21 @@ export async function runAgentLoop(options: AgentRunOptions): Promise<AgentRunRe
       return { reply, stopReason: "done", added, toolCalls };
     }
     added.push({ role: "assistant", content: answer.content, tool_calls: answer.toolCalls });
+    let final: string | undefined;
     for (const call of answer.toolCalls) {
       toolCalls++;
       const result = context.signal.aborted
         ? "Error: cancelled by the user"
         : await runTool(call, options, byName);
-      added.push({ role: "tool", tool_call_id: call.id, content: result });
+      if (typeof result !== "string") final = result.final;
+      added.push({
+        role: "tool",
+        tool_call_id: call.id,
+        content: typeof result === "string" ? result : result.final,
+      });
     }
+    // A tool that produced the answer itself (a coding agent's reply) ends the turn unparaphrased.
+    if (final !== undefined) return finish(final, "done", "(the answer above was sent to the user as is)");
   }
   return finish(
     `I stopped after ${options.maxSteps} steps without finishing. Ask me to continue, or narrow the request.`,

@@ -1,6 +1,7 @@
 import type { ForwardFrame, HostFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import type { MessageHandler } from "../handler/message-handler.ts";
+import { WireError } from "../handler/wire-error.ts";
 
 // Runs forwarded requests through the handler and sends each answer back under its
 // correlation id. A handler failure becomes an error frame, never a crash.
@@ -31,19 +32,17 @@ export class RequestRunner {
       .then(
         (text) => this.reply({ type: "forward_response", id: request.id, text }, log),
         (error: unknown) => {
-          log.error({ err: error }, "handler failed");
           const cancelled = controller.signal.aborted;
-          this.reply(
-            {
-              type: "error",
-              id: request.id,
-              code: cancelled ? "CANCELLED" : "INTERNAL",
-              message: cancelled
-                ? "request cancelled"
-                : `the host failed: ${(error as Error)?.message ?? error}`,
-            },
-            log,
-          );
+          if (error instanceof WireError)
+            log.warn({ code: error.code, message: error.message }, "request refused");
+          else log.error({ err: error }, "handler failed");
+          const [code, message] =
+            error instanceof WireError
+              ? [error.code, error.message]
+              : cancelled
+                ? (["CANCELLED", "request cancelled"] as const)
+                : (["INTERNAL", `the host failed: ${(error as Error)?.message ?? error}`] as const);
+          this.reply({ type: "error", id: request.id, code, message }, log);
         },
       )
       .finally(() => this.running.delete(request.id));

@@ -4,18 +4,37 @@ import { BoundedOutput } from "../tools/bounded-output.ts";
 import { runCommand } from "../tools/process-tree.ts";
 import type { TaskRecord, TaskStore } from "./task-store.ts";
 
-// Background tasks (M2.4): submit returns a task id at once; the command runs on, and when
-// it ends the user is notified through `onFinished`.
+// Background tasks (M2.4): submit returns a task id at once; the work runs on, and when it
+// ends the user is notified through `onFinished`. A task is a shell command, or any job
+// (a coding-session turn that ran long).
 
 const OUTPUT_CHARS = 4000;
 
-export interface ShellTaskRequest {
-  command: string;
-  cwd: string;
-  description: string;
+export interface TaskOwner {
   userId: string;
   chatId: string;
   platform: string;
+}
+
+export interface ShellTaskRequest extends TaskOwner {
+  command: string;
+  cwd: string;
+  description: string;
+}
+
+export interface JobOutcome {
+  ok: boolean;
+  /** The whole result (e.g. an agent's answer); the record keeps a bounded copy. */
+  output: string;
+  exitCode?: number | null;
+}
+
+export interface JobRequest extends TaskOwner {
+  kind: TaskRecord["kind"];
+  description: string;
+  command: string;
+  cwd: string;
+  run: (signal: AbortSignal, onOutput: (chunk: string) => void) => Promise<JobOutcome>;
 }
 
 export interface TaskRunnerOptions {
@@ -23,7 +42,7 @@ export interface TaskRunnerOptions {
   timeoutMs: number;
   clock: Clock;
   logger: Logger;
-  onFinished: (task: TaskRecord) => void;
+  onFinished: (task: TaskRecord, fullOutput: string) => void;
   newId?: () => string;
 }
 
@@ -36,10 +55,36 @@ export class TaskRunner {
   constructor(private readonly options: TaskRunnerOptions) {}
 
   submitShell(request: ShellTaskRequest): TaskRecord {
+    const timeoutS = Math.round(this.options.timeoutMs / 1000);
+    return this.submit({
+      ...request,
+      kind: "shell",
+      run: async (signal, onOutput) => {
+        const output = new BoundedOutput(OUTPUT_CHARS);
+        const result = await runCommand(request.command, {
+          cwd: request.cwd,
+          timeoutMs: this.options.timeoutMs,
+          signal,
+          maxOutputChars: OUTPUT_CHARS,
+          onOutput: (chunk) => {
+            output.append(chunk);
+            onOutput(chunk);
+          },
+        });
+        const text = result.timedOut
+          ? `${output.toString()}\n[killed after ${timeoutS}s]`
+          : output.toString();
+        return { ok: result.exitCode === 0 && !result.cancelled, output: text, exitCode: result.exitCode };
+      },
+    });
+  }
+
+  submit(request: JobRequest): TaskRecord {
     const { store, clock } = this.options;
     const id = this.newId();
     const task: TaskRecord = {
       id,
+      kind: request.kind,
       description: request.description,
       command: request.command,
       cwd: request.cwd,
@@ -53,27 +98,28 @@ export class TaskRunner {
     store.save(task);
     const output = new BoundedOutput(OUTPUT_CHARS);
     const controller = new AbortController();
-    const done = runCommand(request.command, {
-      cwd: request.cwd,
-      timeoutMs: this.options.timeoutMs,
-      signal: controller.signal,
-      maxOutputChars: OUTPUT_CHARS,
-      onOutput: (chunk) => output.append(chunk),
-    }).then((result) => {
-      const finished: TaskRecord = {
-        ...task,
-        status: result.cancelled ? "cancelled" : result.exitCode === 0 ? "done" : "failed",
-        finished_at: clock.now(),
-        exit_code: result.exitCode,
-        output: result.timedOut
-          ? `${output.toString()}\n[killed after ${Math.round(this.options.timeoutMs / 1000)}s]`
-          : output.toString(),
-      };
-      this.live.delete(id);
-      store.save(finished);
-      this.options.logger.info({ taskId: id, status: finished.status }, "background task finished");
-      this.options.onFinished(finished);
-    });
+    const done = request
+      .run(controller.signal, (chunk) => output.append(chunk))
+      .catch(
+        (error: unknown): JobOutcome => ({
+          ok: false,
+          output: `failed: ${(error as Error)?.message ?? error}`,
+        }),
+      )
+      .then((outcome) => {
+        const status = controller.signal.aborted ? "cancelled" : outcome.ok ? "done" : "failed";
+        const finished: TaskRecord = {
+          ...task,
+          status,
+          finished_at: clock.now(),
+          ...(outcome.exitCode !== undefined ? { exit_code: outcome.exitCode } : {}),
+          output: outcome.output.length > OUTPUT_CHARS ? outcome.output.slice(-OUTPUT_CHARS) : outcome.output,
+        };
+        this.live.delete(id);
+        store.save(finished);
+        this.options.logger.info({ taskId: id, status }, "background task finished");
+        this.options.onFinished(finished, outcome.output);
+      });
     this.live.set(id, { output, controller, done });
     return task;
   }

@@ -6,6 +6,8 @@ import { z } from "zod";
 
 export const TaskRecord = z.object({
   id: z.string(),
+  /** A shell command, or a coding-session turn that ran long. */
+  kind: z.enum(["shell", "session"]).default("shell"),
   description: z.string(),
   command: z.string(),
   cwd: z.string(),

@@ -24,11 +24,16 @@ export class ToolError extends Error {
   override readonly name = "ToolError";
 }
 
+/** A tool result that is also the turn's answer, passed to the user verbatim (a coding agent's reply). */
+export interface FinalAnswer {
+  final: string;
+}
+
 export interface Tool<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   schema: S;
-  execute(args: z.output<S>, ctx: ToolContext): Promise<string>;
+  execute(args: z.output<S>, ctx: ToolContext): Promise<string | FinalAnswer>;
   /** One short line for the progress message, e.g. "running: git status". */
   describe?(args: z.output<S>): string;
 }

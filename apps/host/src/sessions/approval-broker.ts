@@ -1,0 +1,60 @@
+import { randomBytes } from "node:crypto";
+import { formatDuration } from "@phonework/runtime";
+import type { TaskOwner } from "../tasks/task-runner.ts";
+
+// Approval requests from a coding agent (Codex asking to run a command or change files) go to
+// the user's chat; the user answers /approve <id> or /deny <id>. None is left unanswered:
+// after the timeout it is declined and the user is told.
+
+interface Pending {
+  owner: TaskOwner;
+  resolve: (approved: boolean) => void;
+  timer: NodeJS.Timeout;
+}
+
+export class ApprovalBroker {
+  private readonly pending = new Map<string, Pending>();
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly notify: (owner: TaskOwner, text: string) => void,
+  ) {}
+
+  /** Asks the user; resolves true if approved, false if denied or timed out. */
+  request(owner: TaskOwner, what: string, signal?: AbortSignal): Promise<boolean> {
+    const id = randomBytes(2).toString("hex");
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        if (this.settle(id, false))
+          this.notify(owner, `⌛ Approval ${id} was not answered in time; declined.`);
+      }, this.timeoutMs);
+      this.pending.set(id, { owner, resolve, timer });
+      signal?.addEventListener("abort", () => this.settle(id, false), { once: true });
+      this.notify(
+        owner,
+        `🔐 ${what}\nReply /approve ${id} or /deny ${id} (declined automatically in ${formatDuration(this.timeoutMs)}).`,
+      );
+    });
+  }
+
+  /** Answers a pending request of this user; returns a reply for the chat. */
+  answer(userId: string, id: string, approved: boolean): string {
+    const entry = this.pending.get(id);
+    if (!entry || entry.owner.userId !== userId) return `No pending approval ${id}.`;
+    this.settle(id, approved);
+    return approved ? `✅ Approved ${id}.` : `🚫 Denied ${id}.`;
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  private settle(id: string, approved: boolean): boolean {
+    const entry = this.pending.get(id);
+    if (!entry) return false;
+    this.pending.delete(id);
+    clearTimeout(entry.timer);
+    entry.resolve(approved);
+    return true;
+  }
+}

@@ -1,0 +1,33 @@
+import type { SessionRecord } from "./session-store.ts";
+
+// What every coding agent (Claude Code, Codex) offers the session manager: run one turn in a
+// session's project, report progress lines, honour cancellation, and say which of its own
+// session ids to resume next time.
+
+export interface TurnRequest {
+  session: SessionRecord;
+  prompt: string;
+  signal: AbortSignal;
+  /** A short status line: the tool in use, the command being run, the plan step. */
+  onProgress(line: string): void;
+  /** Per-turn overrides (Codex). */
+  model?: string;
+  effort?: string;
+}
+
+export interface TurnResult {
+  /** The agent's final answer, verbatim (code blocks intact). */
+  text: string;
+  isError: boolean;
+  /** The agent's session/thread id to resume with next time. */
+  agentSessionId: string | undefined;
+  /** Something the user should know first (e.g. the old conversation was gone, a fresh one started). */
+  notice?: string;
+}
+
+export interface CodingAgent {
+  readonly name: "claude" | "codex";
+  runTurn(request: TurnRequest): Promise<TurnResult>;
+  /** Stops background processes (e.g. the Codex app-server). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,233 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { SessionSummary } from "@phonework/protocol";
+import { type Clock, formatDuration, type Logger } from "@phonework/runtime";
+import { WireError } from "../handler/wire-error.ts";
+import type { TaskOwner, TaskRunner } from "../tasks/task-runner.ts";
+import { resolveInside } from "../tools/path-guard.ts";
+import { ToolError } from "../tools/tool.ts";
+import { KeyedQueue } from "../util/keyed-queue.ts";
+import type { CodingAgent } from "./coding-agent.ts";
+import type { AgentName, SessionRecord, SessionStore } from "./session-store.ts";
+
+// Coding sessions on this host: a FIFO queue of turns per session, a bound on queued turns
+// for the whole host (QUEUE_FULL past it), /stop, and turns that run long moved to the
+// background task runner so the user is notified when they finish.
+
+export interface SessionManagerOptions {
+  store: SessionStore;
+  agents: (name: AgentName) => CodingAgent;
+  workingDir: string;
+  maxPending: number;
+  longTurnMs: number;
+  tasks: TaskRunner;
+  clock: Clock;
+  logger: Logger;
+  /** Called whenever the sessions or their busy state change (to tell the router). */
+  onChange: () => void;
+}
+
+export interface SendContext extends TaskOwner {
+  /** Cancels the turn while the user is still waiting for it (not once it runs in the background). */
+  signal: AbortSignal;
+  progress(line: string): void;
+}
+
+const PROJECT_NAME = /^(?!.*(?:^|\/)\.\.(?:\/|$))[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
+
+export class SessionManager {
+  private readonly queue = new KeyedQueue();
+  private readonly running = new Map<string, AbortController>();
+  /** Every turn not yet finished (queued or running), so a shutdown can cancel them all. */
+  private readonly unfinished = new Map<AbortController, Promise<unknown>>();
+  private pending = 0;
+
+  constructor(private readonly options: SessionManagerOptions) {}
+
+  /** Turns queued or running on this host. */
+  get pendingTurns(): number {
+    return this.pending;
+  }
+
+  create(owner: TaskOwner, project: string, agent: AgentName): SessionRecord {
+    const cwd = this.projectDir(project);
+    const now = this.options.clock.now();
+    const session = this.options.store.create({
+      user_id: owner.userId,
+      agent,
+      project,
+      cwd,
+      platform: owner.platform,
+      chat_id: owner.chatId,
+      created_at: now,
+      last_activity: now,
+    });
+    this.options.onChange();
+    return session;
+  }
+
+  list(userId: string): SessionRecord[] {
+    return this.options.store.forUser(userId);
+  }
+
+  active(userId: string): SessionRecord | undefined {
+    return this.options.store.active(userId);
+  }
+
+  /** The user's session with this id, if it is theirs. */
+  find(userId: string, id: string): SessionRecord | undefined {
+    const session = this.options.store.get(id.replace(/^#/, ""));
+    return session?.user_id === userId ? session : undefined;
+  }
+
+  use(userId: string, id: string | undefined): void {
+    this.options.store.setActive(userId, id);
+  }
+
+  close(session: SessionRecord): void {
+    this.running.get(session.id)?.abort(new Error("session closed"));
+    this.options.store.remove(session.id);
+    this.options.onChange();
+  }
+
+  isBusy(id: string): boolean {
+    return this.queue.size(id) > 0;
+  }
+
+  /** Interrupts the running turn of one of the user's sessions (the active one first). */
+  stop(userId: string): SessionRecord | undefined {
+    const sessions = [this.active(userId), ...this.list(userId)].filter((s): s is SessionRecord =>
+      Boolean(s),
+    );
+    const busy = sessions.find((s) => this.running.has(s.id));
+    busy && this.running.get(busy.id)?.abort(new Error("stopped by the user"));
+    return busy;
+  }
+
+  /** Cancels every queued and running turn and waits until they have ended (host shutdown). */
+  async stopAll(): Promise<void> {
+    for (const controller of this.unfinished.keys()) controller.abort(new Error("host stopping"));
+    await Promise.all(this.unfinished.values());
+  }
+
+  summaries(): SessionSummary[] {
+    return this.options.store.all().map((s) => ({
+      id: s.id,
+      agent: s.agent,
+      project: s.project,
+      busy: this.isBusy(s.id),
+      last_activity: new Date(s.last_activity).toISOString(),
+    }));
+  }
+
+  /** Sends a prompt to a session; resolves with the agent's answer (or a "running in the background" note). */
+  async send(session: SessionRecord, prompt: string, ctx: SendContext): Promise<string> {
+    const { options } = this;
+    if (this.pending >= options.maxPending) {
+      throw new WireError(
+        "QUEUE_FULL",
+        `this host already has ${this.pending} coding turns waiting (max ${options.maxPending})`,
+      );
+    }
+    const ahead = this.queue.size(session.id);
+    this.pending++;
+    const controller = new AbortController();
+    let progress = ctx.progress;
+    let background = false;
+    const onUserCancel = () => !background && controller.abort(ctx.signal.reason);
+    ctx.signal.addEventListener("abort", onUserCancel, { once: true });
+    if (ahead > 0) progress(`queued behind ${ahead} turn(s) in session ${session.id}`);
+
+    const turn = this.queue
+      .run(session.id, async () => {
+        if (controller.signal.aborted) return "⏹️ Stopped before it started.";
+        this.running.set(session.id, controller);
+        options.onChange();
+        try {
+          return await this.runTurn(session, prompt, controller.signal, (line) => progress(line));
+        } finally {
+          this.running.delete(session.id);
+        }
+      })
+      .finally(() => {
+        this.pending--;
+        this.unfinished.delete(controller);
+        ctx.signal.removeEventListener("abort", onUserCancel);
+        options.onChange();
+      });
+
+    this.unfinished.set(
+      controller,
+      turn.catch(() => undefined),
+    );
+
+    let timer: NodeJS.Timeout | undefined;
+    const ranLong = new Promise<"long">((resolve) => {
+      timer = setTimeout(() => resolve("long"), options.longTurnMs);
+    });
+    const first = await Promise.race([turn, ranLong]).finally(() => clearTimeout(timer));
+    if (first !== "long") return first;
+
+    // Still running: hand it to the task runner and answer now.
+    background = true;
+    const task = options.tasks.submit({
+      kind: "session",
+      description: `${session.agent} · ${session.project}: ${prompt.slice(0, 80)}`,
+      command: prompt,
+      cwd: session.cwd,
+      userId: ctx.userId,
+      chatId: ctx.chatId,
+      platform: ctx.platform,
+      run: async (signal, onOutput) => {
+        signal.addEventListener("abort", () => controller.abort(new Error("task cancelled")), { once: true });
+        progress = (line) => onOutput(`${line}\n`);
+        const text = await turn;
+        return { ok: !text.startsWith("❌"), output: text };
+      },
+    });
+    return `⏳ This is taking a while (over ${formatDuration(options.longTurnMs)}), so it continues as task #${task.id}. I'll send the answer when it's done; /tasks shows it.`;
+  }
+
+  private async runTurn(
+    session: SessionRecord,
+    prompt: string,
+    signal: AbortSignal,
+    onProgress: (line: string) => void,
+  ): Promise<string> {
+    const { options } = this;
+    const current = options.store.get(session.id) ?? session;
+    let result: Awaited<ReturnType<CodingAgent["runTurn"]>>;
+    try {
+      result = await options.agents(current.agent).runTurn({ session: current, prompt, signal, onProgress });
+    } catch (error) {
+      options.logger.error({ err: error, sessionId: current.id }, "coding agent failed");
+      return `❌ ${current.agent} could not run: ${(error as Error)?.message ?? error}`;
+    }
+    options.store.update(current.id, {
+      last_activity: options.clock.now(),
+      ...(result.agentSessionId ? { agent_session_id: result.agentSessionId } : {}),
+    });
+    options.logger.info(
+      { sessionId: current.id, agent: current.agent, isError: result.isError },
+      "coding turn finished",
+    );
+    const text = result.isError ? `❌ ${current.agent} reported an error:\n${result.text}` : result.text;
+    return result.notice ? `${result.notice}\n\n${text}` : text;
+  }
+
+  /** The project's directory under WORKING_DIR, created if it does not exist yet. */
+  private projectDir(project: string): string {
+    if (!PROJECT_NAME.test(project)) {
+      throw new ToolError(
+        `"${project}" is not a valid project name (letters, digits, . _ - and / only; no ..)`,
+      );
+    }
+    try {
+      return resolveInside(this.options.workingDir, project);
+    } catch (error) {
+      if (!(error instanceof ToolError) || !error.message.startsWith("no such file")) throw error;
+      mkdirSync(join(this.options.workingDir, project), { recursive: true });
+      return resolveInside(this.options.workingDir, project);
+    }
+  }
+}
