@@ -4,6 +4,7 @@ import {
   type FakeAnthropic,
   makeTempDir,
   processRunning,
+  spawnPnpmScript,
   startFakeAnthropic,
   waitFor,
 } from "@phonework/testkit";
@@ -54,6 +55,38 @@ afterEach(async () => {
 });
 
 describe("Claude Code sessions (real claude CLI, fake model)", () => {
+  it("from the terminal chat: /new demo claude fix the typo, then a follow-up that resumes the session", async () => {
+    model.script(
+      { toolUse: { name: "Bash", input: { command: "sed -i 's/teh/the/' README.md", description: "fix" } } },
+      { text: "Fixed the typo in README.md." },
+      { text: "Yes: I changed teh to the." },
+    );
+    const child = spawnPnpmScript("standalone", {
+      ...env(),
+      DATA_DIR: join(dir.path, "data"),
+      WORKING_DIR: join(dir.path, "projects"),
+      NODE_ID: "laptop",
+      CLAUDE_BIN,
+      PROGRESS_INTERVAL_S: "0",
+    });
+    child.child.stdin?.end("/new demo claude fix the typo\nwhat did you change?\n");
+    expect((await child.exited).code).toBe(0);
+    const lines = child.stdout().trimEnd().split("\n");
+    // Progress lines interleave as they come; the answers arrive in order, last.
+    expect([...lines].sort()).toEqual(
+      [
+        "… 🆕 Session #1: claude in demo. Your messages now go to it (/use off to talk to the assistant).",
+        "… queued behind 1 turn(s) in session 1",
+        "… running: sed -i 's/teh/the/' README.md",
+        "Fixed the typo in README.md.",
+        "Yes: I changed teh to the.",
+      ].sort(),
+    );
+    expect(lines.slice(-2)).toEqual(["Fixed the typo in README.md.", "Yes: I changed teh to the."]);
+    expect(readFileSync(join(dir.path, "projects", "demo", "README.md"), "utf8")).toContain("This is the demo.");
+    expect(JSON.stringify(model.agentRequests().at(-1)?.messages)).toContain("fix the typo");
+  });
+
   it("/new demo claude fix the typo: runs claude in the project, shows progress, returns its answer verbatim", async () => {
     const h = await start();
     model.script(
@@ -115,6 +148,41 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
     expect(reply).toBe(
       "⚠️ The earlier Claude Code conversation was not found on this machine, so this is a fresh one.\n\nFresh start.",
     );
+  });
+
+  it("the node reports its sessions to the router: /nodes and /health show them", async () => {
+    const h = await start();
+    model.script({ text: "ok" });
+    await h.ask("/new demo claude hi", (t) => t === "ok");
+    expect(await h.ask("/nodes")).toMatch(/^→ home-pc\s+\[ACTIVE\]\s+sessions=1\s+online/m);
+    const health = (await (await fetch(`${h.app.router.nodeUrl.replace(/^ws/, "http").replace("/ws/node", "")}/health`)).json()) as {
+      nodes: Array<{ sessions: Array<Record<string, unknown>> }>;
+    };
+    expect(health.nodes[0]?.sessions).toEqual([
+      expect.objectContaining({ id: "1", agent: "claude", project: "demo", busy: false }),
+    ]);
+  });
+
+  it("eleven queued turns on one host: the eleventh gets QUEUE_FULL at once", async () => {
+    const h = await start({ MAX_PENDING: 10 });
+    model.script({ delayMs: 60_000, reply: { text: "slow" } });
+    await h.ask("/new demo claude", (t) => t.startsWith("🆕"));
+    for (let i = 1; i <= 11; i++) h.chat.receive({ userId: "me", text: `turn ${i}` });
+    const busy = await waitFor(() => h.texts().find((t) => t.startsWith("🚦")));
+    expect(busy).toBe('🚦 Node "home-pc" is busy: too many messages are waiting. Try again in a moment.');
+    expect(h.texts().filter((t) => t.startsWith("🚦"))).toHaveLength(1);
+    expect(h.app.host.sessions.pendingTurns).toBe(10);
+  });
+
+  it("a turn that runs long continues as a background task and the answer arrives when it is done", async () => {
+    const h = await start({ LONG_TURN_S: 0.5 });
+    model.script({ delayMs: 1500, reply: { text: "```py\nprint('done')\n```" } });
+    const first = await h.ask("/new demo claude a slow job");
+    expect(first).toMatch(/^⏳ This is taking a while \(over 0s\), so it continues as task #([0-9a-f]{6})\./);
+    const id = /task #([0-9a-f]{6})/.exec(first)?.[1];
+    expect(await h.ask("/tasks")).toMatch(new RegExp(`⏳ #${id} running \\ds — claude · demo: a slow job`));
+    const done = await waitFor(() => h.texts().find((t) => t.startsWith(`✅ #${id} done`)));
+    expect(done).toMatch(new RegExp(`^✅ #${id} done in \\ds — claude · demo: a slow job\n\n\`\`\`py\nprint\\('done'\\)\n\`\`\`$`));
   });
 
   it("/stop during a long turn ends it within seconds and leaves no process behind", async () => {

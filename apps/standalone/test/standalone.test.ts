@@ -1,4 +1,4 @@
-import { makeTempDir, repoRoot, spawnProcess, startFakeOpenAI } from "@phonework/testkit";
+import { makeTempDir, spawnPnpmScript, startFakeOpenAI } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 
 // `pnpm standalone` exactly as a user runs it: a real process with piped stdin.
@@ -8,18 +8,10 @@ afterEach(() => {
   for (const fn of cleanups.splice(0)) fn();
 });
 
-// Under `pnpm test`, npm_execpath is the pnpm that runs us: use the same one, on PATH or not.
-const pnpm = process.env.npm_execpath?.includes("pnpm")
-  ? { command: process.execPath, args: [process.env.npm_execpath] }
-  : { command: "pnpm", args: [] };
-
 function run(input: string, env: Record<string, string> = {}) {
   const dir = makeTempDir();
   cleanups.push(dir.remove);
-  const child = spawnProcess(pnpm.command, [...pnpm.args, "-s", "standalone"], {
-    cwd: repoRoot,
-    env: { DATA_DIR: dir.path, NODE_ID: "my-box", ...env },
-  });
+  const child = spawnPnpmScript("standalone", { DATA_DIR: dir.path, NODE_ID: "my-box", ...env });
   cleanups.push(() => child.kill("SIGKILL"));
   child.child.stdin?.end(input);
   return child;

@@ -2,6 +2,7 @@ export * from "./fake-anthropic.ts";
 export * from "./fake-mcp.ts";
 export * from "./fake-node.ts";
 export * from "./fake-openai.ts";
+export * from "./fake-responses.ts";
 export * from "./fake-router.ts";
 export * from "./frame-inbox.ts";
 export * from "./git-repo.ts";

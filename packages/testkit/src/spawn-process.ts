@@ -63,6 +63,17 @@ export function spawnProcess(
 }
 
 /**
+ * Runs a package script (`pnpm -s <script>`) exactly as a user would. Under `pnpm test`,
+ * npm_execpath is the pnpm running the tests, so the same one is used, on PATH or not.
+ */
+export function spawnPnpmScript(script: string, env: Record<string, string | undefined>): SpawnedProcess {
+  const pnpm = process.env.npm_execpath?.includes("pnpm")
+    ? { command: process.execPath, args: [process.env.npm_execpath] }
+    : { command: "pnpm", args: [] };
+  return spawnProcess(pnpm.command, [...pnpm.args, "-s", script], { cwd: repoRoot, env });
+}
+
+/**
  * Runs one of the apps' entry points (`apps/<name>/src/main.ts`) as one node process with the
  * tsx loader, exactly as the package scripts do, so a signal reaches the app itself.
  */

@@ -41,6 +41,8 @@ export class SessionManager {
   /** Every turn not yet finished (queued or running), so a shutdown can cancel them all. */
   private readonly unfinished = new Map<AbortController, Promise<unknown>>();
   private pending = 0;
+  /** Turns queued or running, per session. */
+  private readonly turnsBySession = new Map<string, number>();
 
   constructor(private readonly options: SessionManagerOptions) {}
 
@@ -91,7 +93,7 @@ export class SessionManager {
   }
 
   isBusy(id: string): boolean {
-    return this.queue.size(id) > 0;
+    return (this.turnsBySession.get(id) ?? 0) > 0;
   }
 
   /** Interrupts the running turn of one of the user's sessions (the active one first). */
@@ -129,8 +131,9 @@ export class SessionManager {
         `this host already has ${this.pending} coding turns waiting (max ${options.maxPending})`,
       );
     }
-    const ahead = this.queue.size(session.id);
+    const ahead = this.turnsBySession.get(session.id) ?? 0;
     this.pending++;
+    this.turnsBySession.set(session.id, ahead + 1);
     const controller = new AbortController();
     let progress = ctx.progress;
     let background = false;
@@ -151,6 +154,9 @@ export class SessionManager {
       })
       .finally(() => {
         this.pending--;
+        const left = (this.turnsBySession.get(session.id) ?? 1) - 1;
+        if (left > 0) this.turnsBySession.set(session.id, left);
+        else this.turnsBySession.delete(session.id);
         this.unfinished.delete(controller);
         ctx.signal.removeEventListener("abort", onUserCancel);
         options.onChange();
