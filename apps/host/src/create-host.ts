@@ -134,7 +134,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   const tools: Tool[] = [
     createRunShellTool(config.WORKING_DIR),
     createFileOpsTool({ workingDir: config.WORKING_DIR, maxFileBytes: config.MAX_FILE_BYTES }),
-    ...createBackgroundTools(tasks, config.WORKING_DIR, clock),
+    ...createBackgroundTools(tasks, config.WORKING_DIR, clock, sessions),
     createCodingSessionTool(sessions, config.DEFAULT_AGENT),
     ...(web ? [createWebTool(web)] : []),
   ];

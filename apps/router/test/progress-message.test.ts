@@ -38,7 +38,12 @@ describe("ProgressMessage", () => {
   it("stops editing once finished", async () => {
     vi.useFakeTimers();
     const chat = createMemoryChatAdapter();
-    const progress = new ProgressMessage(new ChatHub([chat], createTestLogger().logger), { platform: "memory", userId: "u" }, 5000, () => Date.now());
+    const progress = new ProgressMessage(
+      new ChatHub([chat], createTestLogger().logger),
+      { platform: "memory", userId: "u" },
+      5000,
+      () => Date.now(),
+    );
     progress.add("a");
     await vi.advanceTimersByTimeAsync(0);
     progress.add("b");

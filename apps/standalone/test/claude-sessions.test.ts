@@ -6,6 +6,7 @@ import {
   processRunning,
   spawnPnpmScript,
   startFakeAnthropic,
+  startFakeOpenAI,
   waitFor,
 } from "@phonework/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -83,7 +84,9 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
       ].sort(),
     );
     expect(lines.slice(-2)).toEqual(["Fixed the typo in README.md.", "Yes: I changed teh to the."]);
-    expect(readFileSync(join(dir.path, "projects", "demo", "README.md"), "utf8")).toContain("This is the demo.");
+    expect(readFileSync(join(dir.path, "projects", "demo", "README.md"), "utf8")).toContain(
+      "This is the demo.",
+    );
     expect(JSON.stringify(model.agentRequests().at(-1)?.messages)).toContain("fix the typo");
   });
 
@@ -155,7 +158,9 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
     model.script({ text: "ok" });
     await h.ask("/new demo claude hi", (t) => t === "ok");
     expect(await h.ask("/nodes")).toMatch(/^→ home-pc\s+\[ACTIVE\]\s+sessions=1\s+online/m);
-    const health = (await (await fetch(`${h.app.router.nodeUrl.replace(/^ws/, "http").replace("/ws/node", "")}/health`)).json()) as {
+    const health = (await (
+      await fetch(`${h.app.router.nodeUrl.replace(/^ws/, "http").replace("/ws/node", "")}/health`)
+    ).json()) as {
       nodes: Array<{ sessions: Array<Record<string, unknown>> }>;
     };
     expect(health.nodes[0]?.sessions).toEqual([
@@ -182,7 +187,75 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
     const id = /task #([0-9a-f]{6})/.exec(first)?.[1];
     expect(await h.ask("/tasks")).toMatch(new RegExp(`⏳ #${id} running \\ds — claude · demo: a slow job`));
     const done = await waitFor(() => h.texts().find((t) => t.startsWith(`✅ #${id} done`)));
-    expect(done).toMatch(new RegExp(`^✅ #${id} done in \\ds — claude · demo: a slow job\n\n\`\`\`py\nprint\\('done'\\)\n\`\`\`$`));
+    expect(done).toMatch(
+      new RegExp(
+        `^✅ #${id} done in \\ds — claude · demo: a slow job\n\n\`\`\`py\nprint\\('done'\\)\n\`\`\`$`,
+      ),
+    );
+  });
+
+  it("/stop while Claude runs a long command kills the command too", async () => {
+    const h = await start();
+    model.script({
+      toolUse: {
+        name: "Bash",
+        input: { command: "python3 -c 'import time; time.sleep(60)' marker-9917", description: "wait" },
+      },
+    });
+    h.chat.receive({ userId: "me", text: "/new demo claude wait for a minute" });
+    await waitFor(() => processRunning("import time; time.sleep(60)"), { message: "the command to run" });
+    await h.ask("/stop", (t) => t.startsWith("⏹️ Stopping session #1"));
+    await waitFor(() => h.texts().includes("⏹️ Stopped."), { timeoutMs: 10_000 });
+    await waitFor(() => !processRunning("marker-9917"), { message: "no process left", timeoutMs: 10_000 });
+  });
+
+  it("the assistant starts a session when asked in plain words, and passes the agent's answer through verbatim", async () => {
+    const openai = await startFakeOpenAI();
+    try {
+      const h = await start({ OPENAI_BASE_URL: openai.url, OPENAI_API_KEY: "sk" });
+      openai.script({
+        toolCalls: [
+          {
+            name: "coding_session",
+            arguments: { action: "start", project: "demo", agent: "claude", prompt: "explain README.md" },
+          },
+        ],
+      });
+      model.script({ text: "README.md says:\n```md\n# Demo\n```" });
+      const reply = await h.ask("ask claude to explain the readme in my demo project", (t) =>
+        t.startsWith("README"),
+      );
+      expect(reply).toBe("README.md says:\n```md\n# Demo\n```");
+      expect(openai.requests).toHaveLength(1); // no second model call to paraphrase the answer
+      expect(await h.ask("/sessions")).toMatch(/^Sessions:\n→ #1 claude · demo/);
+    } finally {
+      await openai.close();
+    }
+  });
+
+  it("run_background takes a coding prompt: the task id comes back at once, the full answer when done", async () => {
+    const openai = await startFakeOpenAI();
+    try {
+      const h = await start({ OPENAI_BASE_URL: openai.url, OPENAI_API_KEY: "sk" });
+      model.script({ delayMs: 500, reply: { text: "All 12 tests pass.\n```\n12 passed\n```" } });
+      await h.ask("/new demo claude", (t) => t.startsWith("🆕"));
+      await h.ask("/use off");
+      openai.script(
+        {
+          toolCalls: [
+            { name: "run_background", arguments: { prompt: "run the tests", description: "test run" } },
+          ],
+        },
+        (req) => ({ text: openai.toolResults(req).at(-1) ?? "" }),
+      );
+      const started = await h.ask("have claude run the tests in the background");
+      const id = /Task #([0-9a-f]{6}) started: test run/.exec(started)?.[1];
+      expect(id, started).toBeDefined();
+      const done = await waitFor(() => h.texts().find((t) => t.startsWith(`✅ #${id} done`)));
+      expect(done).toMatch(/— test run\n\nAll 12 tests pass\.\n```\n12 passed\n```$/);
+    } finally {
+      await openai.close();
+    }
   });
 
   it("/stop during a long turn ends it within seconds and leaves no process behind", async () => {

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { listenOnLoopback, sendJson } from "./http-server.ts";
+import { nextReply, waitWhileOpen } from "./scripted-replies.ts";
 
 // An Anthropic Messages API for the real `claude` CLI to talk to (ANTHROPIC_BASE_URL).
 // Tests script the model's turns — text, or a tool_use such as Claude Code's Bash — and read
@@ -84,9 +85,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     reply: AnthropicReply,
   ): Promise<void> => {
     if ("delayMs" in reply) {
-      await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
-      if (res.destroyed) return;
-      return respond(res, request, reply.reply);
+      if (await waitWhileOpen(res, reply.delayMs)) await respond(res, request, reply.reply);
+      return;
     }
     if ("status" in reply) {
       sendJson(
@@ -164,9 +164,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     const request = JSON.parse(body) as AnthropicRequest;
     requests.push(request);
     // Only the agent's own turns consume the script; side requests (titles, checks) get the fallback.
-    const step = isAgentTurn(request) ? (queue.shift() ?? fake.fallback) : fake.fallback;
-    const reply = typeof step === "function" ? await step(request) : step;
-    await respond(res, request, reply);
+    await respond(res, request, await nextReply(isAgentTurn(request) ? queue : [], fake.fallback, request));
   });
   fake.url = http.baseUrl;
   fake.close = http.close;

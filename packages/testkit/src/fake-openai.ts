@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { listenOnLoopback, sendJson } from "./http-server.ts";
+import { nextReply, waitWhileOpen } from "./scripted-replies.ts";
 
 // An OpenAI-compatible chat completions server. Tests script its answers (text, tool calls,
 // errors, delays) and read back every request to assert what the model was shown.
@@ -67,8 +68,8 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
 
   const respond = async (res: ServerResponse, request: ChatRequest, reply: Reply): Promise<void> => {
     if ("delayMs" in reply) {
-      await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
-      return respond(res, request, reply.reply);
+      if (await waitWhileOpen(res, reply.delayMs)) await respond(res, request, reply.reply);
+      return;
     }
     if ("status" in reply) {
       sendJson(
@@ -123,9 +124,7 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
     }
     const request = JSON.parse(body) as ChatRequest;
     requests.push(request);
-    const step = queue.shift() ?? fake.fallback;
-    const reply = typeof step === "function" ? await step(request) : step;
-    await respond(res, request, reply);
+    await respond(res, request, await nextReply(queue, fake.fallback, request));
   });
   fake.url = `${http.baseUrl}/v1`;
   fake.close = http.close;

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { listenOnLoopback, sendJson } from "./http-server.ts";
+import { nextReply, waitWhileOpen } from "./scripted-replies.ts";
 
 // An OpenAI Responses API (streaming SSE) for the real `codex` CLI, reached through a Codex
 // model provider whose base_url points here. Tests script the model's turns — text, or a call
@@ -73,6 +74,9 @@ export async function startFakeResponses(): Promise<FakeResponses> {
         `base_url = "${fake.url}"`,
         'wire_api = "responses"',
         'env_key = "OPENAI_API_KEY"',
+        // Fail fast in tests instead of retrying with backoff.
+        "request_max_retries = 0",
+        "stream_max_retries = 0",
         "",
       ].join("\n"),
     close: async () => {},
@@ -84,15 +88,8 @@ export async function startFakeResponses(): Promise<FakeResponses> {
     reply: ResponsesReply,
   ): Promise<void> => {
     if ("delayMs" in reply) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, reply.delayMs);
-        res.once("close", () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      if (res.destroyed || res.writableEnded) return;
-      return respond(res, request, reply.reply);
+      if (await waitWhileOpen(res, reply.delayMs)) await respond(res, request, reply.reply);
+      return;
     }
     if ("status" in reply) {
       sendJson(res, reply.status, reply.body ?? { error: { message: "fake error", type: "server_error" } });
@@ -220,9 +217,7 @@ export async function startFakeResponses(): Promise<FakeResponses> {
     }
     const request = JSON.parse(body) as ResponsesRequest;
     requests.push(request);
-    const step = queue.shift() ?? fake.fallback;
-    const reply = typeof step === "function" ? await step(request) : step;
-    await respond(res, request, reply);
+    await respond(res, request, await nextReply(queue, fake.fallback, request));
   });
   fake.url = `${http.baseUrl}/v1`;
   fake.close = http.close;

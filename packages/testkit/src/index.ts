@@ -8,6 +8,7 @@ export * from "./frame-inbox.ts";
 export * from "./git-repo.ts";
 export * from "./http-server.ts";
 export * from "./processes.ts";
+export * from "./scripted-replies.ts";
 export * from "./spawn-process.ts";
 export * from "./tcp-proxy.ts";
 export * from "./temp-dir.ts";

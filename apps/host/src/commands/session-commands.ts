@@ -15,6 +15,8 @@ export interface SessionCommandDeps {
   clock: Clock;
 }
 
+const EFFORTS = ["minimal", "low", "medium", "high"];
+
 export function describeSession(session: SessionRecord, busy: boolean, now: number): string {
   const state = busy ? "busy" : `idle ${formatDuration(now - session.last_activity)}`;
   return `#${session.id} ${session.agent} · ${session.project} (${state})`;
@@ -94,6 +96,20 @@ export function sessionCommands(deps: SessionCommandDeps): HostCommand[] {
         if (!session) return `No session #${args}. /sessions lists yours.`;
         sessions.close(session);
         return `Closed session #${session.id} (${session.agent} · ${session.project}).`;
+      },
+    },
+    {
+      name: "model",
+      usage: "/model <model> [effort]",
+      description: "the model (and reasoning effort) your active session uses from now on",
+      async run(args, request) {
+        const session = sessions.active(request.user_id);
+        if (!session) return "No active session. /sessions lists yours.";
+        const [model, effort] = args.split(/\s+/).filter(Boolean);
+        if (!model) return "Usage: /model <model> [minimal|low|medium|high]";
+        if (effort && !EFFORTS.includes(effort)) return `Effort must be one of ${EFFORTS.join(", ")}.`;
+        sessions.setModel(session, model, effort);
+        return `Session #${session.id} will use model ${model}${effort ? ` with ${effort} effort` : ""}.`;
       },
     },
     {

@@ -76,10 +76,20 @@ export class SessionManager {
     return this.options.store.active(userId);
   }
 
+  /** The user's active session, else the one they used last. */
+  current(userId: string): SessionRecord | undefined {
+    return this.active(userId) ?? [...this.list(userId)].sort((a, b) => b.last_activity - a.last_activity)[0];
+  }
+
   /** The user's session with this id, if it is theirs. */
   find(userId: string, id: string): SessionRecord | undefined {
     const session = this.options.store.get(id.replace(/^#/, ""));
     return session?.user_id === userId ? session : undefined;
+  }
+
+  /** Sets the model (and reasoning effort) every later turn of the session uses. */
+  setModel(session: SessionRecord, model: string, effort: string | undefined): void {
+    this.options.store.update(session.id, { model, ...(effort ? { effort } : {}) });
   }
 
   use(userId: string, id: string | undefined): void {
@@ -123,7 +133,13 @@ export class SessionManager {
   }
 
   /** Sends a prompt to a session; resolves with the agent's answer (or a "running in the background" note). */
-  async send(session: SessionRecord, prompt: string, ctx: SendContext): Promise<string> {
+  async send(
+    session: SessionRecord,
+    prompt: string,
+    ctx: SendContext,
+    /** When to hand a still-running turn to the task runner (default LONG_TURN_S; Infinity: never). */
+    detachAfterMs = this.options.longTurnMs,
+  ): Promise<string> {
     const { options } = this;
     if (this.pending >= options.maxPending) {
       throw new WireError(
@@ -167,9 +183,10 @@ export class SessionManager {
       turn.catch(() => undefined),
     );
 
+    if (!Number.isFinite(detachAfterMs)) return turn;
     let timer: NodeJS.Timeout | undefined;
     const ranLong = new Promise<"long">((resolve) => {
-      timer = setTimeout(() => resolve("long"), options.longTurnMs);
+      timer = setTimeout(() => resolve("long"), detachAfterMs);
     });
     const first = await Promise.race([turn, ranLong]).finally(() => clearTimeout(timer));
     if (first !== "long") return first;
@@ -191,7 +208,7 @@ export class SessionManager {
         return { ok: !text.startsWith("❌"), output: text };
       },
     });
-    return `⏳ This is taking a while (over ${formatDuration(options.longTurnMs)}), so it continues as task #${task.id}. I'll send the answer when it's done; /tasks shows it.`;
+    return `⏳ This is taking a while (over ${formatDuration(detachAfterMs)}), so it continues as task #${task.id}. I'll send the answer when it's done; /tasks shows it.`;
   }
 
   private async runTurn(
@@ -204,7 +221,14 @@ export class SessionManager {
     const current = options.store.get(session.id) ?? session;
     let result: Awaited<ReturnType<CodingAgent["runTurn"]>>;
     try {
-      result = await options.agents(current.agent).runTurn({ session: current, prompt, signal, onProgress });
+      result = await options.agents(current.agent).runTurn({
+        session: current,
+        prompt,
+        signal,
+        onProgress,
+        ...(current.model ? { model: current.model } : {}),
+        ...(current.effort ? { effort: current.effort } : {}),
+      });
     } catch (error) {
       options.logger.error({ err: error, sessionId: current.id }, "coding agent failed");
       return `❌ ${current.agent} could not run: ${(error as Error)?.message ?? error}`;

@@ -20,6 +20,9 @@ export const SessionRecord = z.object({
   agent_session_id: z.string().optional(),
   platform: z.string(),
   chat_id: z.string(),
+  /** Per-session overrides for each turn (/model). */
+  model: z.string().optional(),
+  effort: z.string().optional(),
   created_at: z.number(),
   last_activity: z.number(),
 });

@@ -1,5 +1,6 @@
 import type { Clock } from "@phonework/runtime";
 import { z } from "zod";
+import type { SessionManager } from "../sessions/session-manager.ts";
 import { formatTaskStatus } from "../tasks/format-tasks.ts";
 import type { TaskRunner } from "../tasks/task-runner.ts";
 import { resolveInside } from "./path-guard.ts";
@@ -9,33 +10,77 @@ import { defineTool, type Tool, ToolError } from "./tool.ts";
 // run_background and task_status (M2.4): long jobs run on after the reply; the user is
 // notified when they finish.
 
-export const RunBackgroundArgs = z.object({
-  command: z.string().min(1, "command must not be empty").max(10_000),
-  cwd: z.string().optional().describe("directory, relative to the working directory"),
-  description: z.string().max(200).optional().describe("a short name for the task shown to the user"),
-});
+export const RunBackgroundArgs = z
+  .object({
+    command: z
+      .string()
+      .min(1, "command must not be empty")
+      .max(10_000)
+      .optional()
+      .describe("a shell command"),
+    prompt: z.string().min(1).optional().describe("or: a prompt for a coding session"),
+    session_id: z
+      .string()
+      .optional()
+      .describe("prompt: the session (default: the active or most recent one)"),
+    cwd: z.string().optional().describe("command: directory, relative to the working directory"),
+    description: z.string().max(200).optional().describe("a short name for the task shown to the user"),
+  })
+  .refine((args) => (args.command === undefined) !== (args.prompt === undefined), {
+    message: "give either command or prompt",
+  });
 
 export const TaskStatusArgs = z.object({ task_id: z.string().min(1) });
 
-export function createBackgroundTools(runner: TaskRunner, workingDir: string, clock: Clock): Tool[] {
+export function createBackgroundTools(
+  runner: TaskRunner,
+  workingDir: string,
+  clock: Clock,
+  sessions: SessionManager,
+): Tool[] {
   const runBackground = defineTool({
     name: "run_background",
     description:
-      "Start a long-running shell command (builds, test suites, downloads) in the background. Returns a task id at once; " +
+      "Start a long-running shell command (builds, test suites, downloads), or a prompt for a coding session, in the " +
+      "background. Returns a task id at once; " +
       "the user is notified in chat when it finishes. Use task_status to check on it.",
     schema: RunBackgroundArgs,
-    describe: (args) => `starting background task: ${args.command.slice(0, 70)}`,
+    describe: (args) => `starting background task: ${(args.command ?? args.prompt ?? "").slice(0, 70)}`,
     async execute(args, ctx) {
-      const reason = blockedReason(args.command);
+      const owner = { userId: ctx.userId, chatId: ctx.chatId, platform: ctx.platform };
+      if (args.prompt !== undefined) {
+        const prompt = args.prompt;
+        const session = args.session_id
+          ? sessions.find(ctx.userId, args.session_id)
+          : sessions.current(ctx.userId);
+        if (!session) throw new ToolError("no such coding session; start one first");
+        const task = runner.submit({
+          ...owner,
+          kind: "session",
+          description: args.description ?? `${session.agent} · ${session.project}: ${prompt.slice(0, 80)}`,
+          command: prompt,
+          cwd: session.cwd,
+          run: async (signal, onOutput) => {
+            const text = await sessions.send(
+              session,
+              prompt,
+              { ...owner, signal, progress: (line) => onOutput(`${line}\n`) },
+              Number.POSITIVE_INFINITY,
+            );
+            return { ok: !text.startsWith("❌"), output: text };
+          },
+        });
+        return `⏳ Task #${task.id} started: ${task.description}. The user will be notified when it's done.`;
+      }
+      const command = args.command ?? "";
+      const reason = blockedReason(command);
       if (reason) throw new ToolError(`refused: this command looks destructive (${reason}); nothing was run`);
       const cwd = resolveInside(workingDir, args.cwd ?? ".");
       const task = runner.submitShell({
-        command: args.command,
+        ...owner,
+        command,
         cwd,
-        description: args.description ?? args.command.slice(0, 120),
-        userId: ctx.userId,
-        chatId: ctx.chatId,
-        platform: ctx.platform,
+        description: args.description ?? command.slice(0, 120),
       });
       return `⏳ Task #${task.id} started: ${task.description}. The user will be notified when it's done.`;
     },

@@ -11,7 +11,7 @@ export const CodingSessionArgs = z.object({
   project: z.string().optional().describe("start: project folder under the working directory"),
   agent: AgentName.optional().describe("start: claude (default) or codex"),
   prompt: z.string().optional().describe("what to ask the coding agent"),
-  session_id: z.string().optional().describe("send: the session (default: the user's active one)"),
+  session_id: z.string().optional().describe("send: the session (default: the active or most recent one)"),
 });
 
 export function createCodingSessionTool(sessions: SessionManager, defaultAgent: AgentName): Tool {
@@ -31,7 +31,7 @@ export function createCodingSessionTool(sessions: SessionManager, defaultAgent: 
           ? sessions.create(owner, args.project ?? "", args.agent ?? defaultAgent)
           : args.session_id
             ? sessions.find(ctx.userId, args.session_id)
-            : sessions.active(ctx.userId);
+            : sessions.current(ctx.userId);
       if (!session) throw new ToolError("no such session; start one with action=start");
       if (!args.prompt)
         return `Session #${session.id} (${session.agent} · ${session.project}) is ready and active.`;

@@ -43,6 +43,7 @@ export function createClaudeAgent(options: ClaudeAgentOptions): CodingAgent {
       args.push("--permission-mode", options.permissionMode);
       if (options.allowedTools.length > 0) args.push("--allowedTools", options.allowedTools.join(","));
       if (resumeId) args.push("--resume", resumeId);
+      if (request.model) args.push("--model", request.model);
       const child = spawn(options.bin, args, {
         cwd: request.session.cwd,
         env: childEnv(),

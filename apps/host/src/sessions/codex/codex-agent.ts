@@ -121,8 +121,17 @@ export function createCodexAgent(options: CodexAgentOptions): CodingAgent {
   return {
     name: "codex",
     async runTurn(request): Promise<TurnResult> {
-      const rpc = await ensureServer();
-      const { threadId, notice } = await openThread(rpc, request);
+      let rpc = await ensureServer();
+      let opened: Awaited<ReturnType<typeof openThread>>;
+      try {
+        opened = await openThread(rpc, request);
+      } catch (error) {
+        // The app-server died before this turn began (it is restarted on demand): retry once.
+        if (rpc.alive) throw error;
+        rpc = await ensureServer();
+        opened = await openThread(rpc, request);
+      }
+      const { threadId, notice } = opened;
       const owner = {
         userId: request.session.user_id,
         chatId: request.session.chat_id,
