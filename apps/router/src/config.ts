@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { logLevel, nonEmpty, port, positiveInt, seconds } from "@phonework/runtime";
+import { logLevel, nonEmpty, port, positiveInt, seconds, stringList } from "@phonework/runtime";
 import { z } from "zod";
 
 export const RouterConfigSchema = z.object({
@@ -19,6 +19,23 @@ export const RouterConfigSchema = z.object({
   /** Minimum seconds between two edits of a progress message. */
   PROGRESS_INTERVAL_S: z.coerce.number().nonnegative().default(5),
   LOG_LEVEL: logLevel(),
+
+  // Feishu (Lark). With no FEISHU_APP_ID the router chats on its terminal.
+  FEISHU_APP_ID: z.string().min(1).optional(),
+  FEISHU_APP_SECRET: z.string().min(1).optional(),
+  /** "feishu", "lark", or a base URL (a proxy). */
+  FEISHU_DOMAIN: z
+    .string()
+    .regex(/^(feishu|lark|https?:\/\/.+)$/, "must be feishu, lark, or an http(s) base URL")
+    .default("feishu"),
+  /** ws: the SDK's long connection (no public URL needed); webhook: POST /webhook/feishu. */
+  FEISHU_MODE: z.enum(["ws", "webhook"], { error: "must be ws or webhook" }).default("ws"),
+  FEISHU_ENCRYPT_KEY: z.string().min(1).optional(),
+  FEISHU_VERIFICATION_TOKEN: z.string().min(1).optional(),
+  /** Chat user ids (Feishu open_ids) allowed to use the bot; "*" opens it to everyone. */
+  ALLOWED_USERS: stringList(),
+  /** How long redelivered events are recognised (at least 12 h). */
+  SEEN_EVENTS_TTL_S: z.coerce.number().min(43_200, "must be at least 43200 (12 h)").default(86_400),
 });
 
 export type RouterConfig = z.infer<typeof RouterConfigSchema>;

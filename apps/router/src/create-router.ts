@@ -94,7 +94,22 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       logger: logger.child({ component: "nodes" }),
       onPush: (nodeId, frame) => void notices.deliverPush(nodeId, frame),
     });
-    registerHealthRoute(scope, registry);
+    registerHealthRoute(scope, registry, () => chat.statuses());
+  });
+  // Platforms that deliver events over HTTP get their raw body (signatures are over the raw bytes).
+  app.register(async (scope) => {
+    scope.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) =>
+      done(null, body),
+    );
+    for (const webhook of chat.webhooks()) {
+      scope.post(webhook.path, async (request, reply) => {
+        const result = await webhook.handle({
+          headers: request.headers,
+          rawBody: String(request.body ?? ""),
+        });
+        return reply.code(result.status).send(result.body);
+      });
+    }
   });
 
   let baseUrl = "";

@@ -2,9 +2,14 @@ import type { FastifyInstance } from "fastify";
 import type { NodeInfo } from "./registry/node-info.ts";
 
 /** GET /health: router status and every known node, offline ones with their last-seen time. */
-export function registerHealthRoute(app: FastifyInstance, registry: { list(): NodeInfo[] }): void {
+export function registerHealthRoute(
+  app: FastifyInstance,
+  registry: { list(): NodeInfo[] },
+  chat: () => Array<Record<string, unknown>>,
+): void {
   app.get("/health", async () => ({
     status: "ok",
+    chat: chat(),
     nodes: registry.list().map((node) => ({
       node_id: node.nodeId,
       display_name: node.displayName,

@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { runMain, startProgram } from "@phonework/runtime";
+import { runMain, startProgram, systemClock } from "@phonework/runtime";
+import { selectChatAdapters } from "./chat/select-adapters.ts";
 import { createTerminalAdapter } from "./chat/terminal-adapter.ts";
 import { RouterConfigSchema } from "./config.ts";
 import { createRouter, type Router } from "./create-router.ts";
@@ -15,13 +16,18 @@ runMain(async () => {
     await router?.close();
     process.exit(0);
   };
-  const terminal = createTerminalAdapter({
-    input: process.stdin,
-    output: process.stdout,
-    filesDir: join(config.DATA_DIR, "files"),
-    onEnd: () => void shutdown("end of input"),
+  const chat = selectChatAdapters(config, {
+    logger,
+    clock: systemClock,
+    terminal: () =>
+      createTerminalAdapter({
+        input: process.stdin,
+        output: process.stdout,
+        filesDir: join(config.DATA_DIR, "files"),
+        onEnd: () => void shutdown("end of input"),
+      }),
   });
-  router = createRouter(config, { logger, chat: [terminal] });
+  router = createRouter(config, { logger, chat });
   process.once("SIGINT", () => void shutdown("SIGINT"));
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   await router.start();

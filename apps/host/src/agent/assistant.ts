@@ -1,9 +1,9 @@
 import type { Clock, Logger } from "@phonework/runtime";
+import { KeyedQueue } from "@phonework/runtime";
 import { formatCommandList, type HostCommand, parseCommand } from "../commands/host-command.ts";
 import type { MessageHandler, RequestContext } from "../handler/message-handler.ts";
 import type { SessionManager } from "../sessions/session-manager.ts";
 import type { OutgoingFile, Tool, ToolContext } from "../tools/tool.ts";
-import { KeyedQueue } from "../util/keyed-queue.ts";
 import { runAgentLoop } from "./agent-loop.ts";
 import type { HistoryStore } from "./history-store.ts";
 import type { ModelClient } from "./model-client.ts";

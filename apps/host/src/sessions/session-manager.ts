@@ -1,12 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionSummary } from "@phonework/protocol";
-import { type Clock, formatDuration, type Logger } from "@phonework/runtime";
+import { type Clock, formatDuration, KeyedQueue, type Logger } from "@phonework/runtime";
 import { WireError } from "../handler/wire-error.ts";
 import type { TaskOwner, TaskRunner } from "../tasks/task-runner.ts";
 import { resolveInside } from "../tools/path-guard.ts";
 import { ToolError } from "../tools/tool.ts";
-import { KeyedQueue } from "../util/keyed-queue.ts";
 import type { CodingAgent } from "./coding-agent.ts";
 import type { AgentName, SessionRecord, SessionStore } from "./session-store.ts";
 

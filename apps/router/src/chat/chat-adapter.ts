@@ -31,6 +31,15 @@ export interface OutgoingFile {
 
 export type MessageListener = (message: IncomingMessage) => void;
 
+/** An HTTP endpoint a platform delivers events to (webhooks); served by the router's HTTP server. */
+export interface WebhookEndpoint {
+  path: string;
+  handle(request: {
+    headers: Record<string, string | string[] | undefined>;
+    rawBody: string;
+  }): Promise<{ status: number; body: unknown }>;
+}
+
 export interface ChatAdapter {
   readonly platform: string;
   start(onMessage: MessageListener): Promise<void>;
@@ -39,4 +48,8 @@ export interface ChatAdapter {
   /** Replaces the text of a message sent earlier (progress updates). */
   editText(to: ChatAddress, messageId: string, text: string): Promise<void>;
   sendFile(to: ChatAddress, file: OutgoingFile): Promise<SentMessage>;
+  /** Set by platforms that receive events over HTTP. */
+  readonly webhook?: WebhookEndpoint;
+  /** The connection's state, shown in /health. */
+  status?(): Record<string, unknown>;
 }

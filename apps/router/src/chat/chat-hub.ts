@@ -15,6 +15,18 @@ export class ChatHub {
     this.byPlatform = new Map(adapters.map((adapter) => [adapter.platform, adapter]));
   }
 
+  /** Each adapter's connection state, for /health. */
+  statuses(): Array<Record<string, unknown>> {
+    return [...this.byPlatform.values()].map(
+      (adapter) => adapter.status?.() ?? { platform: adapter.platform },
+    );
+  }
+
+  /** Adapters that receive events over HTTP. */
+  webhooks(): Array<NonNullable<ChatAdapter["webhook"]>> {
+    return [...this.byPlatform.values()].flatMap((adapter) => (adapter.webhook ? [adapter.webhook] : []));
+  }
+
   get platforms(): string[] {
     return [...this.byPlatform.keys()];
   }

@@ -38,6 +38,20 @@ export function rpcErrorText(error: RpcError, nodeId: string): string {
   }
 }
 
+export const unknownUserText = (userId: string) =>
+  `🔒 This bot is private. Ask its owner to add your id to ALLOWED_USERS: ${userId}`;
+
+export const unsupportedMessageText = (type: string) =>
+  `I can read text and rich-text (post) messages; this one was a ${type} message. Please send it as text.`;
+
+export const deliveryFailedText = (code: number | undefined) =>
+  `⚠️ A reply could not be delivered to this chat (Feishu error ${code ?? "unknown"}). Please try again.`;
+
+export function fileTooLargeText(name: string, bytes: number, cap: number): string {
+  const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+  return `📎 ${name} is ${mb(bytes)}; Feishu accepts files up to ${mb(cap)}, so it was not sent.`;
+}
+
 const OUTPUT_LIMIT = 800;
 
 export function taskCompleteText(frame: TaskCompleteFrame): string {

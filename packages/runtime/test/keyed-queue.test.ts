@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KeyedQueue } from "../src/util/keyed-queue.ts";
+import { KeyedQueue } from "../src/keyed-queue.ts";
 
 const deferred = () => {
   let resolve!: () => void;

@@ -1,0 +1,41 @@
+// A failed Feishu Open API call, with what is needed to decide on a retry.
+
+export const RATE_LIMITED_CODE = 99991400;
+
+export class FeishuError extends Error {
+  override readonly name = "FeishuError";
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+    readonly code: number | undefined,
+    /** From x-ogw-ratelimit-reset (seconds until the limit resets), when Feishu sent it. */
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(message);
+  }
+
+  get retriable(): boolean {
+    return (
+      this.status === undefined || // network error, timeout
+      this.status === 429 ||
+      this.status >= 500 ||
+      this.code === RATE_LIMITED_CODE
+    );
+  }
+}
+
+/** Turns what the SDK throws or returns into a FeishuError (or undefined for success). */
+export function toFeishuError(error: unknown): FeishuError {
+  if (error instanceof FeishuError) return error;
+  const response = (
+    error as { response?: { status?: number; headers?: Record<string, unknown>; data?: unknown } }
+  )?.response;
+  const data = (response?.data ?? {}) as { code?: number; msg?: string };
+  const reset = Number(response?.headers?.["x-ogw-ratelimit-reset"]);
+  return new FeishuError(
+    data.msg ?? (error as Error)?.message ?? String(error),
+    response?.status,
+    data.code,
+    Number.isFinite(reset) && reset >= 0 ? reset * 1000 : undefined,
+  );
+}
