@@ -1,4 +1,5 @@
 export * from "./fake-anthropic.ts";
+export * from "./fake-feishu/index.ts";
 export * from "./fake-mcp.ts";
 export * from "./fake-node.ts";
 export * from "./fake-openai.ts";

@@ -1,0 +1,175 @@
+import { createCipheriv, createHash, randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { FeishuError } from "../src/chat/feishu/feishu-error.ts";
+import { parseReceiveEvent } from "../src/chat/feishu/incoming-event.ts";
+import { SeenEvents } from "../src/chat/feishu/seen-events.ts";
+import { verifyWebhook } from "../src/chat/feishu/webhook-verifier.ts";
+import { withRetry } from "../src/chat/feishu/with-retry.ts";
+
+function encrypt(json: string, key: string): string {
+  const iv = randomBytes(16);
+  const cipher = createCipheriv("aes-256-cbc", createHash("sha256").update(key).digest(), iv);
+  return Buffer.concat([iv, cipher.update(json), cipher.final()]).toString("base64");
+}
+
+describe("webhook verification", () => {
+  const secrets = { encryptKey: "enc-key", verificationToken: "vtoken" };
+  const event = {
+    schema: "2.0",
+    header: { event_id: "e1", token: "vtoken", event_type: "im.message.receive_v1" },
+    event: {},
+  };
+  const signed = (raw: string, key = "enc-key") => {
+    const timestamp = "1700000000";
+    const nonce = "n0nce";
+    const signature = createHash("sha256")
+      .update(timestamp + nonce + key + raw)
+      .digest("hex");
+    return {
+      "x-lark-request-timestamp": timestamp,
+      "x-lark-request-nonce": nonce,
+      "x-lark-signature": signature,
+    };
+  };
+
+  it("decrypts and accepts a correctly signed event with the right token", () => {
+    const raw = JSON.stringify({ encrypt: encrypt(JSON.stringify(event), "enc-key") });
+    expect(verifyWebhook(signed(raw), raw, secrets)).toEqual({ kind: "event", body: event });
+  });
+
+  it("checks the signature over the raw bytes, not re-serialized JSON", () => {
+    const raw = `{ "encrypt" :  "${encrypt(JSON.stringify(event), "enc-key")}" }`; // odd spacing survives
+    expect(verifyWebhook(signed(raw), raw, secrets).kind).toBe("event");
+    const tampered = raw.replace("{ ", "{");
+    expect(verifyWebhook(signed(raw), tampered, secrets)).toMatchObject({
+      kind: "rejected",
+      status: 401,
+      reason: "bad signature",
+    });
+  });
+
+  it("rejects a wrong verification token and an undecryptable body", () => {
+    const wrongToken = { ...event, header: { ...event.header, token: "nope" } };
+    const raw = JSON.stringify({ encrypt: encrypt(JSON.stringify(wrongToken), "enc-key") });
+    expect(verifyWebhook(signed(raw), raw, secrets)).toMatchObject({
+      kind: "rejected",
+      reason: "verification token mismatch",
+    });
+    const garbage = JSON.stringify({ encrypt: encrypt(JSON.stringify(event), "other-key") });
+    expect(verifyWebhook(signed(garbage), garbage, secrets)).toMatchObject({ kind: "rejected", status: 400 });
+    expect(verifyWebhook({}, "not json", secrets)).toMatchObject({ kind: "rejected", status: 400 });
+  });
+
+  it("answers the url_verification challenge", () => {
+    const raw = JSON.stringify({
+      encrypt: encrypt(
+        JSON.stringify({ type: "url_verification", challenge: "c-1", token: "vtoken" }),
+        "enc-key",
+      ),
+    });
+    expect(verifyWebhook({}, raw, secrets)).toEqual({ kind: "challenge", challenge: "c-1" });
+  });
+});
+
+describe("receive events", () => {
+  const base = (message: Record<string, unknown>) => ({
+    sender: { sender_id: { open_id: "ou_user" }, sender_type: "user" },
+    message: {
+      message_id: "om_1",
+      chat_id: "oc_1",
+      chat_type: "p2p",
+      message_type: "text",
+      content: '{"text":"hi"}',
+      ...message,
+    },
+  });
+
+  it("reads private text and rich-text (post) messages", () => {
+    expect(parseReceiveEvent(base({}), "ou_bot")).toMatchObject({
+      kind: "message",
+      message: { text: "hi", userId: "ou_user", chatType: "private" },
+    });
+    const post = base({
+      message_type: "post",
+      content: JSON.stringify({
+        zh_cn: {
+          title: "T",
+          content: [
+            [
+              { tag: "text", text: "see " },
+              { tag: "a", text: "docs", href: "https://x" },
+            ],
+          ],
+        },
+      }),
+    });
+    expect(parseReceiveEvent(post, "ou_bot")).toMatchObject({ message: { text: "T\nsee docs (https://x)" } });
+  });
+
+  it("in groups answers only when the bot is @mentioned, without the mention in the text", () => {
+    const plain = base({ chat_type: "group" });
+    expect(parseReceiveEvent(plain, "ou_bot")).toMatchObject({ kind: "ignore" });
+    const mentioned = base({
+      chat_type: "group",
+      content: '{"text":"@_user_1 /nodes"}',
+      mentions: [{ key: "@_user_1", id: { open_id: "ou_bot" }, name: "PhoneWork" }],
+    });
+    expect(parseReceiveEvent(mentioned, "ou_bot")).toMatchObject({
+      kind: "message",
+      message: { text: "/nodes", chatType: "group" },
+    });
+    const other = base({
+      chat_type: "group",
+      mentions: [{ key: "@_user_1", id: { open_id: "ou_someone" } }],
+    });
+    expect(parseReceiveEvent(other, "ou_bot")).toMatchObject({ kind: "ignore" });
+  });
+
+  it("names a message type it cannot read", () => {
+    expect(parseReceiveEvent(base({ message_type: "sticker", content: "{}" }), "ou_bot")).toMatchObject({
+      kind: "unsupported",
+      messageType: "sticker",
+    });
+  });
+});
+
+describe("seen events", () => {
+  it("recognises a redelivery by event id or message id until the TTL passes", () => {
+    let now = 0;
+    const seen = SeenEvents.inMemory(1000, () => now);
+    expect(seen.checkAndRemember(["e:1", "m:1"])).toBe(false);
+    expect(seen.checkAndRemember(["e:2", "m:1"])).toBe(true); // same message, new event id
+    now = 5000;
+    expect(seen.checkAndRemember(["e:1", "m:1"])).toBe(false);
+  });
+});
+
+describe("withRetry", () => {
+  it("retries rate limits and 5xx, honouring the reset header, and gives up on other errors", async () => {
+    const waits: number[] = [];
+    const sleep = async (ms: number) => {
+      waits.push(ms);
+    };
+    let calls = 0;
+    const result = await withRetry(
+      async () => {
+        calls++;
+        if (calls === 1) throw new FeishuError("rate", 429, undefined, 3000);
+        if (calls === 2) throw new FeishuError("busy", 200, 99991400, undefined);
+        if (calls === 3) throw new FeishuError("down", 503, undefined, undefined);
+        return "sent";
+      },
+      { attempts: 5, baseMs: 100, maxMs: 10_000, sleep },
+    );
+    expect(result).toBe("sent");
+    expect(waits).toEqual([3000, 200, 400]);
+    await expect(
+      withRetry(async () => Promise.reject(new FeishuError("bad card", 400, 230099, undefined)), {
+        attempts: 5,
+        baseMs: 1,
+        maxMs: 1,
+        sleep,
+      }),
+    ).rejects.toMatchObject({ code: 230099 });
+  });
+});

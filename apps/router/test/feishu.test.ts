@@ -1,0 +1,360 @@
+import type { Host } from "@phonework/host";
+import {
+  createTestLogger,
+  type FakeFeishu,
+  messageEvent,
+  startFakeFeishu,
+  waitFor,
+} from "@phonework/testkit";
+import { beforeEach, describe, expect, it } from "vitest";
+import { selectChatAdapters } from "../src/chat/select-adapters.ts";
+import { createTerminalAdapter } from "../src/chat/terminal-adapter.ts";
+import { RouterConfigSchema } from "../src/config.ts";
+import { createRouter, type Router } from "../src/create-router.ts";
+import { echoHandler, onCleanup, SECRET, startTestHost, tempDataDir } from "./support.ts";
+
+// The router's Feishu front end, driven through the real SDK against a fake Feishu server.
+
+let fake: FakeFeishu;
+beforeEach(async () => {
+  fake = await startFakeFeishu();
+  onCleanup(() => fake.close());
+});
+
+async function startFeishuRouter(overrides: Record<string, unknown> = {}) {
+  const config = RouterConfigSchema.parse({
+    ROUTER_SECRET: SECRET,
+    ROUTER_HOST: "127.0.0.1",
+    ROUTER_PORT: 0,
+    DATA_DIR: overrides.DATA_DIR ?? tempDataDir(),
+    FEISHU_APP_ID: fake.appId,
+    FEISHU_APP_SECRET: fake.appSecret,
+    FEISHU_DOMAIN: fake.url,
+    ALLOWED_USERS: "ou_alice",
+    PROGRESS_INTERVAL_S: 0,
+    ...overrides,
+  });
+  const { logger } = createTestLogger("warn");
+  const chat = selectChatAdapters(config, {
+    logger,
+    clock: { now: () => Date.now() },
+    terminal: () => createTerminalAdapter({ input: process.stdin, output: process.stdout, filesDir: "/tmp" }),
+  });
+  const router = createRouter(config, { logger, chat });
+  const url = await router.start();
+  let closed = false;
+  onCleanup(async () => {
+    if (!closed) await router.close({ drainMs: 0 });
+  });
+  return {
+    router,
+    url,
+    config,
+    async close() {
+      closed = true;
+      await router.close({ drainMs: 0 });
+    },
+  };
+}
+
+const textOf = (message: { msg_type: string; content: unknown }): string => {
+  const content = message.content as Record<string, unknown>;
+  if (message.msg_type === "text") return String(content.text);
+  const body = content.body as { elements?: Array<{ content?: string }> } | undefined;
+  return body?.elements?.map((e) => e.content ?? "").join("") ?? "";
+};
+const sentTexts = (chatId?: string) =>
+  fake
+    .sent()
+    .filter((m) => !chatId || m.chat_id === chatId || m.receive_id === chatId)
+    .map(textOf);
+
+async function withHost(router: Router, nodeId = "home-pc", handler = echoHandler(nodeId)): Promise<Host> {
+  const host = startTestHost(router.nodeUrl, { NODE_ID: nodeId }, handler);
+  await host.ready();
+  return host;
+}
+
+describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
+  it("a private message is forwarded and answered with a card in the same chat", async () => {
+    const { router } = await startFeishuRouter();
+    await withHost(router);
+    const ack = await fake.pushEvent(
+      messageEvent({ openId: "ou_alice", chatId: "oc_alice", chatType: "p2p", text: "hello" }),
+    );
+    expect(ack.code).toBe(200);
+    await waitFor(() => sentTexts("oc_alice").includes("home-pc: hello"));
+    const reply = fake.sent().find((m) => textOf(m) === "home-pc: hello");
+    expect(reply).toMatchObject({
+      msg_type: "interactive",
+      receive_id_type: "chat_id",
+      receive_id: "oc_alice",
+    });
+    expect((reply?.content as { schema?: string } | undefined)?.schema).toBe("2.0");
+  });
+
+  it("in a group, only messages that @mention the bot are answered", async () => {
+    const { router } = await startFeishuRouter();
+    await withHost(router);
+    await fake.pushEvent(
+      messageEvent({ openId: "ou_alice", chatId: "oc_team", chatType: "group", text: "not for the bot" }),
+    );
+    await fake.pushEvent(
+      messageEvent({
+        openId: "ou_alice",
+        chatId: "oc_team",
+        chatType: "group",
+        text: "@_user_1 status",
+        mentions: [{ key: "@_user_1", openId: fake.botOpenId, name: "PhoneWork" }],
+      }),
+    );
+    await fake.pushEvent(
+      messageEvent({
+        openId: "ou_alice",
+        chatId: "oc_team",
+        chatType: "group",
+        text: "@_user_1 ping bob",
+        mentions: [{ key: "@_user_1", openId: "ou_bob", name: "Bob" }],
+      }),
+    );
+    await fake.pushEvent(
+      messageEvent({ openId: "ou_alice", chatId: "oc_alice", chatType: "p2p", text: "after" }),
+    );
+    await waitFor(() => sentTexts("oc_alice").includes("home-pc: after"));
+    await waitFor(() => sentTexts("oc_team").includes("home-pc: status"));
+    expect(sentTexts("oc_team")).toEqual(["home-pc: status"]);
+  });
+
+  it("a redelivered event gets exactly one reply, also after a router restart", async () => {
+    const first = await startFeishuRouter();
+    const host = await withHost(first.router);
+    const event = messageEvent({
+      openId: "ou_alice",
+      chatId: "oc_alice",
+      chatType: "p2p",
+      text: "once",
+      eventId: "ev-1",
+      messageId: "om-1",
+    });
+    await fake.pushEvent(event);
+    await fake.pushEvent(event);
+    await waitFor(() => sentTexts().includes("home-pc: once"));
+    await host.stop();
+    await first.close();
+    const second = await startFeishuRouter({ DATA_DIR: first.config.DATA_DIR });
+    await withHost(second.router);
+    await fake.waitForWsConnection(2);
+    await fake.pushEvent(event); // redelivered after the restart
+    await fake.pushEvent(
+      messageEvent({ openId: "ou_alice", chatId: "oc_alice", chatType: "p2p", text: "next" }),
+    );
+    await waitFor(() => sentTexts().includes("home-pc: next"));
+    expect(sentTexts().filter((t) => t === "home-pc: once")).toHaveLength(1);
+  });
+
+  it("an unknown user gets one reply naming their open_id, and nothing is forwarded", async () => {
+    const { router } = await startFeishuRouter();
+    let forwarded = 0;
+    await withHost(router, "home-pc", {
+      release: () => {},
+      handle: async () => {
+        forwarded++;
+        return "should not happen";
+      },
+    });
+    await fake.pushEvent(
+      messageEvent({ openId: "ou_mallory", chatId: "oc_m", chatType: "p2p", text: "let me in" }),
+    );
+    await fake.pushEvent(
+      messageEvent({ openId: "ou_mallory", chatId: "oc_m", chatType: "p2p", text: "please" }),
+    );
+    await fake.pushEvent(
+      messageEvent({ openId: "ou_alice", chatId: "oc_alice", chatType: "p2p", text: "/help" }),
+    );
+    await waitFor(() => sentTexts("oc_alice").length === 1);
+    expect(sentTexts("oc_m")).toEqual([
+      "🔒 This bot is private. Ask its owner to add your id to ALLOWED_USERS: ou_mallory",
+    ]);
+    expect(forwarded).toBe(0);
+  });
+
+  it("a message type the bot cannot read gets a clear reply", async () => {
+    const { router } = await startFeishuRouter();
+    await withHost(router);
+    await fake.pushEvent(
+      messageEvent({ openId: "ou_alice", chatId: "oc_alice", chatType: "p2p", messageType: "sticker" }),
+    );
+    await waitFor(() => sentTexts("oc_alice").length === 1);
+    expect(sentTexts("oc_alice")[0]).toMatch(
+      /^I can read text and rich-text \(post\) messages; this one was a sticker message/,
+    );
+  });
+
+  it("a long answer is split into [i/n] messages with code blocks intact", async () => {
+    const { router } = await startFeishuRouter();
+    const code = [
+      "```ts",
+      ...Array.from({ length: 30 }, (_, i) => `export const value${i} = ${i}; // ${"x".repeat(60)}`),
+      "```",
+    ].join("\n");
+    const long = [
+      ...Array.from({ length: 30 }, (_, i) => `Paragraph ${i}: ${"lorem ipsum ".repeat(15)}`),
+      code,
+    ].join("\n\n");
+    await withHost(router, "home-pc", { release: () => {}, handle: async () => long });
+    await fake.pushEvent(
+      messageEvent({ openId: "ou_alice", chatId: "oc_alice", chatType: "p2p", text: "write a lot" }),
+    );
+    await waitFor(() => sentTexts("oc_alice").some((t) => /^\[(\d+)\/\1\]/.test(t)));
+    const parts = sentTexts("oc_alice");
+    expect(parts.length).toBeGreaterThan(1);
+    for (const [i, part] of parts.entries())
+      expect(part.startsWith(`[${i + 1}/${parts.length}]\n`)).toBe(true);
+    const joined = parts.map((p) => p.replace(/^\[\d+\/\d+\]\n/, "")).join("\n\n");
+    expect(joined).toContain(code);
+  });
+
+  it("a file from the host is uploaded and sent as a file message", async () => {
+    const { router } = await startFeishuRouter();
+    const host = await withHost(router);
+    await fake.pushEvent(
+      messageEvent({ openId: "ou_alice", chatId: "oc_alice", chatType: "p2p", text: "hi" }),
+    );
+    await waitFor(() => sentTexts("oc_alice").length === 1);
+    host.push({
+      type: "send_file",
+      user_id: "ou_alice",
+      platform: "feishu",
+      chat_id: "oc_alice",
+      name: "report.txt",
+      mime_type: "text/plain",
+      data_base64: Buffer.from("all good").toString("base64"),
+    });
+    await waitFor(() => fake.sent().some((m) => m.msg_type === "file"));
+    expect(fake.uploads()).toEqual([
+      expect.objectContaining({ kind: "file", file_name: "report.txt", size: 8 }),
+    ]);
+  });
+
+  it("a long-running request shows one progress card patched at most once per interval, then a new final message", async () => {
+    const { router } = await startFeishuRouter({ PROGRESS_INTERVAL_S: 1 });
+    await withHost(router, "home-pc", {
+      release: () => {},
+      async handle(_request, ctx) {
+        for (let i = 1; i <= 15; i++) {
+          ctx.progress(`step ${i}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        return "all steps done";
+      },
+    });
+    const started = Date.now();
+    await fake.pushEvent(
+      messageEvent({ openId: "ou_alice", chatId: "oc_alice", chatType: "p2p", text: "work" }),
+    );
+    await waitFor(() => sentTexts("oc_alice").includes("all steps done"));
+    const elapsedS = (Date.now() - started) / 1000;
+    const messages = fake.sent().filter((m) => m.receive_id === "oc_alice");
+    expect(messages.map(textOf)).toEqual([expect.stringMatching(/^… step 1/), "all steps done"]);
+    const patches = fake.patches().filter((p) => p.message_id === messages[0]?.message_id);
+    expect(patches.length).toBeGreaterThanOrEqual(1);
+    expect(patches.length).toBeLessThanOrEqual(Math.ceil(elapsedS) + 1);
+  });
+
+  it("rate-limit answers (429) are retried after backoff and the reply is delivered", async () => {
+    const { router } = await startFeishuRouter();
+    await withHost(router);
+    fake.failNext(/\/open-apis\/im\/v1\/messages$/, {
+      status: 429,
+      headers: { "x-ogw-ratelimit-reset": "1" },
+      times: 2,
+    });
+    await fake.pushEvent(
+      messageEvent({ openId: "ou_alice", chatId: "oc_alice", chatType: "p2p", text: "busy day" }),
+    );
+    await waitFor(() => sentTexts("oc_alice").includes("home-pc: busy day"), { timeoutMs: 15_000 });
+    expect(sentTexts("oc_alice")).toEqual(["home-pc: busy day"]);
+  });
+
+  it("the long connection dropped by Feishu is re-established and the next event answered; /health shows it", async () => {
+    const { router, url } = await startFeishuRouter();
+    await withHost(router);
+    fake.dropWs();
+    await fake.waitForWsConnection(2);
+    await fake.pushEvent(
+      messageEvent({ openId: "ou_alice", chatId: "oc_alice", chatType: "p2p", text: "still there?" }),
+    );
+    await waitFor(() => sentTexts("oc_alice").includes("home-pc: still there?"));
+    const health = (await (await fetch(`${url}/health`)).json()) as { chat: Array<Record<string, unknown>> };
+    expect(health.chat[0]).toMatchObject({
+      platform: "feishu",
+      mode: "ws",
+      connection: expect.objectContaining({ state: expect.any(String) }),
+    });
+  });
+});
+
+describe("Feishu over webhooks", () => {
+  const webhook = {
+    FEISHU_MODE: "webhook",
+    FEISHU_ENCRYPT_KEY: "enc-key-123",
+    FEISHU_VERIFICATION_TOKEN: "vtoken",
+  };
+
+  it("answers the challenge, accepts a signed and encrypted event, and refuses a bad signature", async () => {
+    const { router, url } = await startFeishuRouter(webhook);
+    await withHost(router);
+    const challenge = await fake.postWebhook(
+      `${url}/webhook/feishu`,
+      { type: "url_verification", challenge: "abc", token: "vtoken" },
+      { encryptKey: "enc-key-123" },
+    );
+    expect(challenge).toEqual({ status: 200, body: { challenge: "abc" } });
+    const event = messageEvent({
+      openId: "ou_alice",
+      chatId: "oc_alice",
+      chatType: "p2p",
+      text: "via webhook",
+      token: "vtoken",
+    });
+    const accepted = await fake.postWebhook(`${url}/webhook/feishu`, event, { encryptKey: "enc-key-123" });
+    expect(accepted.status).toBe(200);
+    await waitFor(() => sentTexts("oc_alice").includes("home-pc: via webhook"));
+    const forged = messageEvent({
+      openId: "ou_alice",
+      chatId: "oc_alice",
+      chatType: "p2p",
+      text: "forged",
+      token: "vtoken",
+    });
+    const refused = await fake.postWebhook(`${url}/webhook/feishu`, forged, {
+      encryptKey: "enc-key-123",
+      badSignature: true,
+    });
+    expect(refused.status).toBe(401);
+    const wrongToken = messageEvent({
+      openId: "ou_alice",
+      chatId: "oc_alice",
+      chatType: "p2p",
+      text: "wrong token",
+      token: "nope",
+    });
+    expect(
+      (await fake.postWebhook(`${url}/webhook/feishu`, wrongToken, { encryptKey: "enc-key-123" })).status,
+    ).toBe(401);
+    await fake.postWebhook(
+      `${url}/webhook/feishu`,
+      messageEvent({
+        openId: "ou_alice",
+        chatId: "oc_alice",
+        chatType: "p2p",
+        text: "last",
+        token: "vtoken",
+      }),
+      { encryptKey: "enc-key-123" },
+    );
+    await waitFor(() => sentTexts("oc_alice").includes("home-pc: last"));
+    expect(sentTexts("oc_alice")).not.toContain("home-pc: forged");
+    expect(sentTexts("oc_alice")).not.toContain("home-pc: wrong token");
+  });
+});

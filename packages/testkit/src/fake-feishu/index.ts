@@ -1,0 +1,11 @@
+export type { MessageEventInput, PostElement } from "./events.ts";
+export { DEFAULT_VERIFICATION_TOKEN, FAKE_TENANT_KEY, messageEvent, urlVerificationEvent } from "./events.ts";
+export {
+  decodeFrame as decodeFeishuFrame,
+  encodeFrame as encodeFeishuFrame,
+  type Frame as FeishuFrame,
+  FrameMethod as FeishuFrameMethod,
+} from "./frame-codec.ts";
+export { startFakeFeishu } from "./server.ts";
+export type * from "./types.ts";
+export { encryptEvent, signWebhook, type WebhookOptions, type WebhookResponse } from "./webhook-driver.ts";

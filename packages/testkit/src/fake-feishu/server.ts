@@ -1,0 +1,132 @@
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { sendJson } from "../http-server.ts";
+import { TenantTokens } from "./auth.ts";
+import { FAKE_TENANT_KEY, withAppId } from "./events.ts";
+import { FaultQueue } from "./faults.ts";
+import { hex, newAppId, newOpenId } from "./ids.ts";
+import { FAST_RECONNECT, LongConnection } from "./long-connection.ts";
+import { MessageStore } from "./messages.ts";
+import { describeMultipart, multipartBoundary, parseMultipart } from "./multipart.ts";
+import { answer, errorAnswer, type OpenApiState, type ParsedRequest } from "./open-api.ts";
+import type { FakeFeishu, FakeFeishuOptions, FeishuCall } from "./types.ts";
+import type { Upload } from "./uploads.ts";
+import { postWebhook } from "./webhook-driver.ts";
+
+// A fake Feishu (Lark) Open Platform that the real @larksuiteoapi/node-sdk talks to unmodified: token,
+// im/v1 messages and uploads over HTTP, the long connection over WebSocket on the same port, and a
+// driver that posts webhooks to the app like Feishu's event push. Every HTTP call is recorded.
+// Not built on listenOnLoopback: uploads need the raw body bytes, not a UTF-8 string.
+
+export async function startFakeFeishu(options: FakeFeishuOptions = {}): Promise<FakeFeishu> {
+  const appId = newAppId();
+  const appSecret = hex(16);
+  const calls: FeishuCall[] = [];
+  const faults = new FaultQueue();
+  const uploads: Upload[] = [];
+  const longConnection = new LongConnection(
+    { appId, appSecret },
+    { ...FAST_RECONNECT, ...options.wsClientConfig },
+  );
+  const state: OpenApiState = {
+    baseUrl: "",
+    tokens: new TenantTokens(appId, appSecret, options.tokenTtlS ?? 7200),
+    messages: new MessageStore(appId, FAKE_TENANT_KEY),
+    uploads,
+    longConnection,
+    botOpenId: newOpenId(),
+  };
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const request = parseRequest(req, Buffer.concat(chunks));
+      calls.push(recordOf(request));
+      const fault = faults.take(request.path);
+      const respond = () => {
+        if (res.destroyed) return;
+        const reply = fault?.error ? errorAnswer(fault.error) : answer(request, state);
+        sendJson(res, reply.status, reply.body, reply.headers);
+      };
+      if (fault?.delayMs) setTimeout(respond, fault.delayMs);
+      else respond();
+    });
+  });
+  server.on("upgrade", (req, socket, head) => longConnection.handleUpgrade(req, socket, head));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  state.baseUrl = `http://127.0.0.1:${port}`;
+
+  return {
+    url: state.baseUrl,
+    appId,
+    appSecret,
+    botOpenId: state.botOpenId,
+    tenantKey: FAKE_TENANT_KEY,
+    calls,
+    sent: () => [...state.messages.sent],
+    patches: () => [...state.messages.patches],
+    updates: () => [...state.messages.updates],
+    message: (messageId) => state.messages.get(messageId),
+    uploads: () => [...uploads],
+    tokenRequests: () => state.tokens.requests,
+    wsConnectionCount: () => longConnection.accepted,
+    waitForWsConnection: (count) => longConnection.waitForConnection(count),
+    pushEvent: (event, pushOptions) => {
+      const complete = withAppId(event, appId);
+      state.messages.observeEvent(complete);
+      return longConnection.push(complete, pushOptions);
+    },
+    wsAcks: () => [...longConnection.acks],
+    dropWs: () => longConnection.drop(),
+    postWebhook: (url, body, webhookOptions) => {
+      const complete = withAppId(body, appId);
+      state.messages.observeEvent(complete);
+      return postWebhook(url, complete, webhookOptions);
+    },
+    failNext: (pattern, fault) => faults.add(pattern, fault),
+    close: async () => {
+      longConnection.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function parseRequest(req: IncomingMessage, raw: Buffer): ParsedRequest {
+  const url = new URL(req.url ?? "/", "http://fake");
+  const boundary = multipartBoundary(req.headers["content-type"]);
+  const parts = boundary ? parseMultipart(raw, boundary) : undefined;
+  let json: unknown;
+  if (!parts && raw.length) {
+    const text = raw.toString("utf8");
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = text;
+    }
+  }
+  return {
+    method: req.method ?? "GET",
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    headers: req.headers,
+    json,
+    parts,
+  };
+}
+
+function recordOf(request: ParsedRequest): FeishuCall {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return {
+    method: request.method,
+    path: request.path,
+    query: request.query,
+    headers,
+    body: request.parts ? describeMultipart(request.parts) : request.json,
+  };
+}
