@@ -1,0 +1,154 @@
+import {
+  connectFakeNode,
+  type FakeFeishu,
+  makeTempDir,
+  messageEvent,
+  type SpawnedProcess,
+  spawnApp,
+  startFakeFeishu,
+  waitFor,
+} from "@phonework/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// The seed's M3 checklist with Feishu as the chat: `pnpm router` (real process, real SDK) talks
+// to a fake Feishu server; hosts are separate `pnpm host` processes. (Routing by LLM: issue 6.)
+
+const SECRET = "m3-feishu-secret";
+const USER = "ou_alice";
+const CHAT = "oc_alice";
+let fake: FakeFeishu;
+let router: SpawnedProcess;
+let baseUrl = "";
+let nodeUrl = "";
+const processes: SpawnedProcess[] = [];
+const dirs: Array<() => void> = [];
+
+function startHost(nodeId: string, secret = SECRET): SpawnedProcess {
+  const dir = makeTempDir();
+  dirs.push(dir.remove);
+  const host = spawnApp("host", {
+    ROUTER_URL: nodeUrl,
+    ROUTER_SECRET: secret,
+    NODE_ID: nodeId,
+    SERVES_USERS: USER,
+    WORKING_DIR: dir.path,
+    DATA_DIR: dir.path,
+    RECONNECT_MAX_DELAY_S: "0.5",
+    LOG_LEVEL: "info",
+  });
+  processes.push(host);
+  return host;
+}
+
+const texts = () =>
+  fake
+    .sent()
+    .filter((m) => m.receive_id === CHAT || m.chat_id === CHAT)
+    .map((m) => {
+      const content = m.content as { text?: string; body?: { elements?: Array<{ content?: string }> } };
+      return content.text ?? content.body?.elements?.map((e) => e.content ?? "").join("") ?? "";
+    });
+
+async function say(text: string, expected: RegExp): Promise<string> {
+  const before = texts().length;
+  await fake.pushEvent(messageEvent({ openId: USER, chatId: CHAT, chatType: "p2p", text }));
+  return waitFor(
+    () =>
+      texts()
+        .slice(before)
+        .find((t) => expected.test(t)),
+    { message: `reply to "${text}" matching ${expected}` },
+  );
+}
+
+describe("seed M3 checklist over Feishu (pnpm router + pnpm host processes)", () => {
+  let workServer: SpawnedProcess;
+
+  beforeAll(async () => {
+    fake = await startFakeFeishu();
+    const dir = makeTempDir();
+    dirs.push(dir.remove);
+    router = spawnApp("router", {
+      ROUTER_SECRET: SECRET,
+      ROUTER_HOST: "127.0.0.1",
+      ROUTER_PORT: "0",
+      DATA_DIR: dir.path,
+      LOG_LEVEL: "info",
+      FEISHU_APP_ID: fake.appId,
+      FEISHU_APP_SECRET: fake.appSecret,
+      FEISHU_DOMAIN: fake.url,
+      ALLOWED_USERS: USER,
+      PROGRESS_INTERVAL_S: "0",
+    });
+    processes.push(router);
+    const [, url] = await router.waitForStderr(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
+    baseUrl = url ?? "";
+    nodeUrl = `${baseUrl.replace("http", "ws")}/ws/node`;
+    await fake.waitForWsConnection();
+  });
+
+  afterAll(async () => {
+    for (const p of processes) p.kill("SIGKILL");
+    await fake.close();
+    for (const remove of dirs) remove();
+  });
+
+  it("M3: router starts, host clients connect, registration logged", async () => {
+    startHost("home-pc");
+    workServer = startHost("work-server");
+    await router.waitForStderr(/"nodeId":"home-pc".*"msg":"node registered"/);
+    await router.waitForStderr(/"nodeId":"work-server".*"msg":"node registered"/);
+  });
+
+  it("M3: /nodes shows all connected nodes with active marker", async () => {
+    await say("/node home-pc", /✅ Active node: home-pc\./);
+    const out = await say("/nodes", /switch active node/);
+    expect(out).toMatch(/^→ home-pc\s+\[ACTIVE\]\s+sessions=0\s+online/m);
+    expect(out).toMatch(/^ {2}work-server\s+sessions=0\s+online/m);
+  });
+
+  it("M3: Feishu message → node → reply; /node work-server switches, confirmed in the next message", async () => {
+    await say("hello", /No model is configured on node "home-pc"/);
+    await say("/node work-server", /✅ Active node: work-server\./);
+    await say("hello again", /No model is configured on node "work-server"/);
+  });
+
+  it("M3: kill host client → router marks offline, the user is told in Feishu", async () => {
+    workServer.kill("SIGKILL");
+    await workServer.exited;
+    await waitFor(() => texts().includes('⚠️ Node "work-server" disconnected.'));
+    const health = (await (await fetch(`${baseUrl}/health`)).json()) as {
+      nodes: Array<{ node_id: string; status: string }>;
+    };
+    expect(health.nodes.find((n) => n.node_id === "work-server")?.status).toBe("offline");
+  });
+
+  it("M3: host client reconnects → re-registered, messages flow again", async () => {
+    workServer = startHost("work-server");
+    await waitFor(() => texts().includes('✅ Node "work-server" reconnected.'));
+    await say("back?", /No model is configured on node "work-server"/);
+  });
+
+  it("M3: a task finishing on a node → completion notice arrives in Feishu", async () => {
+    const node = await connectFakeNode({ url: nodeUrl, secret: SECRET });
+    await node.register({ node_id: "builder", serves_users: [USER] });
+    node.send({
+      type: "task_complete",
+      task_id: "t7",
+      user_id: USER,
+      ok: true,
+      description: "npm run build",
+      output: "built in 3s",
+      elapsed_ms: 125_000,
+    });
+    await waitFor(() => texts().some((t) => t.startsWith("✅ Task #t7 done (2m)\nnpm run build")));
+    node.close();
+  });
+
+  it("M3: wrong ROUTER_SECRET → connection rejected with 401", async () => {
+    const intruder = startHost("intruder", "wrong");
+    await intruder.waitForStderr(/Unexpected server response: 401/);
+    const health = (await (await fetch(`${baseUrl}/health`)).json()) as { nodes: Array<{ node_id: string }> };
+    expect(health.nodes.map((n) => n.node_id)).not.toContain("intruder");
+  });
+});
