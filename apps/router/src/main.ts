@@ -10,9 +10,10 @@ runMain(async () => {
   const { config, logger } = startProgram(RouterConfigSchema, "phonework-router");
 
   let router: Router | undefined;
-  const shutdown = async (reason: string) => {
+  const shutdown = async (reason: string, waitForReplies = false) => {
     logger.info({ reason }, "stopping router");
-    await router?.dispatcher.drain();
+    // Piped input: every line gets its answer, however long it takes. A signal: a bounded drain.
+    if (waitForReplies) await router?.dispatcher.drain();
     await router?.close();
     process.exit(0);
   };
@@ -24,7 +25,7 @@ runMain(async () => {
         input: process.stdin,
         output: process.stdout,
         filesDir: join(config.DATA_DIR, "files"),
-        onEnd: () => void shutdown("end of input"),
+        onEnd: () => void shutdown("end of input", true),
       }),
   });
   router = createRouter(config, { logger, chat });

@@ -58,6 +58,10 @@ export async function startStandalone(config: StandaloneConfig, deps: Standalone
     })();
     return stopping;
   };
-  const finished = inputEnded.then(stop);
+  // At the end of piped input every reply is awaited in full; close()'s own drain is bounded.
+  const finished = inputEnded.then(async () => {
+    await router.dispatcher.drain();
+    await stop();
+  });
   return { router, host, finished, stop };
 }

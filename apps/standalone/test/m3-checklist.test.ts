@@ -1,4 +1,12 @@
-import { connectFakeNode, makeTempDir, type SpawnedProcess, spawnApp, waitFor } from "@phonework/testkit";
+import {
+  connectFakeNode,
+  fetchHealth,
+  makeTempDir,
+  type SpawnedProcess,
+  spawnApp,
+  spawnHostApp,
+  waitFor,
+} from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // The seed's M3 verification checklist, item by item, with the real `pnpm router` and
@@ -8,24 +16,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const SECRET = "m3-secret";
 const processes: SpawnedProcess[] = [];
 const dirs: Array<() => void> = [];
+const cleanups: Array<() => void> = [];
 let router: SpawnedProcess;
 let baseUrl = "";
 let nodeUrl = "";
 
 function startHost(nodeId: string, secret = SECRET): SpawnedProcess {
-  const dir = makeTempDir();
-  dirs.push(dir.remove);
-  const host = spawnApp("host", {
-    ROUTER_URL: nodeUrl,
-    ROUTER_SECRET: secret,
-    NODE_ID: nodeId,
-    SERVES_USERS: "local",
-    WORKING_DIR: dir.path,
-    DATA_DIR: dir.path,
-    RECONNECT_MAX_DELAY_S: "0.5",
-    LOG_LEVEL: "info",
-  });
-  processes.push(host);
+  const { host, cleanup } = spawnHostApp({ routerUrl: nodeUrl, secret, nodeId, servesUsers: "local" });
+  cleanups.push(cleanup);
   return host;
 }
 
@@ -39,11 +37,7 @@ async function say(line: string, expected: RegExp): Promise<string> {
   return router.stdout().slice(before);
 }
 
-async function health() {
-  return (await (await fetch(`${baseUrl}/health`)).json()) as {
-    nodes: Array<{ node_id: string; status: string }>;
-  };
-}
+const health = () => fetchHealth(baseUrl);
 
 describe("seed M3 verification checklist", () => {
   let homePc: SpawnedProcess;
@@ -68,6 +62,7 @@ describe("seed M3 verification checklist", () => {
   afterAll(() => {
     for (const p of processes) p.kill("SIGKILL");
     for (const remove of dirs) remove();
+    for (const cleanup of cleanups) cleanup();
   });
 
   it("M3: router starts, host client connects, registration logged", async () => {

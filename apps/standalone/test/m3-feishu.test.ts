@@ -1,10 +1,12 @@
 import {
   connectFakeNode,
   type FakeFeishu,
+  fetchHealth,
   makeTempDir,
   messageEvent,
   type SpawnedProcess,
   spawnApp,
+  spawnHostApp,
   startFakeFeishu,
   waitFor,
 } from "@phonework/testkit";
@@ -22,21 +24,11 @@ let baseUrl = "";
 let nodeUrl = "";
 const processes: SpawnedProcess[] = [];
 const dirs: Array<() => void> = [];
+const cleanups: Array<() => void> = [];
 
 function startHost(nodeId: string, secret = SECRET): SpawnedProcess {
-  const dir = makeTempDir();
-  dirs.push(dir.remove);
-  const host = spawnApp("host", {
-    ROUTER_URL: nodeUrl,
-    ROUTER_SECRET: secret,
-    NODE_ID: nodeId,
-    SERVES_USERS: USER,
-    WORKING_DIR: dir.path,
-    DATA_DIR: dir.path,
-    RECONNECT_MAX_DELAY_S: "0.5",
-    LOG_LEVEL: "info",
-  });
-  processes.push(host);
+  const { host, cleanup } = spawnHostApp({ routerUrl: nodeUrl, secret, nodeId, servesUsers: USER });
+  cleanups.push(cleanup);
   return host;
 }
 
@@ -91,6 +83,7 @@ describe("seed M3 checklist over Feishu (pnpm router + pnpm host processes)", ()
     for (const p of processes) p.kill("SIGKILL");
     await fake.close();
     for (const remove of dirs) remove();
+    for (const cleanup of cleanups) cleanup();
   });
 
   it("M3: router starts, host clients connect, registration logged", async () => {
@@ -117,9 +110,7 @@ describe("seed M3 checklist over Feishu (pnpm router + pnpm host processes)", ()
     workServer.kill("SIGKILL");
     await workServer.exited;
     await waitFor(() => texts().includes('⚠️ Node "work-server" disconnected.'));
-    const health = (await (await fetch(`${baseUrl}/health`)).json()) as {
-      nodes: Array<{ node_id: string; status: string }>;
-    };
+    const health = await fetchHealth(baseUrl);
     expect(health.nodes.find((n) => n.node_id === "work-server")?.status).toBe("offline");
   });
 
@@ -148,7 +139,7 @@ describe("seed M3 checklist over Feishu (pnpm router + pnpm host processes)", ()
   it("M3: wrong ROUTER_SECRET → connection rejected with 401", async () => {
     const intruder = startHost("intruder", "wrong");
     await intruder.waitForStderr(/Unexpected server response: 401/);
-    const health = (await (await fetch(`${baseUrl}/health`)).json()) as { nodes: Array<{ node_id: string }> };
+    const health = await fetchHealth(baseUrl);
     expect(health.nodes.map((n) => n.node_id)).not.toContain("intruder");
   });
 });

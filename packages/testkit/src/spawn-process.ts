@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
+import { makeTempDir } from "./temp-dir.ts";
 import { waitFor } from "./wait-for.ts";
 
 // Real child processes for end-to-end tests: the apps' own entry points run under tsx.
@@ -89,4 +90,43 @@ export function spawnApp(
       env,
     },
   );
+}
+
+/**
+ * `pnpm host` as its own process, with a fresh working and data directory, reconnecting fast.
+ * `cleanup` kills it and removes the directory.
+ */
+export function spawnHostApp(options: {
+  routerUrl: string;
+  secret: string;
+  nodeId: string;
+  servesUsers: string;
+}): { host: SpawnedProcess; cleanup: () => void } {
+  const dir = makeTempDir();
+  const host = spawnApp("host", {
+    ROUTER_URL: options.routerUrl,
+    ROUTER_SECRET: options.secret,
+    NODE_ID: options.nodeId,
+    SERVES_USERS: options.servesUsers,
+    WORKING_DIR: dir.path,
+    DATA_DIR: dir.path,
+    RECONNECT_MAX_DELAY_S: "0.5",
+    LOG_LEVEL: "info",
+  });
+  return {
+    host,
+    cleanup: () => {
+      host.kill("SIGKILL");
+      dir.remove();
+    },
+  };
+}
+
+/** GET /health of a router. */
+export async function fetchHealth(
+  baseUrl: string,
+): Promise<{ nodes: Array<{ node_id: string; status: string }> }> {
+  return (await (await fetch(`${baseUrl}/health`)).json()) as {
+    nodes: Array<{ node_id: string; status: string }>;
+  };
 }

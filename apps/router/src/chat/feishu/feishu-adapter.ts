@@ -63,7 +63,6 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): ChatAdapter 
   let listener: MessageListener | undefined;
   let botOpenId: string | undefined;
   let wsClient: lark.WSClient | undefined;
-  const toldUnknown = new Set<string>();
 
   const recipient = (to: ChatAddress): Recipient =>
     to.chatId
@@ -123,8 +122,8 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): ChatAdapter 
     const to: ChatAddress = { platform: "feishu", userId, chatId };
     if (!options.access.allows(userId)) {
       logger.warn({ userId }, "message from a user not in ALLOWED_USERS");
-      if (!toldUnknown.has(userId) && !options.seen.checkAndRemember([`u:${userId}`])) {
-        toldUnknown.add(userId);
+      // Told once (per TTL): the seen-events store remembers it, across restarts too.
+      if (!options.seen.checkAndRemember([`u:${userId}`])) {
         await adapter.sendText(to, unknownUserText(userId)).catch(() => undefined);
       }
       return;
