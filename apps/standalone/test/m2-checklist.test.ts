@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createMemoryChatAdapter, type MemoryChatAdapter } from "@phonework/router";
+import type { MemoryChatAdapter } from "@phonework/router";
 import {
-  createTestLogger,
   type FakeMcp,
   type FakeOpenAI,
   initGitRepo,
@@ -13,8 +12,8 @@ import {
   waitFor,
 } from "@phonework/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type StandaloneConfig, StandaloneConfigSchema } from "../src/config.ts";
-import { type Standalone, startStandalone } from "../src/standalone.ts";
+import type { Standalone } from "../src/standalone.ts";
+import { type ChatHarness, startHarness } from "./chat-harness.ts";
 
 // The seed's M2.1–M2.5 verification checklist, each item over the whole path:
 // chat adapter → router → (real socket) → host → fake OpenAI-compatible model → real tool → reply.
@@ -25,40 +24,25 @@ let dir: { path: string; remove: () => void };
 let workingDir: string;
 let app: Standalone | undefined;
 let chat: MemoryChatAdapter;
+let harness: ChatHarness;
 
-function config(overrides: Record<string, unknown> = {}): StandaloneConfig {
-  return StandaloneConfigSchema.parse({
+async function start(overrides: Record<string, unknown> = {}) {
+  harness = await startHarness({
     DATA_DIR: join(dir.path, "data"),
     WORKING_DIR: workingDir,
-    NODE_ID: "home-pc",
     OPENAI_BASE_URL: model.url,
     OPENAI_API_KEY: "sk-test",
     OPENAI_MODEL: "glm-4.7",
     METASO_API_KEY: "mk-test",
     METASO_MCP_URL: mcp.url,
-    PROGRESS_INTERVAL_S: 0,
     ...overrides,
   });
-}
-
-async function start(overrides: Record<string, unknown> = {}) {
-  chat = createMemoryChatAdapter();
-  app = await startStandalone(config(overrides), { logger: createTestLogger().logger, chat });
+  chat = harness.chat;
+  app = harness.app;
 }
 
 /** Sends a message as the user and waits for the reply that satisfies `match`. */
-async function ask(text: string, match: (reply: string) => boolean = () => true): Promise<string> {
-  const before = chat.textsFor("me").length;
-  chat.receive({ userId: "me", text });
-  return waitFor(
-    () =>
-      chat
-        .textsFor("me")
-        .slice(before)
-        .find((t) => !t.startsWith("… ") && match(t)),
-    { message: `a reply to "${text}"` },
-  );
-}
+const ask = (text: string, match?: (reply: string) => boolean) => harness.ask(text, match);
 
 beforeEach(async () => {
   dir = makeTempDir();
