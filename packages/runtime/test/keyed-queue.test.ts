@@ -27,11 +27,9 @@ describe("KeyedQueue", () => {
     });
     await b1;
     expect(log).toEqual(["a1 start", "b1"]);
-    expect(queue.size("a")).toBe(2);
     gate.resolve();
     await Promise.all([a1, a2]);
     expect(log).toEqual(["a1 start", "b1", "a1 end", "a2"]);
-    expect(queue.size("a")).toBe(0);
   });
 
   it("keeps going after a task fails", async () => {
