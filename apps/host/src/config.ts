@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { homedir, hostname } from "node:os";
 import { join, resolve } from "node:path";
-import { logLevel, nonEmpty, positiveInt, seconds, stringList } from "@phonework/runtime";
+import { logLevel, nonEmpty, openAiFields, positiveInt, seconds, stringList } from "@phonework/runtime";
 import { z } from "zod";
 
 const isDirectory = (path: string) => {
@@ -43,9 +43,7 @@ export const HostConfigFields = z.object({
   LOG_LEVEL: logLevel(),
 
   // The assistant's model: any OpenAI-compatible endpoint (OpenAI, GLM, DeepSeek, a local server…).
-  OPENAI_BASE_URL: z.string().url("must be a URL, e.g. https://open.bigmodel.cn/api/paas/v4/").optional(),
-  OPENAI_API_KEY: z.string().min(1).optional(),
-  OPENAI_MODEL: z.string().min(1).default("gpt-4o-mini"),
+  ...openAiFields,
   /** Retries of a 429 or 5xx answer from the model provider (with backoff, honouring Retry-After). */
   OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
   /** Tool-calling steps in one turn before the assistant stops and says so. */

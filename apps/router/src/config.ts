@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { logLevel, nonEmpty, port, positiveInt, seconds, stringList } from "@phonework/runtime";
+import { logLevel, nonEmpty, openAiFields, port, positiveInt, seconds, stringList } from "@phonework/runtime";
 import { z } from "zod";
 
 export const RouterConfigSchema = z.object({
@@ -36,6 +36,34 @@ export const RouterConfigSchema = z.object({
   ALLOWED_USERS: stringList(),
   /** How long redelivered events are recognised (at least 12 h). */
   SEEN_EVENTS_TTL_S: z.coerce.number().min(43_200, "must be at least 43200 (12 h)").default(86_400),
+
+  // The routing LLM picks a node when the cheap rules cannot. Each ROUTER_LLM_* key defaults to its
+  // OPENAI_* twin, so a router that shares the hosts' provider needs only OPENAI_API_KEY.
+  ...openAiFields,
+  ROUTER_LLM_BASE_URL: openAiFields.OPENAI_BASE_URL,
+  ROUTER_LLM_API_KEY: openAiFields.OPENAI_API_KEY,
+  ROUTER_LLM_MODEL: z.string().min(1).optional(),
+  /** A routing call slower than this falls back to the active node. */
+  ROUTER_LLM_TIMEOUT_S: seconds(10),
 });
+
+export interface RoutingLlmSettings {
+  baseURL: string | undefined;
+  apiKey: string;
+  model: string;
+  timeoutMs: number;
+}
+
+/** The routing LLM's endpoint, or undefined when no key is configured (routing then needs no model). */
+export function routingLlmSettings(config: RouterConfig): RoutingLlmSettings | undefined {
+  const apiKey = config.ROUTER_LLM_API_KEY ?? config.OPENAI_API_KEY;
+  if (!apiKey) return undefined;
+  return {
+    baseURL: config.ROUTER_LLM_BASE_URL ?? config.OPENAI_BASE_URL,
+    apiKey,
+    model: config.ROUTER_LLM_MODEL ?? config.OPENAI_MODEL,
+    timeoutMs: config.ROUTER_LLM_TIMEOUT_S * 1000,
+  };
+}
 
 export type RouterConfig = z.infer<typeof RouterConfigSchema>;

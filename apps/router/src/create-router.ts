@@ -11,7 +11,7 @@ import { NodeNotices } from "./chat/node-notices.ts";
 import type { RouterConfig } from "./config.ts";
 import { registerHealthRoute } from "./health-route.ts";
 import { NodeRegistry } from "./registry/node-registry.ts";
-import { activeNodeStep, onlyOnlineNodeStep } from "./routing/basic-steps.ts";
+import { defaultRoutingSteps } from "./routing/default-routing.ts";
 import type { RoutingStep } from "./routing/routing-step.ts";
 import { createForwarder } from "./rpc/forwarder.ts";
 import { UserStateStore } from "./state/user-state-store.ts";
@@ -26,7 +26,7 @@ export interface RouterDeps {
   chat?: ChatAdapter[];
   clock?: Clock;
   newId?: () => string;
-  /** Routing steps tried in order before asking the user to choose. */
+  /** Routing steps tried in order before falling back to the active node (default: defaultRoutingSteps). */
   routing?: RoutingStep[];
   userState?: UserStateStore;
 }
@@ -53,7 +53,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   const registry = new NodeRegistry<NodeConnection>(clock);
   const userState = deps.userState ?? UserStateStore.open(join(config.DATA_DIR, "router", "users.json"));
   const chat = new ChatHub(deps.chat ?? [], logger.child({ component: "chat" }));
-  const notices = new NodeNotices(chat, userState, logger);
+  const notices = new NodeNotices(chat, userState, registry, logger);
   notices.watch(registry);
 
   const dispatcher = new MessageDispatcher({
@@ -61,7 +61,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     userState,
     chat,
     forward: createForwarder(registry),
-    routing: deps.routing ?? [activeNodeStep(clock), onlyOnlineNodeStep],
+    routing: deps.routing ?? defaultRoutingSteps(config, clock, logger),
     requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000,
     progressIntervalMs: config.PROGRESS_INTERVAL_S * 1000,
     clock,
@@ -94,7 +94,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       logger: logger.child({ component: "nodes" }),
       onPush: (nodeId, frame) => void notices.deliverPush(nodeId, frame),
     });
-    registerHealthRoute(scope, registry, () => chat.statuses());
+    registerHealthRoute(scope, registry, () => chat.statuses(), clock);
   });
   // Platforms that deliver events over HTTP get their raw body (signatures are over the raw bytes).
   app.register(async (scope) => {

@@ -1,3 +1,4 @@
+import { type Clock, formatAgo, formatDuration } from "@phonework/runtime";
 import type { FastifyInstance } from "fastify";
 import type { NodeInfo } from "./registry/node-info.ts";
 
@@ -6,6 +7,7 @@ export function registerHealthRoute(
   app: FastifyInstance,
   registry: { list(): NodeInfo[] },
   chat: () => Array<Record<string, unknown>>,
+  clock: Clock,
 ): void {
   app.get("/health", async () => ({
     status: "ok",
@@ -18,6 +20,9 @@ export function registerHealthRoute(
       sessions: node.sessions,
       capabilities: node.capabilities,
       connected_at: new Date(node.connectedAt).toISOString(),
+      ...(node.status === "online"
+        ? { online_for: formatDuration(clock.now() - node.connectedAt) }
+        : { last_seen_ago: formatAgo(clock.now() - node.lastSeen) }),
       last_seen: new Date(node.lastSeen).toISOString(),
     })),
   }));

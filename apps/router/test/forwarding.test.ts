@@ -39,7 +39,7 @@ describe("forwarding", () => {
     chat.receive({ userId: "u1", text: "status?" });
     await waitFor(() => chat.textsFor("u1").length === 1);
     expect(chat.textsFor("u1")[0]).toBe(
-      "You have several nodes online: home-pc, work-server. Choose one with /node <name>.",
+      "You have several nodes online: home-pc, work-server. Choose one with /node <name>, or start a message with @<name>.",
     );
 
     chat.receive({ userId: "u1", text: "/node work-server" });
@@ -138,7 +138,7 @@ describe("forwarding", () => {
     await waitFor(() => chat.textsFor("u1").includes('⚠️ Node "home-pc" disconnected.'));
     chat.receive({ userId: "u1", text: "are you there?" });
     const reply = await waitFor(() => chat.textsFor("u1").find((t) => t.includes("is offline")));
-    expect(reply).toMatch(/^⚠️ Node "home-pc" is offline \(last seen \d+s ago\)/);
+    expect(reply).toMatch(/^⚠️ home-pc is offline \(last seen \d+ s ago\)/);
   });
 
   it("answers with TIMEOUT when a node takes longer than REQUEST_TIMEOUT_S, and cancels the work", async () => {

@@ -157,15 +157,27 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
     const h = await start();
     model.script({ text: "ok" });
     await h.ask("/new demo claude hi", (t) => t === "ok");
-    expect(await h.ask("/nodes")).toMatch(/^→ home-pc\s+\[ACTIVE\]\s+sessions=1\s+online/m);
+    const nodes = await h.ask("/nodes");
+    expect(nodes).toMatch(/^→ home-pc\s+\[ACTIVE\]\s+sessions=1\s+online/m);
+    expect(nodes).toMatch(/^ {6}#1 claude demo \(active\)$/m);
     const health = (await (
       await fetch(`${h.app.router.nodeUrl.replace(/^ws/, "http").replace("/ws/node", "")}/health`)
     ).json()) as {
       nodes: Array<{ sessions: Array<Record<string, unknown>> }>;
     };
     expect(health.nodes[0]?.sessions).toEqual([
-      expect.objectContaining({ id: "1", agent: "claude", project: "demo", busy: false }),
+      expect.objectContaining({
+        id: "1",
+        agent: "claude",
+        project: "demo",
+        busy: false,
+        user_id: "me",
+        active: true,
+      }),
     ]);
+    // Leaving the session (/use with no id) is reported too: routing must not follow a session the user left.
+    await h.ask("/use off");
+    await waitFor(() => h.app.router.registry.get("home-pc")?.sessions[0]?.active === false);
   });
 
   it("eleven queued turns on one host: the eleventh gets QUEUE_FULL at once", async () => {

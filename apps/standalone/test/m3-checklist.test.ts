@@ -1,17 +1,20 @@
 import {
   connectFakeNode,
+  type FakeOpenAI,
   fetchHealth,
   makeTempDir,
   type SpawnedProcess,
   spawnApp,
   spawnHostApp,
+  startFakeOpenAI,
   waitFor,
 } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // The seed's M3 verification checklist, item by item, with the real `pnpm router` and
 // `pnpm host` entry points as separate processes and the router chatting on its terminal.
-// (Items needing a routing LLM or Feishu are covered in their own issues.)
+// A fake OpenAI-compatible server is the routing LLM; unscripted it answers in prose, which is
+// not a routing decision, so the router falls back to the active node.
 
 const SECRET = "m3-secret";
 const processes: SpawnedProcess[] = [];
@@ -20,6 +23,7 @@ const cleanups: Array<() => void> = [];
 let router: SpawnedProcess;
 let baseUrl = "";
 let nodeUrl = "";
+let routingLlm: FakeOpenAI;
 
 function startHost(nodeId: string, secret = SECRET): SpawnedProcess {
   const { host, cleanup } = spawnHostApp({ routerUrl: nodeUrl, secret, nodeId, servesUsers: "local" });
@@ -44,6 +48,8 @@ describe("seed M3 verification checklist", () => {
   let workServer: SpawnedProcess;
 
   beforeAll(async () => {
+    routingLlm = await startFakeOpenAI();
+    routingLlm.fallback = () => ({ text: "no idea" });
     const dir = makeTempDir();
     dirs.push(dir.remove);
     router = spawnApp("router", {
@@ -52,6 +58,8 @@ describe("seed M3 verification checklist", () => {
       ROUTER_PORT: "0",
       DATA_DIR: dir.path,
       LOG_LEVEL: "info",
+      ROUTER_LLM_BASE_URL: routingLlm.url,
+      ROUTER_LLM_API_KEY: "routing-key",
     });
     processes.push(router);
     const [, url] = await router.waitForStderr(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
@@ -59,8 +67,9 @@ describe("seed M3 verification checklist", () => {
     nodeUrl = `${baseUrl.replace("http", "ws")}/ws/node`;
   });
 
-  afterAll(() => {
+  afterAll(async () => {
     for (const p of processes) p.kill("SIGKILL");
+    await routingLlm.close();
     for (const remove of dirs) remove();
     for (const cleanup of cleanups) cleanup();
   });
@@ -94,12 +103,26 @@ describe("seed M3 verification checklist", () => {
     expect(out).not.toContain("home-pc");
   });
 
+  it("M3: message → routing LLM selects node → forwarded → reply returned", async () => {
+    const calls = routingLlm.requests.length;
+    routingLlm.script({ toolCalls: [{ name: "route_to", arguments: { node_id: "home-pc" } }] });
+    await say("what is on the home machine?", /^\[home-pc\] .*No model is configured on node "home-pc"/m);
+    expect(routingLlm.requests.length).toBe(calls + 1);
+    const prompt = String(routingLlm.requests.at(-1)?.messages[0]?.content);
+    expect(prompt).toMatch(/^- work-server \[ACTIVE\]: online/m);
+    expect(prompt).toMatch(/^- home-pc: online/m);
+    expect(routingLlm.lastUserText()).toBe("what is on the home machine?");
+    // The routed-to node is active now; switch back for the items below.
+    expect(await say("/nodes", /switch active node/)).toMatch(/^→ home-pc\s+\[ACTIVE\]/m);
+    await say("/node work-server", /✅ Active node: work-server\./);
+  });
+
   it("M3: kill host client → router marks offline, user sees that the node went offline", async () => {
     workServer.kill("SIGKILL");
     await workServer.exited;
     await waitFor(() => router.stdout().includes('⚠️ Node "work-server" disconnected.'));
     expect((await health()).nodes.find((n) => n.node_id === "work-server")?.status).toBe("offline");
-    await say("still there?", /Node "work-server" is offline \(last seen \d+s ago\)/);
+    await say("still there?", /⚠️ work-server is offline \(last seen \d+ s ago\)/);
   });
 
   it("M3: host client reconnects → re-registered, messages flow again", async () => {

@@ -1,6 +1,7 @@
 import {
   connectFakeNode,
   type FakeFeishu,
+  type FakeOpenAI,
   fetchHealth,
   makeTempDir,
   messageEvent,
@@ -8,12 +9,14 @@ import {
   spawnApp,
   spawnHostApp,
   startFakeFeishu,
+  startFakeOpenAI,
   waitFor,
 } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // The seed's M3 checklist with Feishu as the chat: `pnpm router` (real process, real SDK) talks
-// to a fake Feishu server; hosts are separate `pnpm host` processes. (Routing by LLM: issue 6.)
+// to a fake Feishu server; hosts are separate `pnpm host` processes; a fake OpenAI-compatible
+// server is the routing LLM (unscripted it answers in prose, so routing falls back to the active node).
 
 const SECRET = "m3-feishu-secret";
 const USER = "ou_alice";
@@ -22,6 +25,7 @@ let fake: FakeFeishu;
 let router: SpawnedProcess;
 let baseUrl = "";
 let nodeUrl = "";
+let routingLlm: FakeOpenAI;
 const processes: SpawnedProcess[] = [];
 const dirs: Array<() => void> = [];
 const cleanups: Array<() => void> = [];
@@ -58,6 +62,8 @@ describe("seed M3 checklist over Feishu (pnpm router + pnpm host processes)", ()
 
   beforeAll(async () => {
     fake = await startFakeFeishu();
+    routingLlm = await startFakeOpenAI();
+    routingLlm.fallback = () => ({ text: "no idea" });
     const dir = makeTempDir();
     dirs.push(dir.remove);
     router = spawnApp("router", {
@@ -71,6 +77,8 @@ describe("seed M3 checklist over Feishu (pnpm router + pnpm host processes)", ()
       FEISHU_DOMAIN: fake.url,
       ALLOWED_USERS: USER,
       PROGRESS_INTERVAL_S: "0",
+      ROUTER_LLM_BASE_URL: routingLlm.url,
+      ROUTER_LLM_API_KEY: "routing-key",
     });
     processes.push(router);
     const [, url] = await router.waitForStderr(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
@@ -82,6 +90,7 @@ describe("seed M3 checklist over Feishu (pnpm router + pnpm host processes)", ()
   afterAll(async () => {
     for (const p of processes) p.kill("SIGKILL");
     await fake.close();
+    await routingLlm.close();
     for (const remove of dirs) remove();
     for (const cleanup of cleanups) cleanup();
   });
@@ -104,6 +113,23 @@ describe("seed M3 checklist over Feishu (pnpm router + pnpm host processes)", ()
     await say("hello", /No model is configured on node "home-pc"/);
     await say("/node work-server", /✅ Active node: work-server\./);
     await say("hello again", /No model is configured on node "work-server"/);
+  });
+
+  it("M3: two nodes serving the same user — message routed to the active node", async () => {
+    const reply = await say("which one?", /No model is configured on node/);
+    expect(reply).toMatch(/^No model is configured on node "work-server"/);
+  });
+
+  it("M3: Feishu message → routing LLM selects node → forwarded → reply returned", async () => {
+    const calls = routingLlm.requests.length;
+    routingLlm.script({ toolCalls: [{ name: "route_to", arguments: { node_id: "home-pc" } }] });
+    await say("what is on the home machine?", /^\[home-pc\] .*No model is configured on node "home-pc"/m);
+    expect(routingLlm.requests.length).toBe(calls + 1);
+    const prompt = String(routingLlm.requests.at(-1)?.messages[0]?.content);
+    expect(prompt).toMatch(/^- work-server \[ACTIVE\]: online/m);
+    expect(prompt).toMatch(/^- home-pc: online/m);
+    expect(await say("/nodes", /switch active node/)).toMatch(/^→ home-pc\s+\[ACTIVE\]/m);
+    await say("/node work-server", /✅ Active node: work-server\./);
   });
 
   it("M3: kill host client → router marks offline, the user is told in Feishu", async () => {
@@ -132,7 +158,8 @@ describe("seed M3 checklist over Feishu (pnpm router + pnpm host processes)", ()
       output: "built in 3s",
       elapsed_ms: 125_000,
     });
-    await waitFor(() => texts().some((t) => t.startsWith("✅ Task #t7 done (2m)\nnpm run build")));
+    // The user has three nodes now, so the notice says which one it came from.
+    await waitFor(() => texts().some((t) => t.startsWith("[builder] ✅ Task #t7 done (2m)\nnpm run build")));
     node.close();
   });
 

@@ -13,6 +13,10 @@ export const SessionSummary = z.object({
   project: z.string(),
   busy: z.boolean(),
   last_activity: z.string().optional(),
+  /** The chat user the session belongs to (a node may serve several users). */
+  user_id: z.string().optional(),
+  /** True while it is its user's active session: their messages to this node continue it. */
+  active: z.boolean().optional(),
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 

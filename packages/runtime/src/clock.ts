@@ -15,3 +15,14 @@ export function formatDuration(ms: number): string {
   if (h < 48) return `${h}h${m % 60 ? ` ${m % 60}m` : ""}`;
   return `${Math.floor(h / 24)}d`;
 }
+
+/** "12 s ago", "5 min ago", "3 h ago", "2 days ago": how long ago, in words a chat reader scans. */
+export function formatAgo(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s ago`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h ago`;
+  return `${Math.floor(h / 24)} days ago`;
+}

@@ -46,3 +46,10 @@ export const logLevel = () =>
     .default("info");
 
 export const nonEmpty = (what: string) => z.string({ error: `must be ${what}` }).min(1, `must be ${what}`);
+
+/** An OpenAI-compatible endpoint (OpenAI, GLM, DeepSeek, a local server…); host and router share these keys. */
+export const openAiFields = {
+  OPENAI_BASE_URL: z.string().url("must be a URL, e.g. https://open.bigmodel.cn/api/paas/v4/").optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_MODEL: z.string().min(1).default("gpt-4o-mini"),
+};

@@ -93,6 +93,7 @@ export class SessionManager {
 
   use(userId: string, id: string | undefined): void {
     this.options.store.setActive(userId, id);
+    this.options.onChange(); // the router routes the user's next message by their active session
   }
 
   close(session: SessionRecord): void {
@@ -128,6 +129,8 @@ export class SessionManager {
       project: s.project,
       busy: this.isBusy(s.id),
       last_activity: new Date(s.last_activity).toISOString(),
+      user_id: s.user_id,
+      active: this.active(s.user_id)?.id === s.id,
     }));
   }
 

@@ -1,7 +1,7 @@
 import type { Clock, Logger } from "@phonework/runtime";
 import { effectiveActiveNode, parseRouterCommand, runRouterCommand } from "../commands/router-commands.ts";
 import type { NodeDirectory } from "../registry/node-registry.ts";
-import { askUserToChoose } from "../routing/basic-steps.ts";
+import { fallbackToActiveNode } from "../routing/basic-steps.ts";
 import { type RoutingStep, routeMessage } from "../routing/routing-step.ts";
 import type { Forwarder } from "../rpc/forwarder.ts";
 import { RpcError } from "../rpc/rpc-error.ts";
@@ -9,7 +9,7 @@ import type { UserStateStore } from "../state/user-state-store.ts";
 import type { ChatAddress, IncomingMessage } from "./chat-adapter.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import { ProgressMessage } from "./progress-message.ts";
-import { rpcErrorText } from "./user-messages.ts";
+import { fromNode, rpcErrorText } from "./user-messages.ts";
 
 // Every incoming chat message ends here: router command, or routed to a node and answered.
 // Nothing is dropped: each message gets a reply, a question, or a clear error.
@@ -61,21 +61,21 @@ export class MessageDispatcher {
       return;
     }
 
+    const nodes = deps.registry.nodesForUser(message.userId);
+    const activeNodeId = effectiveActiveNode(message.userId, deps);
     const decision = await routeMessage(
-      {
-        userId: message.userId,
-        text: message.text,
-        nodes: deps.registry.nodesForUser(message.userId),
-        activeNodeId: effectiveActiveNode(message.userId, deps),
-      },
+      { userId: message.userId, text: message.text, nodes, activeNodeId },
       deps.routing,
-      askUserToChoose,
+      fallbackToActiveNode(deps.clock),
     );
     if (decision.kind === "reply") {
+      if (decision.activeNodeId) deps.userState.setActiveNode(message.userId, decision.activeNodeId);
       await deps.chat.sendText(to, decision.text);
       return;
     }
 
+    // Going somewhere other than where the user was talking: say where the answer came from.
+    const switched = decision.nodeId !== activeNodeId && nodes.length > 1;
     deps.userState.setActiveNode(message.userId, decision.nodeId);
     const progress = new ProgressMessage(deps.chat, to, deps.progressIntervalMs, () => deps.clock.now());
     const id = deps.newId();
@@ -90,13 +90,13 @@ export class MessageDispatcher {
           user_id: message.userId,
           chat_id: message.chatId,
           platform: message.platform,
-          text: message.text,
+          text: decision.text ?? message.text,
           message_id: message.messageId,
         },
         { timeoutMs: deps.requestTimeoutMs, onProgress: (line) => progress.add(line) },
       );
       progress.finish();
-      await deps.chat.sendText(to, reply);
+      await deps.chat.sendText(to, switched ? fromNode(decision.nodeId, reply) : reply);
     } catch (error) {
       progress.finish();
       if (!(error instanceof RpcError)) throw error;

@@ -1,11 +1,11 @@
 import type { Logger } from "@phonework/runtime";
 import type { NodeInfo } from "../registry/node-info.ts";
-import type { NodeRegistry } from "../registry/node-registry.ts";
+import type { NodeDirectory, NodeRegistry } from "../registry/node-registry.ts";
 import type { UserStateStore } from "../state/user-state-store.ts";
 import type { PushFrame } from "../ws/node-socket.ts";
 import type { ChatAddress } from "./chat-adapter.ts";
 import type { ChatHub } from "./chat-hub.ts";
-import { nodeDisconnectedText, nodeReconnectedText, taskCompleteText } from "./user-messages.ts";
+import { fromNode, nodeDisconnectedText, nodeReconnectedText, taskCompleteText } from "./user-messages.ts";
 
 // Messages the router sends on its own: node offline/back notices, and what hosts push.
 
@@ -13,6 +13,7 @@ export class NodeNotices {
   constructor(
     private readonly chat: ChatHub,
     private readonly userState: UserStateStore,
+    private readonly nodes: NodeDirectory,
     private readonly logger: Logger,
   ) {}
 
@@ -39,7 +40,10 @@ export class NodeNotices {
       await this.chat.sendFile(to, frame.mime_type ? { ...file, mimeType: frame.mime_type } : file);
       return;
     }
-    await this.chat.sendText(to, frame.type === "notify" ? frame.text : taskCompleteText(frame));
+    const text = frame.type === "notify" ? frame.text : taskCompleteText(frame);
+    // With several machines, the user needs to know which one is talking.
+    const several = this.nodes.nodesForUser(frame.user_id).length > 1;
+    await this.chat.sendText(to, several ? fromNode(nodeId, text) : text);
   }
 
   /** Users a node's status matters to: those it serves by name, or those using it as their active node. */

@@ -1,5 +1,5 @@
 import type { TaskCompleteFrame } from "@phonework/protocol";
-import { formatDuration } from "@phonework/runtime";
+import { formatAgo, formatDuration } from "@phonework/runtime";
 import type { NodeInfo } from "../registry/node-info.ts";
 import type { RpcError } from "../rpc/rpc-error.ts";
 
@@ -8,10 +8,16 @@ import type { RpcError } from "../rpc/rpc-error.ts";
 export const nodeDisconnectedText = (node: NodeInfo) => `⚠️ Node "${node.nodeId}" disconnected.`;
 export const nodeReconnectedText = (node: NodeInfo) => `✅ Node "${node.nodeId}" reconnected.`;
 
+/** "⚠️ work-server is offline (last seen 5 min ago)." — said instead of waiting on a node that is not there. */
 export function nodeOfflineText(node: NodeInfo | string, now: number): string {
-  if (typeof node === "string") return `⚠️ Node "${node}" is offline. Use /nodes to see your nodes.`;
-  return `⚠️ Node "${node.nodeId}" is offline (last seen ${formatDuration(now - node.lastSeen)} ago). Use /nodes to see your nodes, /node <name> to switch.`;
+  if (typeof node === "string") return `⚠️ ${node} is offline. Use /nodes to see your nodes.`;
+  return `⚠️ ${node.nodeId} is offline (last seen ${formatAgo(now - node.lastSeen)}). Use /nodes to see your nodes, /node <name> to switch.`;
 }
+
+export const activeNodeSetText = (node: NodeInfo) => `✅ Active node: ${node.nodeId}.`;
+
+/** A reply or notice from a node other than the one the user was talking to. */
+export const fromNode = (nodeId: string, text: string) => `[${nodeId}] ${text}`;
 
 export function noNodesText(known: NodeInfo[]): string {
   if (known.length === 0) {
@@ -21,7 +27,14 @@ export function noNodesText(known: NodeInfo[]): string {
 }
 
 export const pickNodeText = (online: NodeInfo[]) =>
-  `You have several nodes online: ${online.map((n) => n.nodeId).join(", ")}. Choose one with /node <name>.`;
+  `You have several nodes online: ${online.map((n) => n.nodeId).join(", ")}. Choose one with /node <name>, or start a message with @<name>.`;
+
+export const onlineNowText = (online: NodeInfo[]) =>
+  `Online now: ${online.map((n) => n.nodeId).join(", ")} — start a message with @<name>, or switch with /node <name>.`;
+
+/** The routing LLM's question, with the ways to answer it. */
+export const routingQuestionText = (question: string) =>
+  `🤔 ${question}\n(Reply with @<node> <message>, or switch with /node <name>.)`;
 
 export function rpcErrorText(error: RpcError, nodeId: string): string {
   switch (error.code) {

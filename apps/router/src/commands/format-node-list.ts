@@ -1,16 +1,23 @@
 import { formatDuration } from "@phonework/runtime";
 import type { NodeInfo } from "../registry/node-info.ts";
 
-// The seed's /nodes layout:
+// The seed's /nodes layout, with the user's coding sessions under each node:
 //   Connected Nodes:
 //   → home-pc  [ACTIVE]  sessions=2  online 3h
+//       #1 claude todo_app (busy, active)
+//       #2 codex blog
 //     work-server         sessions=0  online 47m
-export function formatNodeList(nodes: NodeInfo[], activeNodeId: string | undefined, now: number): string {
+export function formatNodeList(
+  nodes: NodeInfo[],
+  activeNodeId: string | undefined,
+  now: number,
+  userId: string,
+): string {
   if (nodes.length === 0) {
     return "No nodes are serving you yet. Start a host (pnpm host) with ROUTER_URL pointing at this router.";
   }
   const width = Math.max(...nodes.map((n) => n.nodeId.length));
-  const rows = nodes.map((node) => {
+  const rows = nodes.flatMap((node) => {
     const active = node.nodeId === activeNodeId;
     const marker = active ? "→" : " ";
     const tag = (active ? "[ACTIVE]" : "").padEnd(8);
@@ -19,7 +26,16 @@ export function formatNodeList(nodes: NodeInfo[], activeNodeId: string | undefin
         ? `online ${formatDuration(now - node.connectedAt)}`
         : `offline (last seen ${formatDuration(now - node.lastSeen)} ago)`;
     const name = node.displayName !== node.nodeId ? `  (${node.displayName})` : "";
-    return `${marker} ${node.nodeId.padEnd(width)}  ${tag}  sessions=${node.sessions.length}  ${status}${name}`;
+    // A node may serve several people: only this user's sessions are theirs to see.
+    const sessions = node.sessions.filter((s) => s.user_id === undefined || s.user_id === userId);
+    const sessionRows = sessions.map((s) => {
+      const flags = [s.busy ? "busy" : "", s.active ? "active" : ""].filter(Boolean).join(", ");
+      return `      #${s.id} ${s.agent} ${s.project}${flags ? ` (${flags})` : ""}`;
+    });
+    return [
+      `${marker} ${node.nodeId.padEnd(width)}  ${tag}  sessions=${sessions.length}  ${status}${name}`,
+      ...sessionRows,
+    ];
   });
   return ["Connected Nodes:", ...rows, "", 'Use "/node <name>" to switch active node.'].join("\n");
 }

@@ -1,4 +1,5 @@
 import type { Clock } from "@phonework/runtime";
+import { activeNodeSetText } from "../chat/user-messages.ts";
 import { matchesName, type NodeInfo } from "../registry/node-info.ts";
 import type { NodeDirectory } from "../registry/node-registry.ts";
 import type { UserStateStore } from "../state/user-state-store.ts";
@@ -23,8 +24,9 @@ export const ROUTER_HELP = [
   "/nodes — list your nodes (→ marks the active one)",
   "/node <name> — switch your active node",
   "/help — this help",
+  "@<name> <message> — send to that node (it becomes active)",
   "",
-  "Anything else goes to your active node.",
+  "Anything else goes to your active node, or where your message clearly belongs.",
 ].join("\n");
 
 export interface RouterCommandDeps {
@@ -47,7 +49,7 @@ export function runRouterCommand(userId: string, command: RouterCommand, deps: R
     case "help":
       return helpText(userId, nodes, deps);
     case "nodes":
-      return formatNodeList(nodes, effectiveActiveNode(userId, deps), deps.clock.now());
+      return formatNodeList(nodes, effectiveActiveNode(userId, deps), deps.clock.now(), userId);
     case "node":
       return switchNode(userId, command.arg, nodes, deps);
   }
@@ -79,5 +81,5 @@ function switchNode(userId: string, name: string, nodes: NodeInfo[], deps: Route
   deps.userState.setActiveNode(userId, node.nodeId);
   const note =
     node.status === "online" ? "" : " It is offline right now; messages will fail until it reconnects.";
-  return `✅ Active node: ${node.nodeId}.${note}`;
+  return `${activeNodeSetText(node)}${note}`;
 }

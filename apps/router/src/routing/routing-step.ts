@@ -1,7 +1,8 @@
 import type { NodeInfo } from "../registry/node-info.ts";
 
 // Routing is a list of steps tried in order, cheapest first; the first decision wins.
-// This is the seam where later steps (explicit @node targets, session owners, a routing LLM) slot in.
+// create-router.ts lists the order: explicit target, only online node, session owner, routing LLM,
+// then `fallbackToActiveNode`.
 
 export interface RoutingContext {
   userId: string;
@@ -12,8 +13,10 @@ export interface RoutingContext {
 }
 
 export type RoutingDecision =
-  | { kind: "forward"; nodeId: string; reason: string }
-  | { kind: "reply"; text: string };
+  /** `text`, when set, replaces the message (an `@node` prefix removed). */
+  | { kind: "forward"; nodeId: string; reason: string; text?: string }
+  /** Answer the user directly; `activeNodeId`, when set, becomes their active node. */
+  | { kind: "reply"; text: string; activeNodeId?: string };
 
 export type RoutingStep = (
   ctx: RoutingContext,
@@ -30,3 +33,5 @@ export async function routeMessage(
   }
   return fallback(ctx);
 }
+
+export const onlineNodes = (nodes: readonly NodeInfo[]) => nodes.filter((n) => n.status === "online");

@@ -1,0 +1,26 @@
+import type { Clock, Logger } from "@phonework/runtime";
+import OpenAI from "openai";
+import { type RouterConfig, routingLlmSettings } from "../config.ts";
+import { onlyOnlineNodeStep, sessionOwnerStep } from "./basic-steps.ts";
+import { explicitTargetStep } from "./explicit-target.ts";
+import { routingLlmStep } from "./routing-llm.ts";
+import type { RoutingStep } from "./routing-step.ts";
+
+/**
+ * The routing order, cheapest first (router commands are answered before routing starts):
+ * an explicit `@node`, the only online node, the owner of the user's active session, then the
+ * routing LLM if one is configured. What none of them decides goes to the active node.
+ */
+export function defaultRoutingSteps(config: RouterConfig, clock: Clock, logger: Logger): RoutingStep[] {
+  const steps = [explicitTargetStep(clock), onlyOnlineNodeStep, sessionOwnerStep];
+  const llm = routingLlmSettings(config);
+  logger.info({ routingLlm: llm ? { model: llm.model, baseURL: llm.baseURL } : false }, "routing configured");
+  if (!llm) return steps;
+  const client = new OpenAI({
+    apiKey: llm.apiKey,
+    ...(llm.baseURL ? { baseURL: llm.baseURL } : {}),
+    maxRetries: 0,
+    timeout: llm.timeoutMs,
+  });
+  return [...steps, routingLlmStep({ client, model: llm.model, timeoutMs: llm.timeoutMs, clock, logger })];
+}

@@ -1,0 +1,82 @@
+import type { Clock, Logger } from "@phonework/runtime";
+import type OpenAI from "openai";
+import { nodeOfflineText, routingQuestionText } from "../chat/user-messages.ts";
+import { matchesName } from "../registry/node-info.ts";
+import { ASK_USER, ROUTE_TO, ROUTING_TOOLS, routingPrompt } from "./routing-prompt.ts";
+import type { RoutingContext, RoutingDecision, RoutingStep } from "./routing-step.ts";
+import { onlineNodes } from "./routing-step.ts";
+
+// One single-shot call (no history, no loop) when the cheap steps could not decide. The answer
+// is checked, never trusted: an unknown node, a malformed call, a slow or failing model all
+// return undefined, and routing falls back to the active node.
+
+export interface RoutingLlmDeps {
+  client: OpenAI;
+  model: string;
+  timeoutMs: number;
+  clock: Clock;
+  logger: Logger;
+}
+
+type ToolCall = { function?: { name?: string; arguments?: string } };
+
+function parseArguments(raw: string | undefined): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(raw ?? "");
+    return value && typeof value === "object" ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The model's tool call as a routing decision, or undefined if it is not one we can act on. */
+export function interpretRoutingCall(
+  calls: readonly ToolCall[] | undefined,
+  ctx: RoutingContext,
+  now: number,
+): RoutingDecision | undefined {
+  if (calls?.length !== 1) return undefined;
+  const name = calls[0]?.function?.name;
+  const args = parseArguments(calls[0]?.function?.arguments);
+  if (name === ROUTE_TO && typeof args?.node_id === "string") {
+    const node = ctx.nodes.find((n) => matchesName(n, String(args.node_id)));
+    if (!node) return undefined;
+    if (node.status !== "online") return { kind: "reply", text: nodeOfflineText(node, now) };
+    return { kind: "forward", nodeId: node.nodeId, reason: "routing-llm" };
+  }
+  if (name === ASK_USER && typeof args?.question === "string") {
+    const question = args.question.trim();
+    if (question && question.length <= 1000) return { kind: "reply", text: routingQuestionText(question) };
+  }
+  return undefined;
+}
+
+export function routingLlmStep(deps: RoutingLlmDeps): RoutingStep {
+  const log = deps.logger.child({ component: "routing-llm" });
+  return async (ctx) => {
+    if (onlineNodes(ctx.nodes).length < 2) return undefined; // nothing to choose between
+    const started = deps.clock.now();
+    try {
+      const completion = await deps.client.chat.completions.create(
+        {
+          model: deps.model,
+          messages: [
+            { role: "system", content: routingPrompt(ctx, started) },
+            { role: "user", content: ctx.text },
+          ],
+          tools: ROUTING_TOOLS,
+          tool_choice: "auto",
+          temperature: 0,
+        },
+        { timeout: deps.timeoutMs, maxRetries: 0, signal: AbortSignal.timeout(deps.timeoutMs) },
+      );
+      const message = completion.choices[0]?.message;
+      const decision = interpretRoutingCall(message?.tool_calls as ToolCall[] | undefined, ctx, started);
+      if (!decision) log.warn({ userId: ctx.userId, answer: message }, "routing LLM answer not usable");
+      return decision;
+    } catch (error) {
+      log.warn({ err: error, userId: ctx.userId, ms: deps.clock.now() - started }, "routing LLM failed");
+      return undefined;
+    }
+  };
+}
