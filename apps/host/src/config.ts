@@ -3,6 +3,7 @@ import { homedir, hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { logLevel, nonEmpty, openAiFields, positiveInt, seconds, stringList } from "@phonework/runtime";
 import { z } from "zod";
+import { isTimeZone } from "./schedule/when.ts";
 
 const isDirectory = (path: string) => {
   try {
@@ -96,6 +97,19 @@ export const HostConfigFields = z.object({
   LONG_TURN_S: seconds(60),
   /** How long an interrupted agent gets to stop before it is killed or restarted. */
   STOP_GRACE_S: seconds(5),
+
+  // Reminders and scheduled checks.
+  /** Time zone for times without an offset and for cron expressions (default: this machine's). */
+  TIME_ZONE: z
+    .string()
+    .default(() => Intl.DateTimeFormat().resolvedOptions().timeZone)
+    .refine(isTimeZone, "must be an IANA time zone, e.g. Asia/Shanghai"),
+  /** Shortest allowed repeat interval of a scheduled job. */
+  SCHEDULE_MIN_INTERVAL_S: seconds(60),
+  /** How often due jobs are looked for. */
+  SCHEDULER_TICK_S: seconds(2),
+  /** A run later than this after its due time (host down or asleep) counts as late. */
+  SCHEDULE_LATE_AFTER_S: seconds(60),
 });
 
 export const HostConfigSchema = HostConfigFields.refine(

@@ -6,17 +6,23 @@ import { createFileHistoryStore } from "./agent/history-store.ts";
 import { createOpenAIModelClient, type ModelClient } from "./agent/model-client.ts";
 import { buildSystemPrompt } from "./agent/system-prompt.ts";
 import { basicCommands } from "./commands/basic-commands.ts";
+import { scheduleCommands } from "./commands/schedule-commands.ts";
 import { sessionCommands } from "./commands/session-commands.ts";
 import type { HostConfig } from "./config.ts";
 import type { MessageHandler } from "./handler/message-handler.ts";
-import { PushQueue } from "./link/push-queue.ts";
+import { Outbox, type OutboxFrame } from "./link/outbox.ts";
 import { RequestRunner } from "./link/request-runner.ts";
 import { RouterLink } from "./link/router-link.ts";
+import { createCheckRunner } from "./schedule/check-runner.ts";
+import { JobStore } from "./schedule/job-store.ts";
+import { ScheduleService } from "./schedule/schedule-service.ts";
+import { Scheduler } from "./schedule/scheduler.ts";
 import { createAgentFactory } from "./sessions/agent-factory.ts";
 import { ApprovalBroker } from "./sessions/approval-broker.ts";
 import type { CodingAgent } from "./sessions/coding-agent.ts";
 import { SessionManager } from "./sessions/session-manager.ts";
 import { type AgentName, SessionStore } from "./sessions/session-store.ts";
+import { openHostDatabase } from "./state-db.ts";
 import { taskLine } from "./tasks/format-tasks.ts";
 import { type TaskOwner, TaskRunner } from "./tasks/task-runner.ts";
 import { TaskStore } from "./tasks/task-store.ts";
@@ -25,6 +31,7 @@ import { createCodingSessionTool } from "./tools/coding-session.ts";
 import { createFileOpsTool } from "./tools/file-ops.ts";
 import { createMcpConnection } from "./tools/mcp-client.ts";
 import { createRunShellTool } from "./tools/run-shell.ts";
+import { createScheduleTools } from "./tools/schedule.ts";
 import type { Tool } from "./tools/tool.ts";
 import { createWebTool } from "./tools/web.ts";
 
@@ -48,13 +55,14 @@ export interface Host {
   readonly link: RouterLink;
   readonly tasks: TaskRunner;
   readonly sessions: SessionManager;
+  readonly outbox: Outbox;
+  readonly scheduler: Scheduler;
+  readonly jobs: JobStore;
   start(): void;
   /** Resolves once registered with the router (the first time, or again after a reconnect). */
   ready(): Promise<void>;
-  /** Pushes a frame to the router; held in memory and sent after a reconnect if the link is down. */
-  push(
-    frame: Extract<HostFrame, { type: "notify" | "task_complete" | "send_file" | "sessions_update" }>,
-  ): void;
+  /** Pushes a frame to the router: items go through the durable outbox; a sessions_update is sent live. */
+  push(frame: OutboxFrame | Extract<HostFrame, { type: "sessions_update" }>): void;
   stop(): Promise<void>;
 }
 
@@ -72,7 +80,10 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   const logger = deps.logger.child({ component: "host", nodeId: config.NODE_ID });
   const clock = deps.clock ?? systemClock;
   const stateDir = join(config.DATA_DIR, "host", config.NODE_ID);
-  const pushes = new PushQueue(logger);
+  const db = openHostDatabase(join(stateDir, "state.db"));
+  const outbox = new Outbox(db, logger.child({ component: "outbox" }), () => clock.now());
+  // Live state, not an item to deliver: a reconnect re-sends it in `register` anyway.
+  const sendSessions = () => link.send({ type: "sessions_update", sessions: sessions.summaries() });
 
   const tasks = new TaskRunner({
     store: TaskStore.open(join(stateDir, "tasks.json"), clock.now()),
@@ -84,7 +95,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       // A coding turn's answer is delivered whole (code blocks intact), not as a truncated summary.
       if (task.kind === "session") notify(owner, `${taskLine(task, clock.now())}\n\n${fullOutput}`);
       else
-        pushes.push({
+        outbox.enqueue({
           type: "task_complete",
           task_id: task.id,
           user_id: task.user_id,
@@ -98,7 +109,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     },
   });
   const notify = (owner: TaskOwner, text: string) =>
-    pushes.push({
+    outbox.enqueue({
       type: "notify",
       user_id: owner.userId,
       platform: owner.platform,
@@ -125,17 +136,42 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     tasks,
     clock,
     logger,
-    onChange: () => pushes.push({ type: "sessions_update", sessions: sessions.summaries() }),
+    onChange: () => sendSessions(),
   });
 
   const web = config.METASO_API_KEY
     ? createMcpConnection({ url: config.METASO_MCP_URL, apiKey: config.METASO_API_KEY, logger })
     : undefined;
+  const history = createFileHistoryStore(join(stateDir, "history"), config.HISTORY_MAX_TOKENS);
+  const jobs = new JobStore(db, () => clock.now());
+  const schedules = new ScheduleService(
+    jobs,
+    { minIntervalS: config.SCHEDULE_MIN_INTERVAL_S, defaultTimeZone: config.TIME_ZONE },
+    () => clock.now(),
+    (fn) => db.transaction(fn)(),
+  );
+  const scheduler = new Scheduler({
+    db,
+    store: jobs,
+    outbox,
+    runCheck: createCheckRunner({
+      workingDir: config.WORKING_DIR,
+      timeoutMs: config.BACKGROUND_TIMEOUT_S * 1000,
+      sessions,
+    }),
+    remember: (userId, text) => history.append(userId, [{ role: "assistant", content: text }]),
+    now: () => clock.now(),
+    logger: logger.child({ component: "scheduler" }),
+    lateAfterMs: config.SCHEDULE_LATE_AFTER_S * 1000,
+  });
+  outbox.onSettled((result) => scheduler.handleDelivery(result));
+
   const tools: Tool[] = [
     createRunShellTool(config.WORKING_DIR),
     createFileOpsTool({ workingDir: config.WORKING_DIR, maxFileBytes: config.MAX_FILE_BYTES }),
     ...createBackgroundTools(tasks, config.WORKING_DIR, clock, sessions),
     createCodingSessionTool(sessions, config.DEFAULT_AGENT),
+    ...createScheduleTools(schedules),
     ...(web ? [createWebTool(web)] : []),
   ];
   const model = deps.model ?? buildModel(config);
@@ -151,6 +187,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   const commands = [
     ...basicCommands({ workingDir: config.WORKING_DIR, tasks, clock }),
     ...sessionCommands({ sessions, approvals, defaultAgent: config.DEFAULT_AGENT, clock }),
+    ...scheduleCommands(schedules),
   ];
 
   const handler =
@@ -174,9 +211,9 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
           now: new Date(clock.now()),
         }),
       maxSteps: config.AGENT_MAX_STEPS,
-      history: createFileHistoryStore(join(stateDir, "history"), config.HISTORY_MAX_TOKENS),
+      history,
       sendFile: async (to, file) =>
-        pushes.push({
+        void outbox.enqueue({
           type: "send_file",
           user_id: to.userId,
           platform: to.platform,
@@ -214,29 +251,41 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     logger: logger.child({ component: "link" }),
     onWork: (frame) => {
       if (frame.type === "forward") runner?.run(frame);
-      else runner?.cancel(frame.id, frame.reason);
+      else if (frame.type === "cancel") runner?.cancel(frame.id, frame.reason);
+      else outbox.acknowledge(frame);
     },
     ...(deps.random ? { random: deps.random } : {}),
   });
   runner = new RequestRunner(handler, (frame) => link.send(frame), logger);
-  pushes.attach(link);
+  outbox.attach(link);
 
   return {
     link,
     tasks,
     sessions,
-    start: () => link.start(),
+    outbox,
+    scheduler,
+    jobs,
+    start: () => {
+      link.start();
+      scheduler.start(config.SCHEDULER_TICK_S * 1000);
+    },
     ready: async () => {
       await link.registered();
     },
-    push: (frame) => pushes.push(frame),
+    push: (frame) => {
+      if (frame.type === "sessions_update") link.send(frame);
+      else outbox.enqueue(frame);
+    },
     async stop() {
+      await scheduler.stop();
       runner?.cancelAll("host stopping");
       await sessions.stopAll();
       await tasks.stopAll();
       await Promise.all([...agents.values()].map((agent) => agent.close()));
       await link.stop();
       await web?.close();
+      db.close();
     },
   };
 }

@@ -36,6 +36,8 @@ export const RouterConfigSchema = z.object({
   ALLOWED_USERS: stringList(),
   /** How long redelivered events are recognised (at least 12 h). */
   SEEN_EVENTS_TTL_S: z.coerce.number().min(43_200, "must be at least 43200 (12 h)").default(86_400),
+  /** How long delivered push ids are remembered, so a host's resend is not shown twice. */
+  DELIVERED_TTL_S: seconds(7 * 86_400),
 
   // The routing LLM picks a node when the cheap rules cannot. Each ROUTER_LLM_* key defaults to its
   // OPENAI_* twin, so a router that shares the hosts' provider needs only OPENAI_API_KEY.

@@ -8,12 +8,15 @@ import type { ChatAdapter } from "./chat/chat-adapter.ts";
 import { ChatHub } from "./chat/chat-hub.ts";
 import { MessageDispatcher } from "./chat/message-dispatcher.ts";
 import { NodeNotices } from "./chat/node-notices.ts";
+import { PushDelivery } from "./chat/push-delivery.ts";
 import type { RouterConfig } from "./config.ts";
 import { registerHealthRoute } from "./health-route.ts";
 import { NodeRegistry } from "./registry/node-registry.ts";
 import { defaultRoutingSteps } from "./routing/default-routing.ts";
 import type { RoutingStep } from "./routing/routing-step.ts";
 import { createForwarder } from "./rpc/forwarder.ts";
+import { DeliveredStore } from "./state/delivered-store.ts";
+import { openRouterDatabase } from "./state/router-db.ts";
 import { UserStateStore } from "./state/user-state-store.ts";
 import type { NodeConnection } from "./ws/node-connection.ts";
 import { registerNodeEndpoint } from "./ws/node-endpoint.ts";
@@ -55,6 +58,13 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   const chat = new ChatHub(deps.chat ?? [], logger.child({ component: "chat" }));
   const notices = new NodeNotices(chat, userState, registry, logger);
   notices.watch(registry);
+  const db = openRouterDatabase(join(config.DATA_DIR, "router", "router.db"));
+  const pushes = new PushDelivery(
+    notices,
+    new DeliveredStore(db, config.DELIVERED_TTL_S * 1000, () => clock.now()),
+    (nodeId, frame) => registry.connection(nodeId)?.send(frame) ?? false,
+    logger.child({ component: "push" }),
+  );
 
   const dispatcher = new MessageDispatcher({
     registry,
@@ -92,7 +102,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
       clock,
       logger: logger.child({ component: "nodes" }),
-      onPush: (nodeId, frame) => void notices.deliverPush(nodeId, frame),
+      onPush: (nodeId, frame) => void pushes.handle(nodeId, frame),
     });
     registerHealthRoute(scope, registry, () => chat.statuses(), clock);
   });
@@ -148,6 +158,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       ]);
       chat.mute(); // nodes dropping because we close is not news to users
       await app.close();
+      db.close();
     },
   };
 }

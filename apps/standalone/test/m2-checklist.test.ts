@@ -262,6 +262,9 @@ describe("mailboy behaviour", () => {
       "run_background",
       "task_status",
       "coding_session",
+      "schedule",
+      "list_scheduled",
+      "cancel_scheduled",
     ]);
     expect(reply).toContain("web search is not configured on this node (set METASO_API_KEY on the host)");
   });
@@ -280,7 +283,7 @@ describe("mailboy behaviour", () => {
     expect(help).toMatch(/^\/shell <command>\s+— run a shell command directly \(no AI\)$/m);
     expect(help).toContain("/tasks");
     expect(help).toContain(
-      "Assistant tools: run_shell, file_ops, run_background, task_status, coding_session, web",
+      "Assistant tools: run_shell, file_ops, run_background, task_status, coding_session, schedule, list_scheduled, cancel_scheduled, web",
     );
   });
 });

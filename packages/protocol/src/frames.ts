@@ -6,6 +6,11 @@ import { ErrorCode } from "./errors.ts";
 
 const Id = z.string().min(1).max(128);
 const Text = z.string();
+/**
+ * Idempotency key of a pushed item. The host keeps the item in its durable outbox and sends it
+ * again after a reconnect until the router answers `push_ack`; the router delivers each key once.
+ */
+const DeliveryId = Id;
 
 export const SessionSummary = z.object({
   id: Id,
@@ -70,6 +75,7 @@ export const NotifyFrame = z.object({
   platform: z.string().optional(),
   chat_id: z.string().optional(),
   text: Text,
+  delivery_id: DeliveryId.optional(),
 });
 
 /** A background task finished on the host. */
@@ -83,6 +89,7 @@ export const TaskCompleteFrame = z.object({
   description: z.string(),
   output: z.string(),
   elapsed_ms: z.number().nonnegative(),
+  delivery_id: DeliveryId.optional(),
 });
 
 /** A file for the user's chat (file_ops send). */
@@ -94,6 +101,7 @@ export const SendFileFrame = z.object({
   name: z.string().min(1).max(255),
   mime_type: z.string().optional(),
   data_base64: z.string(),
+  delivery_id: DeliveryId.optional(),
 });
 
 /** The node's coding sessions (and optionally capabilities) changed. */
@@ -140,6 +148,17 @@ export const CancelFrame = z.object({
 
 export const PingFrame = z.object({ type: z.literal("ping"), ts: z.number() });
 
+/** The router handed a pushed item (by `delivery_id`) to the chat platform, or gave up on it. */
+export const PushAckFrame = z.object({
+  type: z.literal("push_ack"),
+  delivery_id: DeliveryId,
+  ok: z.boolean(),
+  /** The chat platform's id of the delivered message. */
+  message_id: z.string().optional(),
+  /** Why the chat platform refused it (ok: false). */
+  error: z.string().optional(),
+});
+
 // ── both directions ─────────────────────────────────────────────────────────
 
 /** A typed error. With `id` it answers that request; without, it is about the connection. */
@@ -160,7 +179,14 @@ const hostOnlyFrames = [
   SendFileFrame,
   SessionsUpdateFrame,
 ] as const;
-const routerOnlyFrames = [RegisterOkFrame, RegisterErrorFrame, ForwardFrame, CancelFrame, PingFrame] as const;
+const routerOnlyFrames = [
+  RegisterOkFrame,
+  RegisterErrorFrame,
+  ForwardFrame,
+  CancelFrame,
+  PingFrame,
+  PushAckFrame,
+] as const;
 
 /** Frames a host may send. */
 export const HostFrame = z.discriminatedUnion("type", [...hostOnlyFrames, ErrorFrame]);
@@ -182,6 +208,7 @@ export type RegisterErrorFrame = z.infer<typeof RegisterErrorFrame>;
 export type ForwardFrame = z.infer<typeof ForwardFrame>;
 export type CancelFrame = z.infer<typeof CancelFrame>;
 export type PingFrame = z.infer<typeof PingFrame>;
+export type PushAckFrame = z.infer<typeof PushAckFrame>;
 export type ErrorFrame = z.infer<typeof ErrorFrame>;
 export type HostFrame = z.infer<typeof HostFrame>;
 export type RouterFrame = z.infer<typeof RouterFrame>;

@@ -6,3 +6,4 @@ export * from "./keyed-queue.ts";
 export * from "./logger.ts";
 export * from "./main-guard.ts";
 export * from "./program.ts";
+export * from "./sqlite.ts";

@@ -58,7 +58,7 @@ async function runTool(
   const line = tool.describe?.(parsed.data);
   options.context.progress(line ?? `using ${name}`);
   try {
-    return await tool.execute(parsed.data, options.context);
+    return await tool.execute(parsed.data, { ...options.context, toolCallId: call.id });
   } catch (error) {
     if (error instanceof ToolError) return `Error: ${error.message}`;
     options.logger.warn({ err: error, tool: name }, "tool failed");

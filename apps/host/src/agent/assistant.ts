@@ -88,7 +88,9 @@ export function createAssistant(deps: AssistantDeps): MessageHandler {
         context,
         logger: deps.logger.child({ userId }),
       });
-      deps.history.save(userId, [...history, ...result.added]);
+      // Appended to what is stored now, not to the copy loaded above: a reminder sent during the
+      // turn was added to the history meanwhile and must stay.
+      deps.history.append(userId, result.added);
       deps.logger.info(
         { userId, stopReason: result.stopReason, toolCalls: result.toolCalls },
         "turn finished",

@@ -21,8 +21,8 @@ export interface RouterLinkOptions {
   maxPayloadBytes: number;
   backoff: BackoffPolicy;
   logger: Logger;
-  /** Frames that are work for the host (forward, cancel). */
-  onWork: (frame: Extract<RouterFrame, { type: "forward" | "cancel" }>) => void;
+  /** Frames for the host's own parts: work (forward, cancel) and outbox acknowledgements. */
+  onWork: (frame: Extract<RouterFrame, { type: "forward" | "cancel" | "push_ack" }>) => void;
   random?: () => number;
 }
 
@@ -142,6 +142,7 @@ export class RouterLink {
         return;
       case "forward":
       case "cancel":
+      case "push_ack":
         this.options.onWork(frame);
         return;
     }

@@ -17,6 +17,8 @@ export interface ToolContext {
   progress(text: string): void;
   /** Delivers a file to the user's chat. */
   sendFile(file: OutgoingFile): Promise<void>;
+  /** The model's id for this call, recorded by tools whose effects outlive the turn (schedules). */
+  toolCallId?: string;
 }
 
 /** A failure the model (or user) should read as-is: bad path, blocked command, missing file. */

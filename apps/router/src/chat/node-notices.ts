@@ -3,11 +3,13 @@ import type { NodeInfo } from "../registry/node-info.ts";
 import type { NodeDirectory, NodeRegistry } from "../registry/node-registry.ts";
 import type { UserStateStore } from "../state/user-state-store.ts";
 import type { PushFrame } from "../ws/node-socket.ts";
-import type { ChatAddress } from "./chat-adapter.ts";
+import type { ChatAddress, SentMessage } from "./chat-adapter.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import { fromNode, nodeDisconnectedText, nodeReconnectedText, taskCompleteText } from "./user-messages.ts";
 
 // Messages the router sends on its own: node offline/back notices, and what hosts push.
+
+export type PushOutcome = { ok: true; messageId: string | undefined } | { ok: false; error: string };
 
 export class NodeNotices {
   constructor(
@@ -26,24 +28,29 @@ export class NodeNotices {
     });
   }
 
-  async deliverPush(nodeId: string, frame: PushFrame): Promise<void> {
+  /** Hands a host's pushed item to the chat platform; says whether it got there. */
+  async deliverPush(nodeId: string, frame: PushFrame): Promise<PushOutcome> {
     const to = this.addressOf(frame.user_id, frame.platform, frame.chat_id);
     if (!to) {
       this.logger.warn(
         { nodeId, userId: frame.user_id, type: frame.type },
         "no chat known for user; push not delivered",
       );
-      return;
+      return { ok: false, error: `no chat is known for user ${frame.user_id}` };
     }
+    let sent: SentMessage | undefined;
     if (frame.type === "send_file") {
       const file = { name: frame.name, data: Buffer.from(frame.data_base64, "base64") };
-      await this.chat.sendFile(to, frame.mime_type ? { ...file, mimeType: frame.mime_type } : file);
-      return;
+      sent = await this.chat.sendFile(to, frame.mime_type ? { ...file, mimeType: frame.mime_type } : file);
+    } else {
+      const text = frame.type === "notify" ? frame.text : taskCompleteText(frame);
+      // With several machines, the user needs to know which one is talking.
+      const several = this.nodes.nodesForUser(frame.user_id).length > 1;
+      sent = await this.chat.sendText(to, several ? fromNode(nodeId, text) : text);
     }
-    const text = frame.type === "notify" ? frame.text : taskCompleteText(frame);
-    // With several machines, the user needs to know which one is talking.
-    const several = this.nodes.nodesForUser(frame.user_id).length > 1;
-    await this.chat.sendText(to, several ? fromNode(nodeId, text) : text);
+    return sent
+      ? { ok: true, messageId: sent.messageId }
+      : { ok: false, error: "the chat platform did not accept it" };
   }
 
   /** Users a node's status matters to: those it serves by name, or those using it as their active node. */

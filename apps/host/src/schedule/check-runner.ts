@@ -1,0 +1,41 @@
+import type { SessionManager } from "../sessions/session-manager.ts";
+import { runCommand } from "../tools/process-tree.ts";
+import { blockedReason } from "../tools/shell-guard.ts";
+import type { CheckOutcome, CheckRunner } from "./scheduler.ts";
+
+// What a check job runs at its time: a shell command in the working directory (the same guard
+// as run_shell), or a prompt to the user's coding session. Passed = exit code 0 / no agent error.
+
+const MAX_OUTPUT = 4000;
+
+export function createCheckRunner(deps: {
+  workingDir: string;
+  timeoutMs: number;
+  sessions: SessionManager;
+}): CheckRunner {
+  return async (job, signal): Promise<CheckOutcome> => {
+    if (job.check_command) {
+      const reason = blockedReason(job.check_command);
+      if (reason) return { ok: false, output: `refused: this command looks destructive (${reason})` };
+      const result = await runCommand(job.check_command, {
+        cwd: deps.workingDir,
+        timeoutMs: deps.timeoutMs,
+        signal,
+        maxOutputChars: MAX_OUTPUT,
+      });
+      const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join("\n");
+      if (result.timedOut) return { ok: false, output: `timed out\n${output}` };
+      return { ok: result.exitCode === 0, output };
+    }
+    const session = deps.sessions.current(job.user_id);
+    if (!session) return { ok: false, output: "no coding session to ask (start one with /new)" };
+    const owner = { userId: job.user_id, chatId: job.chat_id, platform: job.platform };
+    const text = await deps.sessions.send(
+      session,
+      job.check_prompt ?? job.text,
+      { ...owner, signal, progress: () => {} },
+      Number.POSITIVE_INFINITY,
+    );
+    return { ok: !text.startsWith("❌"), output: text };
+  };
+}

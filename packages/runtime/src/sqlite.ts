@@ -1,0 +1,55 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+
+// One SQLite file per process state, opened with the pragmas every store here needs and
+// migrated forward by `PRAGMA user_version`: migration i brings the schema from version i to i+1.
+
+export type SqliteDatabase = Database.Database;
+
+export interface OpenDatabaseOptions {
+  /** Each entry is the SQL that moves the schema one version forward. Never edit a shipped one. */
+  migrations: readonly string[];
+  /** FULL: a committed row survives a power cut (outboxes); NORMAL is enough for the rest under WAL. */
+  synchronous?: "NORMAL" | "FULL";
+}
+
+export class DatabaseOpenError extends Error {
+  constructor(
+    readonly path: string,
+    cause: unknown,
+  ) {
+    const reason = (cause as { code?: string; message?: string })?.message ?? String(cause);
+    super(`cannot open the state database ${path}: ${reason}`, { cause });
+    this.name = "DatabaseOpenError";
+  }
+}
+
+export function openDatabase(path: string, options: OpenDatabaseOptions): SqliteDatabase {
+  let db: SqliteDatabase | undefined;
+  try {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path);
+    db.pragma("journal_mode = WAL");
+    db.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`);
+    db.pragma("busy_timeout = 5000"); // another connection holding the write lock: wait, do not fail
+    db.pragma("foreign_keys = ON");
+    migrate(db, options.migrations);
+    return db;
+  } catch (error) {
+    db?.close();
+    throw new DatabaseOpenError(path, error);
+  }
+}
+
+function migrate(db: SqliteDatabase, migrations: readonly string[]): void {
+  const current = Number(db.pragma("user_version", { simple: true }));
+  if (current > migrations.length)
+    throw new Error(`schema version ${current} is newer than this program knows (${migrations.length})`);
+  for (let version = current; version < migrations.length; version++) {
+    db.transaction(() => {
+      db.exec(migrations[version] as string);
+      db.pragma(`user_version = ${version + 1}`);
+    })();
+  }
+}
