@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { createHost, type Host } from "@phonework/host";
 import { type ChatAdapter, createRouter, createTerminalAdapter, type Router } from "@phonework/router";
-import type { Logger } from "@phonework/runtime";
+import type { Clock, Logger } from "@phonework/runtime";
 import type { StandaloneConfig } from "./config.ts";
 
 // Router and host in one process, chatting on the terminal (or any streams given, or any
@@ -11,6 +11,8 @@ interface CommonDeps {
   logger: Logger;
   /** Environment for the coding agents' processes (default: this process's). */
   env?: NodeJS.ProcessEnv;
+  /** Time source for both halves (tests drive reminders with it). */
+  clock?: Clock;
 }
 
 export type StandaloneDeps =
@@ -39,11 +41,12 @@ export async function startStandalone(config: StandaloneConfig, deps: Standalone
           filesDir: join(config.DATA_DIR, "files"),
           onEnd: () => endOfInput(),
         });
-  const router = createRouter(config, { logger: deps.logger, chat: [chat] });
+  const clock = deps.clock ? { clock: deps.clock } : {};
+  const router = createRouter(config, { logger: deps.logger, chat: [chat], ...clock });
   await router.listen();
   const host = createHost(
     { ...config, ROUTER_URL: router.nodeUrl, DISPLAY_NAME: config.DISPLAY_NAME ?? config.NODE_ID },
-    { logger: deps.logger, ...(deps.env ? { env: deps.env } : {}) },
+    { logger: deps.logger, ...clock, ...(deps.env ? { env: deps.env } : {}) },
   );
   host.start();
   // Read the first line only once the local node is registered, so `/nodes` already shows it.

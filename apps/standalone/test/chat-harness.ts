@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { createMemoryChatAdapter, type MemoryChatAdapter } from "@phonework/router";
+import type { Clock } from "@phonework/runtime";
 import { createTestLogger, repoRoot, waitFor } from "@phonework/testkit";
 import { type StandaloneConfig, StandaloneConfigSchema } from "../src/config.ts";
 import { type Standalone, startStandalone } from "../src/standalone.ts";
@@ -26,10 +27,16 @@ export async function startHarness(
   overrides: Record<string, unknown>,
   env: NodeJS.ProcessEnv = process.env,
   userId = "me",
+  clock?: Clock,
 ): Promise<ChatHarness> {
   const config = StandaloneConfigSchema.parse({ NODE_ID: "home-pc", PROGRESS_INTERVAL_S: 0, ...overrides });
   const chat = createMemoryChatAdapter();
-  const app = await startStandalone(config, { logger: createTestLogger("warn").logger, chat, env });
+  const app = await startStandalone(config, {
+    logger: createTestLogger("warn").logger,
+    chat,
+    env,
+    ...(clock ? { clock } : {}),
+  });
   const texts = () => chat.textsFor(userId);
   return {
     app,

@@ -8,6 +8,7 @@ export * from "./fake-router.ts";
 export * from "./frame-inbox.ts";
 export * from "./git-repo.ts";
 export * from "./http-server.ts";
+export * from "./manual-clock.ts";
 export * from "./processes.ts";
 export * from "./scripted-replies.ts";
 export * from "./spawn-process.ts";

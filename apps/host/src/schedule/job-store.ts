@@ -129,14 +129,17 @@ export class JobStore {
     return this.db.prepare(sql).all(userId) as ScheduledJob[];
   }
 
-  /** Claims every pending job due by `now` for `claimer`; nobody else can claim them until released. */
-  claimDue(now: number, claimer: string): ScheduledJob[] {
+  /** Claims up to `limit` pending jobs due by `now` for `claimer`; nobody else can claim them until released. */
+  claimDue(now: number, claimer: string, limit: number): ScheduledJob[] {
     return this.db
       .prepare(
         `UPDATE scheduled_jobs SET claimed_by = ?, claimed_at = ?
-         WHERE status = 'pending' AND due_at <= ? AND claimed_by IS NULL RETURNING *`,
+         WHERE id IN (SELECT id FROM scheduled_jobs
+                      WHERE status = 'pending' AND due_at <= ? AND claimed_by IS NULL ORDER BY due_at LIMIT ?)
+           AND claimed_by IS NULL
+         RETURNING *`,
       )
-      .all(claimer, now, now) as ScheduledJob[];
+      .all(claimer, now, now, limit) as ScheduledJob[];
   }
 
   /** Records a run and releases the claim. */

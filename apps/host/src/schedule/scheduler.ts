@@ -33,6 +33,8 @@ export interface SchedulerDeps {
 
 const DELIVERY_PREFIX = "job-";
 const MAX_CHECK_OUTPUT = 1500;
+const BATCH_SIZE = 20;
+const MAX_BATCHES = 50;
 
 const digest = (outcome: CheckOutcome) =>
   `${outcome.ok ? "ok" : "fail"}:${createHash("sha256").update(outcome.output).digest("hex").slice(0, 16)}`;
@@ -75,7 +77,18 @@ export class Scheduler {
   }
 
   private async sweepOnce(): Promise<number> {
-    const jobs = this.deps.store.claimDue(this.deps.now(), this.claimer);
+    let ran = 0;
+    // Small batches: a long check does not hold claims on everything else that is due.
+    for (let batch = 0; batch < MAX_BATCHES; batch++) {
+      const jobs = this.deps.store.claimDue(this.deps.now(), this.claimer, BATCH_SIZE);
+      if (jobs.length === 0) break;
+      await this.runAll(jobs);
+      ran += jobs.length;
+    }
+    return ran;
+  }
+
+  private async runAll(jobs: ScheduledJob[]): Promise<void> {
     for (const job of jobs) {
       try {
         await this.run(job);
@@ -89,7 +102,6 @@ export class Scheduler {
         });
       }
     }
-    return jobs.length;
   }
 
   private async run(job: ScheduledJob): Promise<void> {
@@ -127,14 +139,12 @@ export class Scheduler {
       this.send(job, `run-${runCount}`, `⏰ ${lateNote}${job.text}`, after);
       return;
     }
-    const outcome = await this.deps
-      .runCheck(job, this.stopping.signal)
-      .catch(
-        (error: unknown): CheckOutcome => ({
-          ok: false,
-          output: `could not run: ${(error as Error)?.message ?? error}`,
-        }),
-      );
+    const outcome = await this.deps.runCheck(job, this.stopping.signal).catch(
+      (error: unknown): CheckOutcome => ({
+        ok: false,
+        output: `could not run: ${(error as Error)?.message ?? error}`,
+      }),
+    );
     const result = digest(outcome);
     const report =
       job.notify === "always" ||
