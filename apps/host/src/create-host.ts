@@ -256,7 +256,12 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     },
     ...(deps.random ? { random: deps.random } : {}),
   });
-  runner = new RequestRunner(handler, (frame) => link.send(frame), logger);
+  runner = new RequestRunner(
+    handler,
+    (frame) => link.send(frame),
+    (answer, deliveryId) => outbox.enqueue(answer, deliveryId),
+    logger,
+  );
   outbox.attach(link);
 
   return {

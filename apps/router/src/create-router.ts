@@ -77,6 +77,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     clock,
     newId: deps.newId ?? randomUUID,
     logger,
+    replyShown: (nodeId, requestId, sent) => pushes.replyShown(nodeId, requestId, sent),
   });
 
   const app = Fastify({
@@ -103,6 +104,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       clock,
       logger: logger.child({ component: "nodes" }),
       onPush: (nodeId, frame) => void pushes.handle(nodeId, frame),
+      onReply: (nodeId, frame, resolvePending) => void pushes.handleReply(nodeId, frame, resolvePending),
     });
     registerHealthRoute(scope, registry, () => chat.statuses(), clock);
   });

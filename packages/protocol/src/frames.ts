@@ -53,11 +53,19 @@ export const RegisterFrame = z.object({
 
 export const PongFrame = z.object({ type: z.literal("pong"), ts: z.number() });
 
-/** The host's answer to a `forward`, matched by correlation id. */
+/**
+ * The host's answer to a `forward`, matched by correlation id. Sent through the host's outbox
+ * with a `delivery_id` and the chat it belongs to, so a router that restarted meanwhile (and lost
+ * the request) still delivers it, once.
+ */
 export const ForwardResponseFrame = z.object({
   type: z.literal("forward_response"),
   id: Id,
   text: Text,
+  delivery_id: DeliveryId.optional(),
+  user_id: z.string().min(1).optional(),
+  platform: z.string().optional(),
+  chat_id: z.string().optional(),
 });
 
 /** A short status line for a request that is still running. */

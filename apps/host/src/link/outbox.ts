@@ -2,12 +2,15 @@ import { randomUUID } from "node:crypto";
 import type { HostFrame, PushAckFrame } from "@phonework/protocol";
 import type { Logger, SqliteDatabase } from "@phonework/runtime";
 
-// Everything the host pushes on its own (task completions, reminders, files) goes through this
+// Everything the host pushes (answers, task completions, reminders, files) goes through this
 // durable outbox: written to SQLite first, sent when the link is up, and sent again after every
 // reconnect until the router acknowledges it. The router delivers each `delivery_id` once, so
 // the wire is at-least-once and the user sees each item exactly once.
 
-export type OutboxFrame = Extract<HostFrame, { type: "notify" | "task_complete" | "send_file" }>;
+export type OutboxFrame = Extract<
+  HostFrame,
+  { type: "notify" | "task_complete" | "send_file" | "forward_response" }
+>;
 
 export interface DeliveryResult {
   deliveryId: string;
@@ -59,6 +62,8 @@ export class Outbox {
     this.db
       .prepare("INSERT OR IGNORE INTO outbox (delivery_id, frame, created_at) VALUES (?, ?, ?)")
       .run(deliveryId, JSON.stringify({ ...frame, delivery_id: deliveryId }), this.now());
+    // Already stored and sent on this link (a duplicate request asking again): send it again.
+    this.sentOnThisLink.delete(deliveryId);
     if (!this.flushQueued) {
       this.flushQueued = true;
       queueMicrotask(() => {

@@ -1,17 +1,27 @@
-import type { ForwardFrame, HostFrame } from "@phonework/protocol";
+import type { ForwardFrame, ForwardResponseFrame, HostFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import type { MessageHandler } from "../handler/message-handler.ts";
 import { WireError } from "../handler/wire-error.ts";
 
-// Runs forwarded requests through the handler and sends each answer back under its
-// correlation id. A handler failure becomes an error frame, never a crash.
+// Runs forwarded requests through the handler and answers each under its correlation id.
+// The correlation id is the idempotency key: a request delivered twice runs once, and the second
+// delivery gets the first result. Answers go through the durable outbox (`deliver`), so one
+// outlives the router connection it was asked on. A handler failure becomes an error frame.
+
+/** How many finished requests are remembered for duplicate deliveries. */
+const REMEMBERED = 1000;
 
 export class RequestRunner {
   private readonly running = new Map<string, AbortController>();
+  /** Finished requests, oldest first (a Map keeps insertion order). */
+  private readonly finished = new Map<string, ForwardResponseFrame>();
 
   constructor(
     private readonly handler: MessageHandler,
+    /** Live frames: progress and errors. */
     private readonly send: (frame: HostFrame) => boolean,
+    /** Durable answers: the outbox, keyed by delivery id. */
+    private readonly deliver: (frame: ForwardResponseFrame, deliveryId: string) => void,
     private readonly logger: Logger,
   ) {}
 
@@ -20,7 +30,13 @@ export class RequestRunner {
   }
 
   run(request: ForwardFrame): void {
-    if (this.running.has(request.id)) return; // same request delivered twice: it is already running
+    if (this.running.has(request.id)) return; // delivered twice while running: one run, one answer
+    const done = this.finished.get(request.id);
+    if (done) {
+      this.logger.info({ requestId: request.id }, "request delivered again; sending the first result");
+      this.deliver(done, replyDeliveryId(request.id));
+      return;
+    }
     const controller = new AbortController();
     this.running.set(request.id, controller);
     const log = this.logger.child({ requestId: request.id, userId: request.user_id });
@@ -30,7 +46,18 @@ export class RequestRunner {
     this.handler
       .handle(request, { signal: controller.signal, progress })
       .then(
-        (text) => this.reply({ type: "forward_response", id: request.id, text }, log),
+        (text) => {
+          const answer: ForwardResponseFrame = {
+            type: "forward_response",
+            id: request.id,
+            text,
+            user_id: request.user_id,
+            platform: request.platform,
+            chat_id: request.chat_id,
+          };
+          this.remember(answer);
+          this.deliver(answer, replyDeliveryId(request.id));
+        },
         (error: unknown) => {
           const cancelled = controller.signal.aborted;
           if (error instanceof WireError)
@@ -42,7 +69,8 @@ export class RequestRunner {
               : cancelled
                 ? (["CANCELLED", "request cancelled"] as const)
                 : (["INTERNAL", `the host failed: ${(error as Error)?.message ?? error}`] as const);
-          this.reply({ type: "error", id: request.id, code, message }, log);
+          if (!this.send({ type: "error", id: request.id, code, message }))
+            log.warn({ code }, "router link is down; error not delivered");
         },
       )
       .finally(() => this.running.delete(request.id));
@@ -59,7 +87,10 @@ export class RequestRunner {
     for (const id of this.running.keys()) this.cancel(id, reason);
   }
 
-  private reply(frame: HostFrame, log: Logger): void {
-    if (!this.send(frame)) log.warn({ type: frame.type }, "router link is down; answer not delivered");
+  private remember(answer: ForwardResponseFrame): void {
+    this.finished.set(answer.id, answer);
+    if (this.finished.size > REMEMBERED) this.finished.delete(this.finished.keys().next().value as string);
   }
 }
+
+export const replyDeliveryId = (requestId: string) => `reply-${requestId}`;

@@ -6,7 +6,7 @@ import { type RoutingStep, routeMessage } from "../routing/routing-step.ts";
 import type { Forwarder } from "../rpc/forwarder.ts";
 import { RpcError } from "../rpc/rpc-error.ts";
 import type { UserStateStore } from "../state/user-state-store.ts";
-import type { ChatAddress, IncomingMessage } from "./chat-adapter.ts";
+import type { ChatAddress, IncomingMessage, SentMessage } from "./chat-adapter.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import { ProgressMessage } from "./progress-message.ts";
 import { fromNode, rpcErrorText } from "./user-messages.ts";
@@ -25,6 +25,8 @@ export interface DispatcherDeps {
   clock: Clock;
   newId: () => string;
   logger: Logger;
+  /** Told once a node's answer is in the chat (or could not be put there): the node's outbox gets its ack. */
+  replyShown?: (nodeId: string, requestId: string, sent: SentMessage | undefined) => void;
 }
 
 export class MessageDispatcher {
@@ -96,7 +98,8 @@ export class MessageDispatcher {
         { timeoutMs: deps.requestTimeoutMs, onProgress: (line) => progress.add(line) },
       );
       progress.finish();
-      await deps.chat.sendText(to, switched ? fromNode(decision.nodeId, reply) : reply);
+      const sent = await deps.chat.sendText(to, switched ? fromNode(decision.nodeId, reply) : reply);
+      deps.replyShown?.(decision.nodeId, id, sent);
     } catch (error) {
       progress.finish();
       if (!(error instanceof RpcError)) throw error;

@@ -1,14 +1,21 @@
-import type { PushAckFrame } from "@phonework/protocol";
+import type { ForwardResponseFrame, PushAckFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import type { DeliveredStore } from "../state/delivered-store.ts";
 import type { PushFrame } from "../ws/node-socket.ts";
-import type { NodeNotices } from "./node-notices.ts";
+import type { SentMessage } from "./chat-adapter.ts";
+import type { NodeNotices, PushOutcome } from "./node-notices.ts";
+import { lateReplyText } from "./user-messages.ts";
 
-// Exactly-once for the user over an at-least-once wire: a pushed item with a delivery id is
-// handed to the chat once, and acknowledged to the node (on whatever connection it has now);
-// a resend of a delivered id gets the ack again and nothing else.
+// Exactly-once for the user over an at-least-once wire. An item with a delivery id (a push, or
+// an answer to a forwarded message) is handed to the chat once and acknowledged to the node on
+// whatever connection it has now; a resend of a delivered id gets the ack again and nothing else.
+// An answer whose request the router no longer knows (it restarted, or gave up) is still
+// delivered to the chat it came from, as a late answer.
 
 export class PushDelivery {
+  /** Answers handed to a waiting request: node/request id → delivery id, until the chat has it. */
+  private readonly awaitingChat = new Map<string, string>();
+
   constructor(
     private readonly notices: NodeNotices,
     private readonly delivered: DeliveredStore,
@@ -18,28 +25,86 @@ export class PushDelivery {
   ) {}
 
   async handle(nodeId: string, frame: PushFrame): Promise<void> {
-    const deliveryId = frame.delivery_id;
-    if (!deliveryId) {
+    if (!frame.delivery_id) {
       await this.notices.deliverPush(nodeId, frame);
       return;
     }
-    const key = `${nodeId}/${deliveryId}`;
-    const start = this.delivered.begin(key);
-    if (start.state === "in_flight") return; // the first copy's ack will answer for both
+    if (this.start(nodeId, frame.delivery_id)) await this.deliver(nodeId, frame.delivery_id, frame);
+  }
+
+  /** An answer sent with a delivery id; `resolvePending` hands it to the request if it is still waiting. */
+  async handleReply(
+    nodeId: string,
+    frame: ForwardResponseFrame & { delivery_id: string },
+    resolvePending: (text: string) => boolean,
+  ): Promise<void> {
+    const deliveryId = frame.delivery_id;
+    if (!this.start(nodeId, deliveryId)) return;
+    if (resolvePending(frame.text)) {
+      this.awaitingChat.set(`${nodeId}/${frame.id}`, deliveryId); // settled by replyShown
+      return;
+    }
+    if (!frame.user_id) {
+      this.settle(nodeId, deliveryId, {
+        ok: false,
+        error: "answer to an unknown request, with no chat to send it to",
+      });
+      return;
+    }
+    this.logger.info(
+      { nodeId, requestId: frame.id },
+      "answer for a request this router no longer knows; sent as late",
+    );
+    const late = { type: "notify" as const, user_id: frame.user_id, text: lateReplyText(frame.text) };
+    await this.deliver(nodeId, deliveryId, {
+      ...late,
+      ...(frame.platform ? { platform: frame.platform } : {}),
+      ...(frame.chat_id ? { chat_id: frame.chat_id } : {}),
+    });
+  }
+
+  /** The dispatcher showed (or failed to show) the answer to request `requestId`. */
+  replyShown(nodeId: string, requestId: string, sent: SentMessage | undefined): void {
+    const key = `${nodeId}/${requestId}`;
+    const deliveryId = this.awaitingChat.get(key);
+    if (!deliveryId) return;
+    this.awaitingChat.delete(key);
+    this.settle(
+      nodeId,
+      deliveryId,
+      sent
+        ? { ok: true, messageId: sent.messageId }
+        : { ok: false, error: "the chat platform did not accept it" },
+    );
+  }
+
+  /** Claims the id; false if it is a repeat (acknowledged again if it was delivered). */
+  private start(nodeId: string, deliveryId: string): boolean {
+    const start = this.delivered.begin(`${nodeId}/${deliveryId}`);
+    if (start.state === "new") return true;
     if (start.state === "delivered") {
-      this.logger.info({ nodeId, deliveryId }, "duplicate push dropped; acknowledged again");
+      this.logger.info({ nodeId, deliveryId }, "duplicate dropped; acknowledged again");
       this.ack(nodeId, {
         type: "push_ack",
         delivery_id: deliveryId,
         ok: true,
         ...messageId(start.messageId),
       });
-      return;
     }
-    const outcome = await this.notices.deliverPush(nodeId, frame).catch((error: unknown) => ({
-      ok: false as const,
-      error: (error as Error)?.message ?? String(error),
-    }));
+    return false; // in flight: the first copy's ack answers for both
+  }
+
+  private async deliver(nodeId: string, deliveryId: string, frame: PushFrame): Promise<void> {
+    const outcome = await this.notices
+      .deliverPush(nodeId, frame)
+      .catch(
+        (error: unknown): PushOutcome => ({ ok: false, error: (error as Error)?.message ?? String(error) }),
+      );
+    this.settle(nodeId, deliveryId, outcome);
+  }
+
+  private settle(nodeId: string, deliveryId: string, outcome: PushOutcome): void {
+    const key = `${nodeId}/${deliveryId}`;
     if (outcome.ok) {
       this.delivered.finish(key, outcome.messageId);
       this.ack(nodeId, {

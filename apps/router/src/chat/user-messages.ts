@@ -51,6 +51,9 @@ export function rpcErrorText(error: RpcError, nodeId: string): string {
   }
 }
 
+/** An answer that arrived after its request was given up on (the router restarted, or timed out). */
+export const lateReplyText = (text: string) => `↩️ Late answer to an earlier message:\n\n${text}`;
+
 export const unknownUserText = (userId: string) =>
   `🔒 This bot is private. Ask its owner to add your id to ALLOWED_USERS: ${userId}`;
 

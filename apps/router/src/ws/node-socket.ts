@@ -3,6 +3,7 @@ import {
   decodeFrame,
   type ErrorCode,
   encodeFrame,
+  type ForwardResponseFrame,
   HostFrame,
   negotiateVersion,
   PROTOCOL_VERSIONS,
@@ -29,6 +30,12 @@ export interface NodeSocketContext {
   logger: Logger;
   /** Frames the node pushes on its own (notifications, task completions). */
   onPush: (nodeId: string, frame: PushFrame) => void;
+  /** An answer sent through the node's outbox; `resolvePending` gives it to the waiting request, if any. */
+  onReply: (
+    nodeId: string,
+    frame: ForwardResponseFrame & { delivery_id: string },
+    resolvePending: (text: string) => boolean,
+  ) => void;
 }
 
 function rawToString(data: RawData): string {
@@ -105,6 +112,11 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext): voi
         live.pongReceived();
         return;
       case "forward_response":
+        if (frame.delivery_id) {
+          const { delivery_id } = frame;
+          ctx.onReply(live.nodeId, { ...frame, delivery_id }, (text) => live.pending.resolve(frame.id, text));
+          return;
+        }
         if (!live.pending.resolve(frame.id, frame.text))
           log.info({ id: frame.id }, "late or unknown reply dropped");
         return;
