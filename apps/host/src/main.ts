@@ -1,10 +1,11 @@
-import { runMain, startProgram } from "@phonework/runtime";
+import { ensureWritableDir, runMain, startProgram } from "@phonework/runtime";
 import { HostConfigSchema } from "./config.ts";
 import { createHost } from "./create-host.ts";
 
 // `pnpm host`: one host client, dialing out to ROUTER_URL.
 runMain(async () => {
   const { config, logger } = startProgram(HostConfigSchema, "phonework-host");
+  ensureWritableDir(config.DATA_DIR);
   const host = createHost(config, { logger });
   host.start();
   const shutdown = async (signal: string) => {

@@ -149,4 +149,70 @@ describe("router link", () => {
     // The fake router never pings: the host must notice the silence on its own.
     await router.waitForRegistrations(2, 5000);
   });
+
+  it("a forward delivered twice (again after a reconnect) runs once; both deliveries get the first result", async () => {
+    const router = await fakeRouter();
+    let runs = 0;
+    const h = host(
+      router.url,
+      {},
+      {
+        handler: {
+          handle: async (request) => `answer #${++runs} to ${request.text}`,
+        },
+      },
+    );
+    await h.ready();
+    const forward = {
+      type: "forward",
+      id: "req-1",
+      user_id: "u1",
+      chat_id: "c1",
+      platform: "memory",
+      text: "deploy",
+    };
+    router.latest().send(forward);
+    const first = await router.latest().inbox.next(["forward_response"]);
+    expect(first).toMatchObject({
+      id: "req-1",
+      text: "answer #1 to deploy",
+      delivery_id: "reply-req-1",
+      user_id: "u1",
+    });
+
+    router.dropAll();
+    await router.waitForRegistrations(2);
+    // Not acknowledged on the first link: the outbox resends it after the reconnect…
+    expect(await router.latest().inbox.next(["forward_response"])).toMatchObject({
+      id: "req-1",
+      text: "answer #1 to deploy",
+    });
+    router.latest().send({ type: "push_ack", delivery_id: "reply-req-1", ok: true });
+    await waitFor(() => h.outbox.pending() === 0);
+    // …and the same request arriving again is not run again: it gets the first result.
+    router.latest().send(forward);
+    expect(await router.latest().inbox.next(["forward_response"])).toMatchObject({
+      id: "req-1",
+      text: "answer #1 to deploy",
+    });
+    expect(runs).toBe(1);
+  });
+
+  it("pushed items wait in the outbox while the link is down and go out, in order, after it returns", async () => {
+    const router = await fakeRouter();
+    const h = host(router.url);
+    await h.ready();
+    router.dropAll();
+    h.push({ type: "notify", user_id: "u1", text: "first" });
+    h.push({ type: "notify", user_id: "u1", text: "second" });
+    expect(h.outbox.pending()).toBe(2);
+    await router.waitForRegistrations(2);
+    const a = await router.latest().inbox.next(["notify"]);
+    const b = await router.latest().inbox.next(["notify"]);
+    expect([a.text, b.text]).toEqual(["first", "second"]);
+    expect(a.delivery_id).not.toBe(b.delivery_id);
+    router.latest().send({ type: "push_ack", delivery_id: a.delivery_id, ok: true });
+    router.latest().send({ type: "push_ack", delivery_id: b.delivery_id, ok: true });
+    await waitFor(() => h.outbox.pending() === 0);
+  });
 });

@@ -16,6 +16,13 @@ export const RouterConfigSchema = z.object({
   HANDSHAKE_TIMEOUT_S: seconds(10),
   /** Largest frame either side may send; bigger frames close the socket with 1009. */
   MAX_PAYLOAD_BYTES: positiveInt(16 * 1024 * 1024),
+  /** Requests waiting on one node before new ones get QUEUE_FULL at once. */
+  MAX_NODE_PENDING: positiveInt(100),
+  /** A node socket with more than this many bytes unsent for SLOW_SOCKET_S is cut off. */
+  SLOW_SOCKET_BYTES: positiveInt(8 * 1024 * 1024),
+  SLOW_SOCKET_S: seconds(15),
+  /** Node handshakes accepted per second; past it, 503 + Retry-After (reconnect storms). */
+  MAX_HANDSHAKES_PER_S: positiveInt(2000),
   /** Minimum seconds between two edits of a progress message. */
   PROGRESS_INTERVAL_S: z.coerce.number().nonnegative().default(5),
   LOG_LEVEL: logLevel(),

@@ -19,6 +19,7 @@ import { DeliveredStore } from "./state/delivered-store.ts";
 import { openRouterDatabase } from "./state/router-db.ts";
 import { UserStateStore } from "./state/user-state-store.ts";
 import type { NodeConnection } from "./ws/node-connection.ts";
+import { HandshakeThrottle } from "./ws/handshake-throttle.ts";
 import { registerNodeEndpoint } from "./ws/node-endpoint.ts";
 
 // Composition root of the router: wires registry, node endpoint, chat adapters and routing.
@@ -93,11 +94,21 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     },
   });
   app.register(async (scope) => {
-    registerNodeEndpoint(scope, config.ROUTER_SECRET, {
+    const endpoint = {
+      secret: config.ROUTER_SECRET,
+      throttle: new HandshakeThrottle(config.MAX_HANDSHAKES_PER_S),
+      closing: () => closing,
+    };
+    registerNodeEndpoint(scope, endpoint, {
       registry,
       heartbeat: {
         intervalMs: config.HEARTBEAT_INTERVAL_S * 1000,
         timeoutMs: config.HEARTBEAT_TIMEOUT_S * 1000,
+      },
+      backpressure: {
+        maxPending: config.MAX_NODE_PENDING,
+        slowSocketBytes: config.SLOW_SOCKET_BYTES,
+        slowSocketMs: config.SLOW_SOCKET_S * 1000,
       },
       handshakeTimeoutMs: config.HANDSHAKE_TIMEOUT_S * 1000,
       maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
@@ -125,6 +136,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   });
 
   let baseUrl = "";
+  let closing = false;
   return {
     app,
     registry,
@@ -152,6 +164,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       return url;
     },
     async close(options = {}) {
+      closing = true; // new hosts get 503: they reconnect to the next instance
       await chat.stop(); // no new messages; replies still go out while draining
       const drainMs = options.drainMs ?? 5000;
       await Promise.race([

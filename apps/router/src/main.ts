@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { runMain, startProgram, systemClock } from "@phonework/runtime";
+import { ensureWritableDir, runMain, startProgram, systemClock } from "@phonework/runtime";
 import { selectChatAdapters } from "./chat/select-adapters.ts";
 import { createTerminalAdapter } from "./chat/terminal-adapter.ts";
 import { RouterConfigSchema } from "./config.ts";
@@ -8,6 +8,7 @@ import { createRouter, type Router } from "./create-router.ts";
 // `pnpm router`: the public router. With no chat platform configured it chats on the terminal.
 runMain(async () => {
   const { config, logger } = startProgram(RouterConfigSchema, "phonework-router");
+  ensureWritableDir(config.DATA_DIR);
 
   let router: Router | undefined;
   const shutdown = async (reason: string, waitForReplies = false) => {

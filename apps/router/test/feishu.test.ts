@@ -276,6 +276,32 @@ describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
     expect(sentTexts("oc_alice")).toEqual(["home-pc: busy day"]);
   });
 
+  it("Feishu answering 429, 5xx and slowly: every message answered exactly once (none lost, none doubled)", async () => {
+    const { router } = await startFeishuRouter();
+    await withHost(router);
+    const send = /\/open-apis\/im\/v1\/messages$/;
+    fake.failNext(send, { status: 500, times: 2 });
+    fake.failNext(send, { status: 429, headers: { "x-ogw-ratelimit-reset": "1" } });
+    fake.failNext(send, { status: 200, delayMs: 1500 }); // slow, then answers
+    const texts = ["one", "two", "three"];
+    for (const text of texts)
+      await fake.pushEvent(messageEvent({ openId: "ou_alice", chatId: "oc_alice", chatType: "p2p", text }));
+    await waitFor(() => texts.every((t) => sentTexts("oc_alice").includes(`home-pc: ${t}`)), {
+      timeoutMs: 20_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const counts = texts.map((t) => sentTexts("oc_alice").filter((m) => m === `home-pc: ${t}`).length);
+    expect({
+      counts,
+      lost: counts.filter((c) => c === 0).length,
+      duplicated: counts.filter((c) => c > 1).length,
+    }).toEqual({
+      counts: [1, 1, 1],
+      lost: 0,
+      duplicated: 0,
+    });
+  });
+
   it("the long connection dropped by Feishu is re-established and the next event answered; /health shows it", async () => {
     const { router, url } = await startFeishuRouter();
     await withHost(router);

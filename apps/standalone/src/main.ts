@@ -1,10 +1,11 @@
-import { runMain, startProgram } from "@phonework/runtime";
+import { ensureWritableDir, runMain, startProgram } from "@phonework/runtime";
 import { StandaloneConfigSchema } from "./config.ts";
 import { startStandalone } from "./standalone.ts";
 
 // `pnpm standalone`: everything on one machine, chatting on this terminal. Zero config needed.
 runMain(async () => {
   const { config, logger } = startProgram(StandaloneConfigSchema, "phonework");
+  ensureWritableDir(config.DATA_DIR);
 
   const app = await startStandalone(config, { logger, input: process.stdin, output: process.stdout });
   logger.info({ nodeUrl: app.router.nodeUrl, nodeId: config.NODE_ID }, "standalone ready");

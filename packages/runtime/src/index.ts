@@ -7,3 +7,4 @@ export * from "./logger.ts";
 export * from "./main-guard.ts";
 export * from "./program.ts";
 export * from "./sqlite.ts";
+export * from "./startup-error.ts";

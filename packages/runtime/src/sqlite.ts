@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import { StartupError } from "./startup-error.ts";
 
 // One SQLite file per process state, opened with the pragmas every store here needs and
 // migrated forward by `PRAGMA user_version`: migration i brings the schema from version i to i+1.
@@ -14,14 +15,13 @@ export interface OpenDatabaseOptions {
   synchronous?: "NORMAL" | "FULL";
 }
 
-export class DatabaseOpenError extends Error {
+export class DatabaseOpenError extends StartupError {
   constructor(
     readonly path: string,
     cause: unknown,
   ) {
     const reason = (cause as { code?: string; message?: string })?.message ?? String(cause);
     super(`cannot open the state database ${path}: ${reason}`, { cause });
-    this.name = "DatabaseOpenError";
   }
 }
 

@@ -11,6 +11,16 @@ export interface HeartbeatPolicy {
   timeoutMs: number;
 }
 
+/** Bounds on what one node may hold of the router's memory. */
+export interface BackpressurePolicy {
+  /** Requests waiting on this node; past it, new ones get QUEUE_FULL at once. */
+  maxPending: number;
+  /** Bytes queued in the socket that count as "not reading". */
+  slowSocketBytes: number;
+  /** How long a socket may stay over `slowSocketBytes` before it is cut off. */
+  slowSocketMs: number;
+}
+
 export interface ForwardOptions {
   timeoutMs: number;
   onProgress?: (text: string) => void;
@@ -21,11 +31,13 @@ export class NodeConnection {
   readonly pending: PendingRequests;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private pongTimer: NodeJS.Timeout | undefined;
+  private slowTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly socket: WebSocket,
     readonly nodeId: string,
     private readonly logger: Logger,
+    private readonly backpressure: BackpressurePolicy,
   ) {
     this.pending = new PendingRequests(nodeId);
   }
@@ -37,11 +49,38 @@ export class NodeConnection {
   send(frame: RouterFrame): boolean {
     if (!this.isOpen) return false;
     this.socket.send(encodeFrame(frame));
+    this.watchBuffer();
     return true;
+  }
+
+  /**
+   * A node that stops reading (stuck process, dead Wi-Fi that TCP has not noticed) makes the
+   * socket's send buffer grow. Over the watermark for too long, it is cut off; its pending
+   * requests then fail with NODE_OFFLINE instead of the router's memory growing.
+   */
+  private watchBuffer(): void {
+    if (this.slowTimer || this.socket.bufferedAmount <= this.backpressure.slowSocketBytes) return;
+    this.slowTimer = setTimeout(() => {
+      this.slowTimer = undefined;
+      if (this.socket.bufferedAmount <= this.backpressure.slowSocketBytes) return;
+      this.logger.warn(
+        { nodeId: this.nodeId, bufferedBytes: this.socket.bufferedAmount },
+        "node is not reading; cutting it off",
+      );
+      this.socket.terminate();
+    }, this.backpressure.slowSocketMs);
   }
 
   /** Sends `frame` and resolves with the node's answer text; rejects with an RpcError. */
   forward(frame: ForwardFrame, options: ForwardOptions): Promise<string> {
+    if (this.pending.size >= this.backpressure.maxPending)
+      return Promise.reject(
+        new RpcError(
+          "QUEUE_FULL",
+          `${this.pending.size} requests are already waiting on node "${this.nodeId}"`,
+          this.nodeId,
+        ),
+      );
     const cancel: CancelFrame = { type: "cancel", id: frame.id, reason: "timed out" };
     const answer = this.pending.wait(frame.id, {
       timeoutMs: options.timeoutMs,
@@ -86,6 +125,7 @@ export class NodeConnection {
   dispose(): void {
     clearInterval(this.heartbeatTimer);
     clearTimeout(this.pongTimer);
+    clearTimeout(this.slowTimer);
     this.pending.rejectAll(
       () => new RpcError("NODE_OFFLINE", `node "${this.nodeId}" went offline before answering`, this.nodeId),
     );

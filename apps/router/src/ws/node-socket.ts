@@ -14,7 +14,7 @@ import type { Clock, Logger } from "@phonework/runtime";
 import type { RawData, WebSocket } from "ws";
 import type { NodeRegistry } from "../registry/node-registry.ts";
 import { RpcError } from "../rpc/rpc-error.ts";
-import { type HeartbeatPolicy, NodeConnection } from "./node-connection.ts";
+import { type BackpressurePolicy, type HeartbeatPolicy, NodeConnection } from "./node-connection.ts";
 
 /** Frames a node pushes on its own, to be delivered to a chat. */
 export type PushFrame = Extract<HostFrame, { type: "notify" | "task_complete" | "send_file" }>;
@@ -24,6 +24,7 @@ export type PushFrame = Extract<HostFrame, { type: "notify" | "task_complete" | 
 export interface NodeSocketContext {
   registry: NodeRegistry<NodeConnection>;
   heartbeat: HeartbeatPolicy;
+  backpressure: BackpressurePolicy;
   handshakeTimeoutMs: number;
   maxPayloadBytes: number;
   clock: Clock;
@@ -67,7 +68,12 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext): voi
       );
       return;
     }
-    connection = new NodeConnection(socket, frame.node_id, ctx.logger.child({ nodeId: frame.node_id }));
+    connection = new NodeConnection(
+      socket,
+      frame.node_id,
+      ctx.logger.child({ nodeId: frame.node_id }),
+      ctx.backpressure,
+    );
     log = ctx.logger.child({ nodeId: frame.node_id });
     const replaced = ctx.registry.attach(frame, version, connection);
     if (replaced) replaced.close(CloseCode.REPLACED, "replaced by a newer connection with the same node id");
