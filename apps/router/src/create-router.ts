@@ -18,8 +18,8 @@ import { createForwarder } from "./rpc/forwarder.ts";
 import { DeliveredStore } from "./state/delivered-store.ts";
 import { openRouterDatabase } from "./state/router-db.ts";
 import { UserStateStore } from "./state/user-state-store.ts";
-import type { NodeConnection } from "./ws/node-connection.ts";
 import { HandshakeThrottle } from "./ws/handshake-throttle.ts";
+import type { NodeConnection } from "./ws/node-connection.ts";
 import { registerNodeEndpoint } from "./ws/node-endpoint.ts";
 
 // Composition root of the router: wires registry, node endpoint, chat adapters and routing.
@@ -168,7 +168,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       await chat.stop(); // no new messages; replies still go out while draining
       const drainMs = options.drainMs ?? 5000;
       await Promise.race([
-        dispatcher.drain(),
+        Promise.all([dispatcher.drain(), pushes.drain()]),
         new Promise((resolve) => setTimeout(resolve, drainMs).unref()),
       ]);
       chat.mute(); // nodes dropping because we close is not news to users

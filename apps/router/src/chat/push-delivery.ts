@@ -15,6 +15,7 @@ import { lateReplyText } from "./user-messages.ts";
 export class PushDelivery {
   /** Answers handed to a waiting request: node/request id → delivery id, until the chat has it. */
   private readonly awaitingChat = new Map<string, string>();
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly notices: NodeNotices,
@@ -94,13 +95,20 @@ export class PushDelivery {
     return false; // in flight: the first copy's ack answers for both
   }
 
+  /** Resolves once every delivery started so far has settled (router shutdown). */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
   private async deliver(nodeId: string, deliveryId: string, frame: PushFrame): Promise<void> {
-    const outcome = await this.notices
+    const work = this.notices
       .deliverPush(nodeId, frame)
       .catch(
         (error: unknown): PushOutcome => ({ ok: false, error: (error as Error)?.message ?? String(error) }),
-      );
-    this.settle(nodeId, deliveryId, outcome);
+      )
+      .then((outcome) => this.settle(nodeId, deliveryId, outcome));
+    this.inFlight.add(work);
+    await work.finally(() => this.inFlight.delete(work));
   }
 
   private settle(nodeId: string, deliveryId: string, outcome: PushOutcome): void {

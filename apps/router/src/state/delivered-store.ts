@@ -17,7 +17,11 @@ export type DeliveryStart =
   | { state: "in_flight" }
   | { state: "delivered"; messageId: string | undefined };
 
+const PRUNE_EVERY_MS = 3_600_000;
+
 export class DeliveredStore {
+  private lastPrune = 0;
+
   constructor(
     private readonly db: SqliteDatabase,
     private readonly ttlMs: number,
@@ -30,6 +34,7 @@ export class DeliveredStore {
 
   /** Claims a delivery id; only the caller that gets "new" delivers it. */
   begin(key: string): DeliveryStart {
+    if (this.now() - this.lastPrune > PRUNE_EVERY_MS) this.prune();
     const claimed = this.db
       .prepare("INSERT OR IGNORE INTO delivered (key, state, at) VALUES (?, 'in_flight', ?)")
       .run(key, this.now());
@@ -53,6 +58,7 @@ export class DeliveredStore {
   }
 
   prune(): number {
+    this.lastPrune = this.now();
     return this.db.prepare("DELETE FROM delivered WHERE at < ?").run(this.now() - this.ttlMs).changes;
   }
 }

@@ -14,7 +14,11 @@ export interface NodeEndpointOptions {
  * GET /ws/node: hosts connect here. A wrong or missing bearer secret gets HTTP 401 before the
  * upgrade; a handshake storm past the rate, or a router that is shutting down, gets 503 + Retry-After.
  */
-export function registerNodeEndpoint(app: FastifyInstance, options: NodeEndpointOptions, ctx: NodeSocketContext): void {
+export function registerNodeEndpoint(
+  app: FastifyInstance,
+  options: NodeEndpointOptions,
+  ctx: NodeSocketContext,
+): void {
   app.get(
     "/ws/node",
     {
@@ -29,7 +33,10 @@ export function registerNodeEndpoint(app: FastifyInstance, options: NodeEndpoint
           await reply
             .code(503)
             .header("retry-after", "1")
-            .send({ error: "BUSY", message: options.closing() ? "router restarting" : "too many handshakes; retry" });
+            .send({
+              error: "BUSY",
+              message: options.closing() ? "router restarting" : "too many handshakes; retry",
+            });
         }
       },
     },
