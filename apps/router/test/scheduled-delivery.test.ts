@@ -2,7 +2,7 @@ import {
   connectFakeNode,
   type FakeOpenAI,
   type SpawnedProcess,
-  spawnApp,
+  spawnHostApp,
   startFakeOpenAI,
   waitFor,
 } from "@phonework/testkit";
@@ -16,21 +16,20 @@ import { onCleanup, SECRET, startTestHost, startTestRouter, tempDataDir } from "
 const USER = "u1";
 
 function spawnHost(nodeUrl: string, dataDir: string, model: FakeOpenAI): SpawnedProcess {
-  const host = spawnApp("host", {
-    ROUTER_URL: nodeUrl,
-    ROUTER_SECRET: SECRET,
-    NODE_ID: "home-pc",
-    WORKING_DIR: dataDir,
-    DATA_DIR: dataDir,
-    RECONNECT_MAX_DELAY_S: "0.3",
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: "sk-test",
-    SCHEDULER_TICK_S: "0.2",
-    SCHEDULE_LATE_AFTER_S: "0.5",
-    TIME_ZONE: "UTC",
-    LOG_LEVEL: "info",
+  const { host, cleanup } = spawnHostApp({
+    routerUrl: nodeUrl,
+    secret: SECRET,
+    nodeId: "home-pc",
+    dataDir,
+    env: {
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: "sk-test",
+      SCHEDULER_TICK_S: "0.2",
+      SCHEDULE_LATE_AFTER_S: "0.5",
+      TIME_ZONE: "UTC",
+    },
   });
-  onCleanup(() => host.kill("SIGKILL"));
+  onCleanup(cleanup);
   return host;
 }
 

@@ -4,6 +4,7 @@ import {
   makeTempDir,
   type SpawnedProcess,
   spawnApp,
+  spawnHostApp,
   startFakeOpenAI,
   startTcpProxy,
   type TcpProxy,
@@ -56,19 +57,15 @@ async function startRouter(dataDir: string, port = "0", extra: Record<string, st
 }
 
 function startHost(routerUrl: string, dataDir: string, model: FakeOpenAI): SpawnedProcess {
-  return track(
-    spawnApp("host", {
-      ROUTER_URL: routerUrl,
-      ROUTER_SECRET: SECRET,
-      NODE_ID: "home-pc",
-      WORKING_DIR: dataDir,
-      DATA_DIR: dataDir,
-      RECONNECT_MAX_DELAY_S: "0.3",
-      OPENAI_BASE_URL: model.url,
-      OPENAI_API_KEY: "sk-test",
-      LOG_LEVEL: "info",
-    }),
-  );
+  const { host, cleanup } = spawnHostApp({
+    routerUrl,
+    secret: SECRET,
+    nodeId: "home-pc",
+    dataDir,
+    env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-test" },
+  });
+  cleanups.push(cleanup);
+  return host;
 }
 
 async function startModel(): Promise<FakeOpenAI> {

@@ -17,9 +17,12 @@ export function ensureWritableDir(dir: string): void {
     writeFileSync(probe, "x".repeat(4096), { flush: true });
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
-    throw new StartupError(`DATA_DIR ${dir} is not usable (${code ?? message}); fix it or point DATA_DIR elsewhere`, {
-      cause: error,
-    });
+    throw new StartupError(
+      `DATA_DIR ${dir} is not usable (${code ?? message}); fix it or point DATA_DIR elsewhere`,
+      {
+        cause: error,
+      },
+    );
   } finally {
     rmSync(probe, { force: true });
   }

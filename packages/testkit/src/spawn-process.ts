@@ -93,31 +93,37 @@ export function spawnApp(
 }
 
 /**
- * `pnpm host` as its own process, with a fresh working and data directory, reconnecting fast.
- * `cleanup` kills it and removes the directory.
+ * `pnpm host` as its own process, reconnecting fast, with a fresh working and data directory —
+ * or `dataDir` to reuse one (a host restarted with its state). `cleanup` kills it and removes
+ * the directory it created.
  */
 export function spawnHostApp(options: {
   routerUrl: string;
   secret: string;
   nodeId: string;
-  servesUsers: string;
+  servesUsers?: string;
+  dataDir?: string;
+  /** More configuration (a model, scheduler timings…). */
+  env?: Record<string, string>;
 }): { host: SpawnedProcess; cleanup: () => void } {
-  const dir = makeTempDir();
+  const dir = options.dataDir ? undefined : makeTempDir();
+  const dataDir = options.dataDir ?? (dir?.path as string);
   const host = spawnApp("host", {
     ROUTER_URL: options.routerUrl,
     ROUTER_SECRET: options.secret,
     NODE_ID: options.nodeId,
-    SERVES_USERS: options.servesUsers,
-    WORKING_DIR: dir.path,
-    DATA_DIR: dir.path,
-    RECONNECT_MAX_DELAY_S: "0.5",
+    SERVES_USERS: options.servesUsers ?? "",
+    WORKING_DIR: dataDir,
+    DATA_DIR: dataDir,
+    RECONNECT_MAX_DELAY_S: "0.3",
     LOG_LEVEL: "info",
+    ...options.env,
   });
   return {
     host,
     cleanup: () => {
       host.kill("SIGKILL");
-      dir.remove();
+      dir?.remove();
     },
   };
 }

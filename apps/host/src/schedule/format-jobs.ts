@@ -20,7 +20,7 @@ export function formatJob(job: ScheduledJob): string {
   const what =
     job.kind === "message"
       ? `"${job.text}"`
-      : `check ${job.text} (${job.check_command ? "$ " + job.check_command : "prompt"}; notify ${job.notify})`;
+      : `check ${job.text} (${job.check_command ? `$ ${job.check_command}` : "prompt"}; notify ${job.notify})`;
   const when = job.status === "pending" ? formatTime(job.due_at, job.time_zone) : job.status;
   return `#${job.id} ${when}${repeatText(job)} — ${what}`;
 }
