@@ -34,7 +34,7 @@ export function decodeFrame<S extends FrameUnion>(raw: string, schema: S): Decod
     cache.set(schema, types);
   }
   if (!types.has(type)) {
-    return { ok: false, code: "BAD_FRAME", message: `unknown frame type '${type.slice(0, 64)}'` };
+    return { ok: false, code: "BAD_FRAME", message: `unknown frame type '${truncate(type, 64)}'` };
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
@@ -49,6 +49,12 @@ export function decodeFrame<S extends FrameUnion>(raw: string, schema: S): Decod
 
 export function encodeFrame(frame: Frame): string {
   return JSON.stringify(frame);
+}
+
+/** At most `max` UTF-16 units, never ending in half a surrogate pair (a broken character). */
+function truncate(text: string, max: number): string {
+  const cut = text.slice(0, max);
+  return text.length > max && /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 
 function describeIssues(error: z.ZodError): string {

@@ -151,7 +151,12 @@ export class RouterLink {
   /** A router that has gone silent (half-open TCP) is dropped, so the host reconnects. */
   private resetWatchdog(socket: WebSocket): void {
     if (!this.policy) return;
-    const silenceMs = (this.policy.heartbeat_interval_s * 2 + this.policy.heartbeat_timeout_s) * 1000;
+    // Capped: a timer past 2^31-1 ms fires at once (Node clamps it to 1 ms), which would drop a
+    // healthy link in a loop if a router ever announced an absurd heartbeat.
+    const silenceMs = Math.min(
+      (this.policy.heartbeat_interval_s * 2 + this.policy.heartbeat_timeout_s) * 1000,
+      MAX_TIMER_MS,
+    );
     clearTimeout(this.watchdog);
     this.watchdog = setTimeout(() => {
       this.options.logger.warn({ silenceMs }, "router silent too long; reconnecting");
@@ -164,6 +169,8 @@ export class RouterLink {
     for (const listener of this.listeners) listener(state);
   }
 }
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function rawText(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
