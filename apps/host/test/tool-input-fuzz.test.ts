@@ -1,0 +1,320 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, relative } from "node:path";
+import { waitFor } from "@phonework/testkit";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { executeFileOps, FileOpsArgs } from "../src/tools/file-ops.ts";
+import { resolveInside } from "../src/tools/path-guard.ts";
+import { executeShell, RunShellArgs } from "../src/tools/run-shell.ts";
+import { MAX_NESTING } from "../src/tools/shell-commands.ts";
+import { blockedReason } from "../src/tools/shell-guard.ts";
+import { ToolError } from "../src/tools/tool.ts";
+import { makeWorkspace, toolContext } from "./support.ts";
+
+// Tool input a confused or hostile model might produce. Shell: the destructive commands of the
+// blocklist hidden under wrappers, in any combination, are still refused (checked on the guard
+// itself, never by running them), while ordinary commands under the same wrappers still run;
+// what the blocklist cannot see is pinned down too, matching the README. Paths: whatever mix of
+// `..`, symlinks, NUL bytes and long names, a file tool stays inside WORKING_DIR.
+
+// What a piece of shell text may be wrapped by: a program wrapper (env, sudo, nice…) runs a
+// program, so it can only take a simple command naming one; shell wrappers take any text.
+const PROGRAM = 0; // a simple command whose first word is a program on disk
+const SIMPLE = 1; // any simple command (a builtin, VAR= in front, or a find -exec: its \; ends any outer one)
+const TEXT = 2; // any shell text
+
+const DESTRUCTIVE: Array<[string, number]> = [
+  ["rm -rf /", PROGRAM],
+  ["rm -fr ~", PROGRAM],
+  ["rm -rf /*", PROGRAM],
+  ["rm -r -f /", PROGRAM],
+  ["rm --recursive --force /", PROGRAM],
+  ["rm -rf -- /", PROGRAM],
+  ["/bin/rm -Rf $HOME", PROGRAM],
+  ["\\rm -rf $\u007BHOME}", PROGRAM], // ${HOME}
+  ["rm -rf ~/", PROGRAM],
+  ["rm -r --no-preserve-root /", PROGRAM],
+  ["mkfs.ext4 /dev/sda1", PROGRAM],
+  ["format c:", PROGRAM],
+  ["shutdown -h now", PROGRAM],
+  ["reboot", PROGRAM],
+  ["poweroff", PROGRAM],
+  ["halt", PROGRAM],
+  ["systemctl reboot", PROGRAM],
+  ["init 0", PROGRAM],
+  ["dd if=/dev/zero of=/dev/sda", PROGRAM],
+  ["cat /dev/zero > /dev/nvme0n1", PROGRAM],
+  ["chmod -R 777 /", PROGRAM],
+  [":(){ :|:& };:", TEXT],
+  ["bomb(){ bomb|bomb& };bomb", TEXT],
+];
+
+const ORDINARY = [
+  "rm -rf ./build",
+  "rm -r ~/projects/old",
+  "rm -rf /tmp/phonework-cache",
+  "chmod -R 755 ./scripts",
+  "ls -la /",
+  "du -sh ~",
+  "grep -r reboot logs",
+  "systemctl status nginx",
+  "echo done",
+];
+
+interface Wrapper {
+  name: string;
+  wrap: (command: string) => string;
+  /** The widest kind of text it can wrap, and the kind of text it makes. */
+  takes: number;
+  gives: number;
+}
+
+const q = (command: string) => command.replace(/'/g, `'"'"'`); // inside single quotes
+const wrapper = (name: string, takes: number, gives: number, wrap: (c: string) => string): Wrapper => ({
+  name,
+  wrap,
+  takes,
+  gives,
+});
+
+/**
+ * The ways to hide a command that the issue names, and their cousins. Closing words go on a line
+ * of their own, as in a script, so a here-document inside still finds its delimiter.
+ */
+const WRAPPERS: Wrapper[] = [
+  wrapper("sh -c", TEXT, PROGRAM, (c) => `sh -c '${q(c)}'`),
+  wrapper("bash -lc", TEXT, PROGRAM, (c) => `bash -lc '${q(c)}'`),
+  wrapper("$(…)", TEXT, TEXT, (c) => `echo "$(${c}\n)"`),
+  // Inside backticks a nested `, a backslash and a $ are escaped, as a real script would.
+  wrapper("backticks", TEXT, TEXT, (c) => `echo \`${c.replace(/[\\`$]/g, "\\$&")}\n\``),
+  wrapper("env", PROGRAM, PROGRAM, (c) => `env ${c}`),
+  wrapper("env VAR=…", PROGRAM, PROGRAM, (c) => `env -i PATH=/usr/bin:/bin ${c}`),
+  wrapper("VAR=… prefix", SIMPLE, SIMPLE, (c) => `LC_ALL=C ${c}`),
+  wrapper("find -exec", PROGRAM, SIMPLE, (c) => `find . -maxdepth 0 -exec ${c} \\;`),
+  wrapper("find -exec sh -c", TEXT, SIMPLE, (c) => `find . -maxdepth 0 -exec sh -c '${q(c)}' \\;`),
+  // A delimiter per nesting level, so an inner here-doc does not end the outer one.
+  wrapper(
+    "here-doc to a shell",
+    TEXT,
+    TEXT,
+    (c) => `bash <<'EOF${c.length}'\necho start\n${c}\nEOF${c.length}`,
+  ),
+  wrapper("eval", TEXT, TEXT, (c) => `eval '${q(c)}'`),
+  wrapper("sudo -u", PROGRAM, PROGRAM, (c) => `sudo -u root ${c}`),
+  wrapper("nohup … &", PROGRAM, TEXT, (c) => `nohup ${c} &`),
+  wrapper("timeout", PROGRAM, PROGRAM, (c) => `timeout 5s ${c}`),
+  wrapper("nice -n", PROGRAM, PROGRAM, (c) => `nice -n 10 ${c}`),
+  wrapper("xargs", PROGRAM, TEXT, (c) => `echo go | xargs -I% ${c}`),
+  wrapper("subshell", TEXT, TEXT, (c) => `(cd /tmp && ${c}\n)`),
+  wrapper("group", TEXT, TEXT, (c) => `{ true; ${c}\n}`),
+  wrapper("if", TEXT, TEXT, (c) => `if true; then ${c}\nfi`),
+  wrapper("after a newline", TEXT, TEXT, (c) => `echo hi\n${c}`),
+  wrapper("line continuation", TEXT, TEXT, (c) => `true && \\\n${c}`),
+  wrapper("ssh", TEXT, PROGRAM, (c) => `ssh localhost '${q(c)}'`),
+  wrapper("su -c", TEXT, PROGRAM, (c) => `su -c '${q(c)}'`),
+  wrapper("command", PROGRAM, SIMPLE, (c) => `command ${c}`),
+  wrapper("exec", PROGRAM, SIMPLE, (c) => `exec ${c}`),
+];
+
+const wrapped = (command: string, wraps: Wrapper[]) => wraps.reduce((text, { wrap }) => wrap(text), command);
+const describeChain = (wraps: Wrapper[]) => wraps.map(({ name }) => name).join(" ∘ ");
+
+/** One to three wrappers, innermost first, each able to take what the one before it gives. */
+function wrapChains(kind: number, among: Wrapper[] = WRAPPERS): fc.Arbitrary<Wrapper[]> {
+  return fc.array(fc.constantFrom(...among), { minLength: 1, maxLength: 3 }).filter((wraps) => {
+    let current = kind;
+    for (const { takes, gives } of wraps) {
+      if (current > takes) return false;
+      current = gives;
+    }
+    return true;
+  });
+}
+
+describe("shell blocklist under wrappers", () => {
+  it.each(WRAPPERS.map((w) => [w.name, w] as const))(
+    "refuses every destructive command under %s",
+    (_name, w) => {
+      for (const [command, kind] of DESTRUCTIVE) {
+        if (kind <= w.takes) expect(blockedReason(w.wrap(command)), w.wrap(command)).toBeDefined();
+      }
+    },
+  );
+
+  it("refuses every destructive command under any chain of up to three wrappers", () => {
+    const cases = fc
+      .constantFrom(...DESTRUCTIVE)
+      .chain(([command, kind]) => wrapChains(kind).map((wraps) => [command, wraps] as const));
+    fc.assert(
+      fc.property(cases, ([command, wraps]) => {
+        expect(blockedReason(wrapped(command, wraps)), describeChain(wraps)).toBeDefined();
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("lets ordinary commands through the same wrappers (no false alarm from the unwrapping)", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ORDINARY), wrapChains(PROGRAM), (command, wraps) => {
+        expect(blockedReason(wrapped(command, wraps)), describeChain(wraps)).toBeUndefined();
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("the wrappers are real: bash runs the command inside any chain of the local ones", async () => {
+    const local = WRAPPERS.filter(({ name }) => !["ssh", "su -c", "sudo -u"].includes(name));
+    const { workingDir } = makeWorkspace();
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(wrapChains(PROGRAM, local), async (wraps) => {
+        const marker = join(workingDir, `ran-${++run}.txt`);
+        execFileSync("bash", ["-c", wrapped(`touch ${marker}`, wraps)], { cwd: workingDir, stdio: "ignore" });
+        await waitFor(() => existsSync(marker), { timeoutMs: 3000 });
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("run_shell refuses a wrapped destructive command before starting anything", async () => {
+    const { workingDir } = makeWorkspace();
+    // The guard decides first, so this never gets near running the command.
+    const command = `touch ran.txt; ${wrapped("rm -rf ~", WRAPPERS.slice(0, 3))}`;
+    expect(blockedReason(command)).toBeDefined();
+    await expect(
+      executeShell(workingDir, RunShellArgs.parse({ command }), new AbortController().signal),
+    ).rejects.toThrow(/^refused: this command looks destructive \(recursive delete/);
+    expect(() => realpathSync(join(workingDir, "ran.txt"))).toThrow(/ENOENT/);
+  });
+
+  it(`refuses shells nested more than ${MAX_NESTING} deep rather than guessing`, () => {
+    const deep = Array.from({ length: MAX_NESTING + 2 }).reduce<string>(
+      (text) => `sh -c ${JSON.stringify(text)}`,
+      "ls",
+    );
+    expect(blockedReason(deep)).toBe("shells nested too deeply to check");
+    const shallow = Array.from({ length: 3 }).reduce<string>((text) => `sh -c ${JSON.stringify(text)}`, "ls");
+    expect(blockedReason(shallow)).toBeUndefined();
+  });
+
+  it("never throws on arbitrary text, including unbalanced quotes and bad substitutions", () => {
+    const shellish = fc.string({
+      unit: fc.constantFrom(..."rm -f/~$(){}`'\"\\;&|<>\n*#!=.abcsh".split("")),
+      maxLength: 120,
+    });
+    fc.assert(
+      fc.property(fc.oneof(shellish, fc.string({ unit: "binary", maxLength: 200 })), (text) => {
+        const reason = blockedReason(text);
+        expect(reason === undefined || typeof reason === "string").toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(blockedReason("rm -rf / ; echo ${")).toBe("recursive delete of / or the home directory");
+  });
+
+  // What the README says the blocklist does NOT protect against: anything decided at run time.
+  it.each([
+    ["an interpreter", `python3 -c "import shutil; shutil.rmtree('/')"`],
+    ["an encoded payload piped to a shell", "echo cm0gLXJmIC8K | base64 -d | sh"],
+    ["a variable holding the program", "r=rm; $r -rf /"],
+    ["a target computed at run time", "rm -rf $(echo /)"],
+    ["a script written to disk, then run", "printf 'reboot' > x.sh && sh x.sh"],
+  ])("does not see %s (documented: not a sandbox)", (_name, command) => {
+    expect(blockedReason(command)).toBeUndefined();
+  });
+});
+
+/** A workspace with symlinks in every direction: inside, outside, absolute, to itself, dangling. */
+function linkedWorkspace() {
+  const workspace = makeWorkspace();
+  const { workingDir, outside } = workspace;
+  symlinkSync(join(workingDir, "todo_app"), join(workingDir, "inner-link"));
+  symlinkSync("/etc", join(workingDir, "etc-link"));
+  symlinkSync("self-loop", join(workingDir, "self-loop"));
+  symlinkSync("no-such-target", join(workingDir, "dangling"));
+  mkdirSync(join(outside, "deeper"));
+  writeFileSync(join(outside, "deeper", "more.txt"), "TOP SECRET");
+  return workspace;
+}
+
+const SEGMENTS = [
+  "..",
+  ".",
+  "",
+  "todo_app",
+  "README.md",
+  "src",
+  "escape",
+  "inner-link",
+  "etc-link",
+  "self-loop",
+  "dangling",
+  "outside",
+  "secret.txt",
+  "deeper",
+  "passwd",
+  "a\0b",
+  "x".repeat(300),
+  "ü-名前",
+  "%2e%2e",
+  "..\\..",
+];
+
+function hostilePaths(workingDir: string) {
+  return fc
+    .tuple(
+      fc.constantFrom("", "/", `${workingDir}/`, `${join(workingDir, "..")}/`, "~/"),
+      fc.array(fc.constantFrom(...SEGMENTS), { maxLength: 8 }),
+      fc.constantFrom("", "/", "/."),
+    )
+    .map(([prefix, segments, suffix]) => `${prefix}${segments.join("/")}${suffix}`);
+}
+
+describe("file tools under hostile paths", () => {
+  it("resolveInside: always a real path inside WORKING_DIR, or a ToolError naming the problem", () => {
+    const { workingDir } = linkedWorkspace();
+    const root = realpathSync(workingDir);
+    fc.assert(
+      fc.property(hostilePaths(workingDir), (path) => {
+        let resolved: string;
+        try {
+          resolved = resolveInside(workingDir, path);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ToolError);
+          expect((error as Error).message).toMatch(
+            /outside the working directory|NUL byte|too long|longer than|no such file|cannot access/,
+          );
+          return;
+        }
+        const rel = relative(root, resolved);
+        expect(rel.startsWith("..") || isAbsolute(rel), `${JSON.stringify(path)} → ${resolved}`).toBe(false);
+        expect(realpathSync(resolved)).toBe(resolved);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("file_ops never returns or sends a byte from outside WORKING_DIR, whatever the action and path", async () => {
+    const { workingDir } = linkedWorkspace();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("read", "list", "search", "send"),
+        hostilePaths(workingDir),
+        async (action, path) => {
+          const ctx = toolContext();
+          const args = FileOpsArgs.parse({ action, path, query: "SECRET", depth: 3 });
+          try {
+            const out = await executeFileOps({ workingDir, maxFileBytes: 4096 }, args, ctx);
+            expect(out).not.toContain("TOP SECRET");
+            expect(out).not.toContain("root:x:0:0");
+          } catch (error) {
+            expect(error).toBeInstanceOf(ToolError);
+          }
+          for (const file of ctx.files) expect(file.data.toString()).not.toContain("TOP SECRET");
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
