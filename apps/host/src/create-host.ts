@@ -290,6 +290,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       await Promise.all([...agents.values()].map((agent) => agent.close()));
       await link.stop();
       await web?.close();
+      outbox.close();
       db.close();
     },
   };

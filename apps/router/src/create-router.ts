@@ -60,9 +60,10 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   const notices = new NodeNotices(chat, userState, registry, logger);
   notices.watch(registry);
   const db = openRouterDatabase(join(config.DATA_DIR, "router", "router.db"));
+  const delivered = new DeliveredStore(db, config.DELIVERED_TTL_S * 1000, () => clock.now());
   const pushes = new PushDelivery(
     notices,
-    new DeliveredStore(db, config.DELIVERED_TTL_S * 1000, () => clock.now()),
+    delivered,
     (nodeId, frame) => registry.connection(nodeId)?.send(frame) ?? false,
     logger.child({ component: "push" }),
   );
@@ -173,6 +174,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       ]);
       chat.mute(); // nodes dropping because we close is not news to users
       await app.close();
+      delivered.flush();
       db.close();
     },
   };

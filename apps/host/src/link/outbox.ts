@@ -21,7 +21,8 @@ export interface DeliveryResult {
 
 /** The part of the router link the outbox uses. */
 export interface OutboxLink {
-  send(frame: HostFrame): boolean;
+  /** Sends an already encoded frame; false if the link is not up. */
+  sendEncoded(text: string): boolean;
   onStateChange(listener: (state: string) => void): () => void;
 }
 
@@ -33,40 +34,74 @@ export const OUTBOX_MIGRATION = `
     created_at INTEGER NOT NULL
   );`;
 
+/**
+ * Acknowledged rows are deleted in batches this often. A crash before the delete only means the
+ * item is sent once more after a restart, and the router, which remembers delivered ids, answers
+ * that with the same ack and shows the user nothing: so one fsync per batch, not per ack.
+ */
+const ACK_BATCH_MS = 200;
+
 export class Outbox {
-  /** Items already sent on the current connection; a reconnect clears it so all are resent. */
-  private sentOnThisLink = new Set<string>();
+  /** Every unacknowledged item, encoded, in the order it was stored (the table, mirrored). */
+  private readonly unacked = new Map<string, string>();
+  /** Unacknowledged items not yet sent on the current connection; a reconnect refills it. */
+  private unsent = new Set<string>();
+  /** Acknowledged items whose rows are still to be deleted. */
+  private readonly acked = new Set<string>();
+  private ackTimer: NodeJS.Timeout | undefined;
   private link: OutboxLink | undefined;
   private readonly listeners = new Set<(result: DeliveryResult) => void>();
   private flushQueued = false;
+  /** Stored at the next flush, all in one transaction: one fsync for a burst of answers. */
+  private toInsert: Array<[deliveryId: string, encoded: string, createdAt: number]> = [];
+  private readonly insert;
+  private readonly remove;
 
   constructor(
     private readonly db: SqliteDatabase,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.insert = db.prepare(
+      "INSERT OR IGNORE INTO outbox (delivery_id, frame, created_at) VALUES (?, ?, ?)",
+    );
+    this.remove = db.prepare("DELETE FROM outbox WHERE delivery_id = ?");
+    const rows = db.prepare("SELECT delivery_id, frame FROM outbox ORDER BY seq").all() as Array<{
+      delivery_id: string;
+      frame: string;
+    }>;
+    for (const row of rows) this.unacked.set(row.delivery_id, row.frame);
+  }
 
   attach(link: OutboxLink): void {
     this.link = link;
     link.onStateChange((state) => {
-      this.sentOnThisLink = new Set();
+      this.unsent = new Set(this.unacked.keys());
       if (state === "registered") this.flush();
     });
   }
 
   /**
-   * Stores the frame; it goes out after the current synchronous work (so a caller's surrounding
-   * transaction commits first). Returns its delivery id (given, or a new uuid).
+   * Stores the frame and sends it once stored. Inside a caller's transaction the row is part of
+   * it (a reminder and its job's new state commit together); otherwise rows enqueued in the same
+   * turn of the event loop are committed together (group commit) just before they are sent.
+   * Returns the delivery id (given, or a new uuid).
    */
   enqueue(frame: OutboxFrame, deliveryId: string = randomUUID()): string {
-    this.db
-      .prepare("INSERT OR IGNORE INTO outbox (delivery_id, frame, created_at) VALUES (?, ?, ?)")
-      .run(deliveryId, JSON.stringify({ ...frame, delivery_id: deliveryId }), this.now());
+    const stored = this.unacked.get(deliveryId);
+    const encoded = stored ?? JSON.stringify({ ...frame, delivery_id: deliveryId });
+    // Acknowledged but its row not yet deleted, and asked for again: the row stays.
+    const rowKept = this.acked.delete(deliveryId);
+    if (stored === undefined && !rowKept) {
+      if (this.db.inTransaction) this.insert.run(deliveryId, encoded, this.now());
+      else this.toInsert.push([deliveryId, encoded, this.now()]);
+    }
+    this.unacked.set(deliveryId, encoded);
     // Already stored and sent on this link (a duplicate request asking again): send it again.
-    this.sentOnThisLink.delete(deliveryId);
+    this.unsent.add(deliveryId);
     if (!this.flushQueued) {
       this.flushQueued = true;
-      queueMicrotask(() => {
+      setImmediate(() => {
         this.flushQueued = false;
         this.flush();
       });
@@ -76,9 +111,10 @@ export class Outbox {
 
   /** The router's answer: the item is done (delivered, or refused for good). */
   acknowledge(ack: PushAckFrame): void {
-    const removed = this.db.prepare("DELETE FROM outbox WHERE delivery_id = ?").run(ack.delivery_id);
-    this.sentOnThisLink.delete(ack.delivery_id);
-    if (removed.changes === 0) return; // a repeated ack
+    if (!this.unacked.delete(ack.delivery_id)) return; // a repeated ack
+    this.unsent.delete(ack.delivery_id);
+    this.acked.add(ack.delivery_id);
+    this.ackTimer ??= setTimeout(() => this.deleteAcked(), ACK_BATCH_MS).unref();
     if (!ack.ok) this.logger.warn({ deliveryId: ack.delivery_id, error: ack.error }, "push not delivered");
     const result: DeliveryResult = {
       deliveryId: ack.delivery_id,
@@ -96,19 +132,42 @@ export class Outbox {
 
   /** Items not yet acknowledged. */
   pending(): number {
-    return Number(this.db.prepare("SELECT count(*) FROM outbox").pluck().get());
+    return this.unacked.size;
+  }
+
+  /** Stores what is queued and deletes what has been acknowledged; call before closing the database. */
+  close(): void {
+    this.storeQueued();
+    this.deleteAcked();
+  }
+
+  private storeQueued(): void {
+    if (this.toInsert.length === 0) return;
+    const rows = this.toInsert;
+    this.toInsert = [];
+    this.db.transaction(() => {
+      for (const row of rows) this.insert.run(...row);
+    })();
+  }
+
+  private deleteAcked(): void {
+    clearTimeout(this.ackTimer);
+    this.ackTimer = undefined;
+    if (this.acked.size === 0) return;
+    const ids = [...this.acked];
+    this.acked.clear();
+    this.db.transaction(() => {
+      for (const id of ids) this.remove.run(id);
+    })();
   }
 
   private flush(): void {
+    this.storeQueued();
     if (!this.link) return;
-    const rows = this.db.prepare("SELECT delivery_id, frame FROM outbox ORDER BY seq").all() as Array<{
-      delivery_id: string;
-      frame: string;
-    }>;
-    for (const row of rows) {
-      if (this.sentOnThisLink.has(row.delivery_id)) continue;
-      if (!this.link.send(JSON.parse(row.frame) as HostFrame)) return; // link down: resent on reconnect
-      this.sentOnThisLink.add(row.delivery_id);
+    for (const id of this.unsent) {
+      const encoded = this.unacked.get(id);
+      if (encoded !== undefined && !this.link.sendEncoded(encoded)) return; // link down: resent on reconnect
+      this.unsent.delete(id);
     }
   }
 }

@@ -57,8 +57,13 @@ export class RouterLink {
   }
 
   send(frame: HostFrame): boolean {
+    return this.sendEncoded(encodeFrame(frame));
+  }
+
+  /** A frame already encoded (the outbox stores frames as text). */
+  sendEncoded(text: string): boolean {
     if (this.state !== "registered" || this.socket?.readyState !== WebSocket.OPEN) return false;
-    this.socket.send(encodeFrame(frame));
+    this.socket.send(text);
     return true;
   }
 

@@ -21,44 +21,78 @@ const PRUNE_EVERY_MS = 3_600_000;
 
 export class DeliveredStore {
   private lastPrune = 0;
+  /** Claimed and being handed to the platform. Only this process can be delivering, so memory suffices. */
+  private readonly inFlight = new Set<string>();
+  /** Delivered, written at the end of this turn of the event loop with the others (one commit). */
+  private readonly toRecord = new Map<string, string | null>();
+  private flushQueued = false;
+  private readonly select;
+  private readonly record;
+  private readonly expire;
 
   constructor(
     private readonly db: SqliteDatabase,
     private readonly ttlMs: number,
     private readonly now: () => number,
   ) {
-    // A delivery in flight when the router stopped is unknown: let the host's resend retry it.
+    // Rows of this state were written by earlier versions; such a delivery's outcome is unknown,
+    // so let the host's resend retry it.
     db.prepare("DELETE FROM delivered WHERE state = 'in_flight'").run();
+    this.select = db.prepare("SELECT message_id FROM delivered WHERE key = ?");
+    this.record = db.prepare(
+      "INSERT OR REPLACE INTO delivered (key, state, message_id, at) VALUES (?, 'delivered', ?, ?)",
+    );
+    this.expire = db.prepare("DELETE FROM delivered WHERE at < ?");
     this.prune();
   }
 
   /** Claims a delivery id; only the caller that gets "new" delivers it. */
   begin(key: string): DeliveryStart {
     if (this.now() - this.lastPrune > PRUNE_EVERY_MS) this.prune();
-    const claimed = this.db
-      .prepare("INSERT OR IGNORE INTO delivered (key, state, at) VALUES (?, 'in_flight', ?)")
-      .run(key, this.now());
-    if (claimed.changes === 1) return { state: "new" };
-    const row = this.db.prepare("SELECT state, message_id FROM delivered WHERE key = ?").get(key) as
-      | { state: "in_flight" | "delivered"; message_id: string | null }
-      | undefined;
-    if (row?.state === "delivered") return { state: "delivered", messageId: row.message_id ?? undefined };
-    return { state: "in_flight" };
+    if (this.inFlight.has(key)) return { state: "in_flight" };
+    const recorded = this.toRecord.get(key);
+    if (recorded !== undefined) return { state: "delivered", messageId: recorded ?? undefined };
+    const row = this.select.get(key) as { message_id: string | null } | undefined;
+    if (row) return { state: "delivered", messageId: row.message_id ?? undefined };
+    this.inFlight.add(key);
+    return { state: "new" };
   }
 
+  /**
+   * Delivered: remembered so a resend gets the same ack. Written with the other deliveries of
+   * this turn in one commit; the window is no wider than the one between the platform's answer
+   * and any write.
+   */
   finish(key: string, messageId: string | undefined): void {
-    this.db
-      .prepare("UPDATE delivered SET state = 'delivered', message_id = ?, at = ? WHERE key = ?")
-      .run(messageId ?? null, this.now(), key);
+    this.inFlight.delete(key);
+    this.toRecord.set(key, messageId ?? null);
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      setImmediate(() => {
+        this.flushQueued = false;
+        this.flush();
+      });
+    }
+  }
+
+  /** Writes the deliveries not yet written (also called before the database closes). */
+  flush(): void {
+    if (this.toRecord.size === 0) return;
+    const at = this.now();
+    const rows = [...this.toRecord];
+    this.db.transaction(() => {
+      for (const [key, messageId] of rows) this.record.run(key, messageId, at);
+    })();
+    for (const [key] of rows) this.toRecord.delete(key);
   }
 
   /** Not delivered: forget the claim so a later resend can try again. */
   abandon(key: string): void {
-    this.db.prepare("DELETE FROM delivered WHERE key = ?").run(key);
+    this.inFlight.delete(key);
   }
 
   prune(): number {
     this.lastPrune = this.now();
-    return this.db.prepare("DELETE FROM delivered WHERE at < ?").run(this.now() - this.ttlMs).changes;
+    return this.expire.run(this.now() - this.ttlMs).changes;
   }
 }

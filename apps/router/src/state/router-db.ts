@@ -4,6 +4,12 @@ import { DELIVERED_MIGRATION } from "./delivered-store.ts";
 // The router's SQLite file. Append-only migrations: each entry moves the schema one version forward.
 const ROUTER_MIGRATIONS = [DELIVERED_MIGRATION];
 
+/**
+ * synchronous=NORMAL (with WAL): a commit survives the router process crashing or being killed,
+ * which is what a restart needs; only a power cut of the VPS can lose the last ones, and then a
+ * host's resend could show the user an item twice. FULL would cost an fsync per delivered item.
+ * The host's outbox, which holds the only copy of an answer, is FULL.
+ */
 export function openRouterDatabase(path: string): SqliteDatabase {
-  return openDatabase(path, { migrations: ROUTER_MIGRATIONS, synchronous: "FULL" });
+  return openDatabase(path, { migrations: ROUTER_MIGRATIONS, synchronous: "NORMAL" });
 }
