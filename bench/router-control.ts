@@ -1,0 +1,58 @@
+import type { Cleanup } from "./cleanup.ts";
+import { IpcChild } from "./ipc-child.ts";
+
+// The bench's side of bench/router-process.ts: a real router in its own process, so its RSS
+// and event-loop delay are its own and it can be killed and restarted like a deployment.
+
+export const BENCH_SECRET = "bench-secret-0123456789";
+
+/** Router settings the bench varies; everything else is the router's default. */
+export interface RouterSettings {
+  dataDir: string;
+  port?: number;
+  heartbeatIntervalS?: number;
+  heartbeatTimeoutS?: number;
+}
+
+export interface LoopDelay {
+  maxMs: number;
+  p99Ms: number;
+  meanMs: number;
+}
+
+export type RouterCommand = { type: "stats"; gc: boolean } | { type: "await-online"; count: number };
+
+export type RouterReport =
+  | { type: "ready"; nodeUrl: string; port: number; readyAt: number }
+  | { type: "stats"; rssBytes: number; heapUsedBytes: number; online: number; loopDelay: LoopDelay }
+  | { type: "online"; count: number; at: number; loopDelay: LoopDelay };
+
+export interface RouterProcess {
+  readonly nodeUrl: string;
+  readonly port: number;
+  /** Epoch ms at which it was listening. */
+  readonly readyAt: number;
+  /** RSS and heap after an optional full GC; event-loop delay since it started listening. */
+  stats(gc: boolean): Promise<Extract<RouterReport, { type: "stats" }>>;
+  /** Resolves when `count` nodes are registered (at once if they already are). */
+  awaitOnline(count: number, timeoutMs: number): Promise<Extract<RouterReport, { type: "online" }>>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function startRouterProcess(settings: RouterSettings, cleanup: Cleanup): Promise<RouterProcess> {
+  const child = IpcChild.start<RouterCommand, RouterReport>(new URL("./router-process.ts", import.meta.url), {
+    name: "router process",
+    nodeArgs: ["--expose-gc"],
+    env: { BENCH_ROUTER_SETTINGS: JSON.stringify(settings) },
+  });
+  cleanup.add(() => child.kill());
+  const ready = await child.next("ready", 30_000);
+  return {
+    nodeUrl: ready.nodeUrl,
+    port: ready.port,
+    readyAt: ready.readyAt,
+    stats: (gc) => child.request({ type: "stats", gc }, "stats", 30_000),
+    awaitOnline: (count, timeoutMs) => child.request({ type: "await-online", count }, "online", timeoutMs),
+    kill: (signal) => child.kill(signal),
+  };
+}

@@ -1,0 +1,93 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { createMemoryChatAdapter } from "../apps/router/src/chat/memory-adapter.ts";
+import { RouterConfigSchema } from "../apps/router/src/config.ts";
+import { createRouter } from "../apps/router/src/create-router.ts";
+import { createLogger } from "../packages/runtime/src/logger.ts";
+import {
+  BENCH_SECRET,
+  type LoopDelay,
+  type RouterCommand,
+  type RouterReport,
+  type RouterSettings,
+} from "./router-control.ts";
+
+// Child process: one real router (createRouter, as `pnpm router` builds it) that reports its
+// memory, registered-node count and event-loop delay to the bench over IPC.
+
+const settings = JSON.parse(process.env.BENCH_ROUTER_SETTINGS ?? "{}") as RouterSettings;
+const report = (message: RouterReport) => process.send?.(message);
+// The bench going away closes the channel; a router left behind would hold the port.
+process.on("disconnect", () => process.exit(0));
+// A normal exit on SIGTERM, so `--cpu-prof` and the like can write their output.
+process.on("SIGTERM", () => process.exit(0));
+
+const config = RouterConfigSchema.parse({
+  ROUTER_SECRET: BENCH_SECRET,
+  ROUTER_HOST: "127.0.0.1",
+  ROUTER_PORT: settings.port ?? 0,
+  DATA_DIR: settings.dataDir,
+  PROGRESS_INTERVAL_S: 0,
+  ...(settings.heartbeatIntervalS ? { HEARTBEAT_INTERVAL_S: settings.heartbeatIntervalS } : {}),
+  ...(settings.heartbeatTimeoutS ? { HEARTBEAT_TIMEOUT_S: settings.heartbeatTimeoutS } : {}),
+});
+const router = createRouter(config, {
+  logger: createLogger({ level: "silent" }),
+  chat: [createMemoryChatAdapter()],
+});
+
+const loop = monitorEventLoopDelay({ resolution: 10 });
+const loopDelay = (): LoopDelay => ({
+  maxMs: loop.max / 1e6,
+  p99Ms: loop.percentile(99) / 1e6,
+  meanMs: loop.mean / 1e6,
+});
+
+// Who is registered right now; a node that re-registers replaces its entry without an offline event.
+const online = new Set<string>();
+const waiting = new Set<number>();
+router.registry.subscribe((event) => {
+  if (event.type === "online") online.add(event.node.nodeId);
+  if (event.type === "offline") online.delete(event.node.nodeId);
+  for (const count of waiting) {
+    if (online.size < count) continue;
+    waiting.delete(count);
+    report({ type: "online", count: online.size, at: Date.now(), loopDelay: loopDelay() });
+  }
+});
+
+process.on("message", (command: RouterCommand) => {
+  if (command.type === "stats") void reportStats(command.gc);
+  else if (online.size >= command.count)
+    report({ type: "online", count: online.size, at: Date.now(), loopDelay: loopDelay() });
+  else waiting.add(command.count);
+});
+
+/** With `gc`, memory retained by live connections only: garbage collected twice, a moment apart. */
+async function reportStats(gc: boolean): Promise<void> {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  if (gc && collect) {
+    collect();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    collect();
+  }
+  const memory = process.memoryUsage();
+  report({
+    type: "stats",
+    rssBytes: memory.rss,
+    heapUsedBytes: memory.heapUsed,
+    online: online.size,
+    loopDelay: loopDelay(),
+  });
+}
+
+// Build the app first so its start-up work is not counted; then watch the loop from before the
+// first connection can arrive, since a storm starts the moment we listen.
+await router.app.ready();
+loop.enable();
+await router.start();
+report({
+  type: "ready",
+  nodeUrl: router.nodeUrl,
+  port: Number(new URL(router.nodeUrl).port),
+  readyAt: Date.now(),
+});
