@@ -80,20 +80,33 @@ describe("router link", () => {
     expect(String(answer.text)).toContain('No model is configured on node "laptop"');
   });
 
-  it("turns a handler failure into an INTERNAL error frame for that request", async () => {
+  it("turns a handler failure into a durable INTERNAL error answer, the same for a duplicate forward", async () => {
     const router = await fakeRouter();
-    const h = host(
-      router.url,
-      {},
-      { handler: { handle: async () => Promise.reject(new Error("disk on fire")) } },
-    );
+    let runs = 0;
+    const handler = {
+      handle: async () => {
+        runs++;
+        throw new Error("disk on fire");
+      },
+    };
+    const h = host(router.url, {}, { handler });
     await h.ready();
-    router.latest().send({ type: "forward", id: "r2", user_id: "u", chat_id: "c", platform: "t", text: "x" });
-    expect(await router.latest().inbox.next("error")).toMatchObject({
+    const forward = { type: "forward", id: "r2", user_id: "u", chat_id: "c", platform: "t", text: "x" };
+    router.latest().send(forward);
+    const failure = {
       id: "r2",
-      code: "INTERNAL",
-      message: "the host failed: disk on fire",
-    });
+      text: "the host failed: disk on fire",
+      error: { code: "INTERNAL", message: "the host failed: disk on fire" },
+      delivery_id: "reply-r2",
+    };
+    expect(await router.latest().inbox.next("forward_response")).toMatchObject(failure);
+    expect(h.outbox.pending()).toBe(1); // kept until the router acknowledges it
+
+    router.latest().send(forward); // the router asks again: the first outcome, not a second run
+    expect(await router.latest().inbox.next("forward_response")).toMatchObject(failure);
+    expect(runs).toBe(1);
+    router.latest().send({ type: "push_ack", delivery_id: "reply-r2", ok: true });
+    await waitFor(() => h.outbox.pending() === 0);
   });
 
   it("aborts the handler when the router cancels the request", async () => {

@@ -116,7 +116,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       clock,
       logger: logger.child({ component: "nodes" }),
       onPush: (nodeId, frame) => void pushes.handle(nodeId, frame),
-      onReply: (nodeId, frame, resolvePending) => void pushes.handleReply(nodeId, frame, resolvePending),
+      onReply: (nodeId, frame, settlePending) => void pushes.handleReply(nodeId, frame, settlePending),
     });
     registerHealthRoute(scope, registry, () => chat.statuses(), clock);
   });

@@ -66,6 +66,11 @@ export const ForwardResponseFrame = z.object({
   user_id: z.string().min(1).optional(),
   platform: z.string().optional(),
   chat_id: z.string().optional(),
+  /**
+   * The request failed: the answer is this error (and `text` its message). Sent this way rather
+   * than as an `error` frame so a failure is as durable as an answer (outbox, delivery id).
+   */
+  error: z.object({ code: ErrorCode, message: Text }).optional(),
 });
 
 /** A short status line for a request that is still running. */

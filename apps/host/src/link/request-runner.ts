@@ -6,7 +6,8 @@ import { WireError } from "../handler/wire-error.ts";
 // Runs forwarded requests through the handler and answers each under its correlation id.
 // The correlation id is the idempotency key: a request delivered twice runs once, and the second
 // delivery gets the first result. Answers go through the durable outbox (`deliver`), so one
-// outlives the router connection it was asked on. A handler failure becomes an error frame.
+// outlives the router connection it was asked on — failures too: a handler failure is an answer
+// carrying an error. Only a cancellation (the router or the user gave up on it) is sent live.
 
 /** How many finished requests are remembered for duplicate deliveries. */
 const REMEMBERED = 1000;
@@ -46,31 +47,23 @@ export class RequestRunner {
     this.handler
       .handle(request, { signal: controller.signal, progress })
       .then(
-        (text) => {
-          const answer: ForwardResponseFrame = {
-            type: "forward_response",
-            id: request.id,
-            text,
-            user_id: request.user_id,
-            platform: request.platform,
-            chat_id: request.chat_id,
-          };
-          this.remember(answer);
-          this.deliver(answer, replyDeliveryId(request.id));
-        },
+        (text) => this.answer(request, { text }),
         (error: unknown) => {
-          const cancelled = controller.signal.aborted;
+          if (controller.signal.aborted && !(error instanceof WireError)) {
+            if (
+              !this.send({ type: "error", id: request.id, code: "CANCELLED", message: "request cancelled" })
+            )
+              log.info("router link is down; cancellation not reported");
+            return;
+          }
           if (error instanceof WireError)
             log.warn({ code: error.code, message: error.message }, "request refused");
           else log.error({ err: error }, "handler failed");
           const [code, message] =
             error instanceof WireError
               ? [error.code, error.message]
-              : cancelled
-                ? (["CANCELLED", "request cancelled"] as const)
-                : (["INTERNAL", `the host failed: ${(error as Error)?.message ?? error}`] as const);
-          if (!this.send({ type: "error", id: request.id, code, message }))
-            log.warn({ code }, "router link is down; error not delivered");
+              : (["INTERNAL", `the host failed: ${(error as Error)?.message ?? error}`] as const);
+          this.answer(request, { text: message, error: { code, message } });
         },
       )
       .finally(() => this.running.delete(request.id));
@@ -85,6 +78,19 @@ export class RequestRunner {
 
   cancelAll(reason: string): void {
     for (const id of this.running.keys()) this.cancel(id, reason);
+  }
+
+  private answer(request: ForwardFrame, outcome: Pick<ForwardResponseFrame, "text" | "error">): void {
+    const answer: ForwardResponseFrame = {
+      type: "forward_response",
+      id: request.id,
+      ...outcome,
+      user_id: request.user_id,
+      platform: request.platform,
+      chat_id: request.chat_id,
+    };
+    this.remember(answer);
+    this.deliver(answer, replyDeliveryId(request.id));
   }
 
   private remember(answer: ForwardResponseFrame): void {

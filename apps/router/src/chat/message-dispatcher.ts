@@ -104,7 +104,8 @@ export class MessageDispatcher {
       progress.finish();
       if (!(error instanceof RpcError)) throw error;
       log.warn({ code: error.code, message: error.message }, "forward failed");
-      await deps.chat.sendText(to, rpcErrorText(error, decision.nodeId));
+      const sent = await deps.chat.sendText(to, rpcErrorText(error, decision.nodeId));
+      deps.replyShown?.(decision.nodeId, id, sent); // a failure the node sent through its outbox
     }
   }
 }

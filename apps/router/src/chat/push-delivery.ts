@@ -1,10 +1,11 @@
 import type { ForwardResponseFrame, PushAckFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
+import { RpcError } from "../rpc/rpc-error.ts";
 import type { DeliveredStore } from "../state/delivered-store.ts";
 import type { PushFrame } from "../ws/node-socket.ts";
 import type { SentMessage } from "./chat-adapter.ts";
 import type { NodeNotices, PushOutcome } from "./node-notices.ts";
-import { lateReplyText } from "./user-messages.ts";
+import { lateReplyText, rpcErrorText } from "./user-messages.ts";
 
 // Exactly-once for the user over an at-least-once wire. An item with a delivery id (a push, or
 // an answer to a forwarded message) is handed to the chat once and acknowledged to the node on
@@ -33,15 +34,15 @@ export class PushDelivery {
     if (this.start(nodeId, frame.delivery_id)) await this.deliver(nodeId, frame.delivery_id, frame);
   }
 
-  /** An answer sent with a delivery id; `resolvePending` hands it to the request if it is still waiting. */
+  /** An answer sent with a delivery id; `settlePending` hands it to the request if it is still waiting. */
   async handleReply(
     nodeId: string,
     frame: ForwardResponseFrame & { delivery_id: string },
-    resolvePending: (text: string) => boolean,
+    settlePending: () => boolean,
   ): Promise<void> {
     const deliveryId = frame.delivery_id;
     if (!this.start(nodeId, deliveryId)) return;
-    if (resolvePending(frame.text)) {
+    if (settlePending()) {
       this.awaitingChat.set(`${nodeId}/${frame.id}`, deliveryId); // settled by replyShown
       return;
     }
@@ -56,7 +57,10 @@ export class PushDelivery {
       { nodeId, requestId: frame.id },
       "answer for a request this router no longer knows; sent as late",
     );
-    const late = { type: "notify" as const, user_id: frame.user_id, text: lateReplyText(frame.text) };
+    const text = frame.error
+      ? rpcErrorText(new RpcError(frame.error.code, frame.error.message, nodeId), nodeId)
+      : frame.text;
+    const late = { type: "notify" as const, user_id: frame.user_id, text: lateReplyText(text) };
     await this.deliver(nodeId, deliveryId, {
       ...late,
       ...(frame.platform ? { platform: frame.platform } : {}),

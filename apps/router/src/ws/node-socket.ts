@@ -31,11 +31,14 @@ export interface NodeSocketContext {
   logger: Logger;
   /** Frames the node pushes on its own (notifications, task completions). */
   onPush: (nodeId: string, frame: PushFrame) => void;
-  /** An answer sent through the node's outbox; `resolvePending` gives it to the waiting request, if any. */
+  /**
+   * An answer (or a failure) sent through the node's outbox; `settlePending` gives it to the
+   * waiting request, if any, and says whether there was one.
+   */
   onReply: (
     nodeId: string,
     frame: ForwardResponseFrame & { delivery_id: string },
-    resolvePending: (text: string) => boolean,
+    settlePending: () => boolean,
   ) => void;
 }
 
@@ -120,7 +123,14 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext): voi
       case "forward_response":
         if (frame.delivery_id) {
           const { delivery_id } = frame;
-          ctx.onReply(live.nodeId, { ...frame, delivery_id }, (text) => live.pending.resolve(frame.id, text));
+          ctx.onReply(live.nodeId, { ...frame, delivery_id }, () =>
+            frame.error
+              ? live.pending.reject(
+                  frame.id,
+                  new RpcError(frame.error.code, frame.error.message, live.nodeId),
+                )
+              : live.pending.resolve(frame.id, frame.text),
+          );
           return;
         }
         if (!live.pending.resolve(frame.id, frame.text))
