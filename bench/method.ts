@@ -42,12 +42,17 @@ export const METHOD = `
   (forward, answer, push_ack) with JSON + zod on each side against the echo's two. Throughput with many users
   is capped by the same commit (group commit helps: compare 1, 10 and 100 users) and by router and host
   sharing one core with the echo baseline. Reaching 3× / 0.4× would mean dropping the fsync before an answer
-  leaves the host, i.e. weakening "a reply outlives its request"; we kept the guarantee. *Storm:* the router
-  is CPU-bound for several seconds admitting thousands of TCP + HTTP upgrades + register frames on a core it
-  shares with the 10,000 simulated clients; libuv then handles up to tens of thousands of socket events in
-  one poll phase, which the loop-delay monitor sees as one long turn. The handshake throttle caps accepted
-  upgrades per 50 ms, but refusing a connection with 503 still costs its HTTP parse. Re-registration time
-  is dominated by the hosts' own backoff (exponential with full jitter), not by the router.
+  leaves the host, i.e. weakening "a reply outlives its request"; we kept the guarantee. *Storm:* the peak is one
+  long turn of the event loop in which thousands of upgrade requests are read at once (one poll phase of
+  libuv handles every socket that is ready; counted: 2,500–7,000 upgrades in the longest turn). The bursts
+  come from the 10,000 simulated clients living in one process on the same two cores: it writes thousands
+  of requests in one of its own turns. Each costs the router Node's HTTP parse plus the answer, about
+  0.15–0.25 ms, even when refused. Refusals (503 past the handshake rate, 401, 404) are answered on the raw
+  socket before the web framework sees them, which took the peak from 2.1–2.7 s to about 1.3–1.5 s. Two
+  things tried and not kept: starting to read new connections a few per turn (the burst is data on
+  connections already open, so it did not help), and refilling the handshake bucket once per turn (peak
+  0.7–1.2 s, but so many more 503s that re-registration took 26–39 s). Re-registration time is dominated
+  by the hosts' own backoff (exponential with full jitter), not by the router.
 - **Failure detection.** In the bench's process, with \`HEARTBEAT_INTERVAL_S=1\` and \`HEARTBEAT_TIMEOUT_S=1\`.
   A silent host answers one or two pings and then none; the figure is the time from its last pong to the
   registry's offline event (by design about interval + timeout). A vanishing host receives a \`forward\`,

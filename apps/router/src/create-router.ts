@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { Server } from "node:http";
 import { join } from "node:path";
 import websocket from "@fastify/websocket";
 import { CloseCode } from "@phonework/protocol";
@@ -20,7 +21,8 @@ import { openRouterDatabase } from "./state/router-db.ts";
 import { UserStateStore } from "./state/user-state-store.ts";
 import { HandshakeThrottle } from "./ws/handshake-throttle.ts";
 import type { NodeConnection } from "./ws/node-connection.ts";
-import { registerNodeEndpoint } from "./ws/node-endpoint.ts";
+import { nodeHandshakeJudge, registerNodeEndpoint } from "./ws/node-endpoint.ts";
+import { UpgradeGate } from "./ws/upgrade-gate.ts";
 
 // Composition root of the router: wires registry, node endpoint, chat adapters and routing.
 
@@ -85,8 +87,25 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   const app = Fastify({
     loggerInstance: logger.child({ component: "http" }) as FastifyBaseLogger,
   });
+  const nodeLogger = logger.child({ component: "nodes" });
+  const gate = new UpgradeGate(
+    nodeHandshakeJudge(
+      {
+        secret: config.ROUTER_SECRET,
+        throttle: new HandshakeThrottle(config.MAX_HANDSHAKES_PER_S),
+        closing: () => closing,
+      },
+      nodeLogger,
+    ),
+  );
+  gate.attach(app.server);
   app.register(websocket, {
-    options: { maxPayload: config.MAX_PAYLOAD_BYTES, perMessageDeflate: false },
+    options: {
+      maxPayload: config.MAX_PAYLOAD_BYTES,
+      perMessageDeflate: false,
+      // The plugin only listens for 'upgrade' on this "server": it gets what the gate admits.
+      server: gate as unknown as Server,
+    },
     // Tell hosts we are restarting (not gone) so they reconnect to the next instance.
     preClose(done) {
       for (const client of this.websocketServer.clients)
@@ -95,12 +114,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     },
   });
   app.register(async (scope) => {
-    const endpoint = {
-      secret: config.ROUTER_SECRET,
-      throttle: new HandshakeThrottle(config.MAX_HANDSHAKES_PER_S),
-      closing: () => closing,
-    };
-    registerNodeEndpoint(scope, endpoint, {
+    registerNodeEndpoint(scope, {
       registry,
       heartbeat: {
         intervalMs: config.HEARTBEAT_INTERVAL_S * 1000,
@@ -114,7 +128,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       handshakeTimeoutMs: config.HANDSHAKE_TIMEOUT_S * 1000,
       maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
       clock,
-      logger: logger.child({ component: "nodes" }),
+      logger: nodeLogger,
       onPush: (nodeId, frame) => void pushes.handle(nodeId, frame),
       onReply: (nodeId, frame, settlePending) => void pushes.handleReply(nodeId, frame, settlePending),
     });

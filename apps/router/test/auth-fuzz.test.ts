@@ -293,3 +293,23 @@ describe("register fuzz", () => {
     await expectStillServing(setup);
   });
 });
+
+describe("upgrade paths and the handshake budget", () => {
+  it("only /ws/node upgrades: other paths and other spellings of it get 404, even with the right secret", async () => {
+    const setup = await routerWatched();
+    const base = setup.nodeUrl.replace(/\/ws\/node$/, "");
+    const bearer = `Bearer ${SECRET}`;
+    for (const path of ["/ws/other", "/ws/%6Eode", "//ws/node", "/ws/node/", "/WS/NODE", "/", "/health"]) {
+      expect(await upgradeStatus(`${base}${path}`, bearer), path).toBe(404);
+    }
+    expect(await upgradeStatus(`${base}/ws/node?client=1`, bearer)).toBe(101);
+    await expectStillServing(setup);
+  });
+
+  it("strangers with wrong secrets do not use up the handshake budget of real hosts", async () => {
+    const setup = await routerWatched({ MAX_HANDSHAKES_PER_S: 1 });
+    for (let i = 0; i < 30; i++) expect(await upgradeStatus(setup.nodeUrl, `Bearer wrong-${i}`)).toBe(401);
+    expect(await upgradeStatus(setup.nodeUrl, `Bearer ${SECRET}`)).toBe(101);
+    expect(await upgradeStatus(setup.nodeUrl, `Bearer ${SECRET}`)).toBe(503); // the budget is real
+  });
+});
