@@ -15,38 +15,18 @@ export function info(name: string, value: number | null, unit: string, note?: st
   return { name, value, unit, target: null, met: null, ...(note ? { note } : {}) };
 }
 
-export function atMost(
-  name: string,
-  value: number | null,
-  unit: string,
-  limit: number,
-  note?: string,
-): Figure {
-  return bounded(name, value, unit, note, "≤", limit, (v) => v <= limit);
-}
+/** A figure with a target: `limit` on one side, the value in `unit` (a ratio is unit "×"). */
+type Targeted = (name: string, value: number | null, unit: string, limit: number, note?: string) => Figure;
 
-export function atLeast(
-  name: string,
-  value: number | null,
-  unit: string,
-  limit: number,
-  note?: string,
-): Figure {
-  return bounded(name, value, unit, note, "≥", limit, (v) => v >= limit);
-}
+export const atMost = targeted("≤", (value, limit) => value <= limit);
+export const atLeast = targeted("≥", (value, limit) => value >= limit);
 
-function bounded(
-  name: string,
-  value: number | null,
-  unit: string,
-  note: string | undefined,
-  sign: string,
-  limit: number,
-  meets: (value: number) => boolean,
-): Figure {
-  const target = `${sign} ${limit}${unit && unit !== "×" ? ` ${unit}` : ""}`;
-  const met = value === null ? false : meets(value);
-  return { name, value, unit, target, met, ...(note ? { note } : {}) };
+function targeted(sign: string, meets: (value: number, limit: number) => boolean): Targeted {
+  return (name, value, unit, limit, note) => {
+    const target = `${sign} ${limit}${unit && unit !== "×" ? ` ${unit}` : ""}`;
+    const met = value === null ? false : meets(value, limit);
+    return { name, value, unit, target, met, ...(note ? { note } : {}) };
+  };
 }
 
 /** Stands in for the figures of a measurement that could not run, so the report says so. */

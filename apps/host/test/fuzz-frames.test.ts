@@ -1,13 +1,11 @@
 import { decodeFrame, ErrorCode, Frame, RouterFrame } from "@phonework/protocol";
 import {
-  createTestLogger,
   deeplyNested,
   type FakeRouter,
   type FakeRouterConnection,
   framesAnswering,
   frameTypes,
   garbageFrames,
-  makeTempDir,
   nearValidFrames,
   nextFrame,
   startFakeRouter,
@@ -16,10 +14,9 @@ import {
 } from "@phonework/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { HostConfigSchema } from "../src/config.ts";
-import { createHost, type Host } from "../src/create-host.ts";
+import type { Host } from "../src/create-host.ts";
 import type { MessageHandler } from "../src/handler/message-handler.ts";
-import { onCleanup } from "./support.ts";
+import { onCleanup, startHost } from "./support.ts";
 
 // Hostile router→host frames over a real socket, sent by the fake router to a real host: whatever
 // arrives, a malformed frame gets a typed error back, nothing crashes or rejects unhandled, and
@@ -48,21 +45,8 @@ async function hostUnderFire(overrides: Record<string, unknown> = {}) {
   onCleanup(() => watch.stop());
   const router = await startFakeRouter({ secret: SECRET });
   onCleanup(() => router.close());
-  const dir = makeTempDir();
-  onCleanup(dir.remove);
   const handler = echoHandler();
-  const config = HostConfigSchema.parse({
-    ROUTER_URL: router.url,
-    ROUTER_SECRET: SECRET,
-    NODE_ID: "fuzz-host",
-    WORKING_DIR: dir.path,
-    DATA_DIR: dir.path,
-    RECONNECT_MAX_DELAY_S: 0.2,
-    ...overrides,
-  });
-  const host = createHost(config, { logger: createTestLogger().logger, handler });
-  host.start();
-  onCleanup(() => host.stop());
+  const host = startHost(router.url, SECRET, { NODE_ID: "fuzz-host", ...overrides }, { handler });
   await host.ready();
   const link = router.latest();
   link.send(forward("in-flight", "slow"));

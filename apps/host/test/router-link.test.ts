@@ -1,41 +1,19 @@
-import { createTestLogger, makeTempDir, startFakeRouter, waitFor } from "@phonework/testkit";
-import { afterEach, describe, expect, it } from "vitest";
-import { HostConfigSchema } from "../src/config.ts";
-import { createHost, type Host } from "../src/create-host.ts";
+import { startFakeRouter, waitFor } from "@phonework/testkit";
+import { describe, expect, it } from "vitest";
+import { onCleanup, startHost } from "./support.ts";
 
 // The host's link against a fake router over real sockets.
 
 const SECRET = "host-test-secret";
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
-});
-
-function host(
+const host = (
   url: string,
   overrides: Record<string, unknown> = {},
-  deps: Partial<Parameters<typeof createHost>[1]> = {},
-): Host {
-  const dir = makeTempDir();
-  cleanups.push(dir.remove);
-  const config = HostConfigSchema.parse({
-    ROUTER_URL: url,
-    ROUTER_SECRET: SECRET,
-    NODE_ID: "laptop",
-    WORKING_DIR: dir.path,
-    DATA_DIR: dir.path,
-    RECONNECT_MAX_DELAY_S: 0.2,
-    ...overrides,
-  });
-  const created = createHost(config, { logger: createTestLogger().logger, ...deps });
-  created.start();
-  cleanups.push(() => created.stop());
-  return created;
-}
+  deps: Parameters<typeof startHost>[3] = {},
+) => startHost(url, SECRET, overrides, deps);
 
 async function fakeRouter(options: Partial<Parameters<typeof startFakeRouter>[0]> = {}) {
   const router = await startFakeRouter({ secret: SECRET, ...options });
-  cleanups.push(() => router.close());
+  onCleanup(() => router.close());
   return router;
 }
 

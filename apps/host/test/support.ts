@@ -1,7 +1,9 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir } from "@phonework/testkit";
+import { createTestLogger, makeTempDir } from "@phonework/testkit";
 import { afterEach } from "vitest";
+import { HostConfigSchema } from "../src/config.ts";
+import { createHost, type Host, type HostDeps } from "../src/create-host.ts";
 import type { OutgoingFile, ToolContext } from "../src/tools/tool.ts";
 
 // A scratch WORKING_DIR with a small project tree, a secret outside it, and a symlink out.
@@ -55,4 +57,31 @@ export function toolContext(
     lines,
     ...overrides,
   };
+}
+
+/**
+ * A real host (createHost) dialling `routerUrl`, with a fresh working and data directory and a
+ * fast reconnect, started now and stopped after the test.
+ */
+export function startHost(
+  routerUrl: string,
+  secret: string,
+  overrides: Record<string, unknown> = {},
+  deps: Partial<HostDeps> = {},
+): Host {
+  const dir = makeTempDir();
+  onCleanup(dir.remove);
+  const config = HostConfigSchema.parse({
+    ROUTER_URL: routerUrl,
+    ROUTER_SECRET: secret,
+    NODE_ID: "laptop",
+    WORKING_DIR: dir.path,
+    DATA_DIR: dir.path,
+    RECONNECT_MAX_DELAY_S: 0.2,
+    ...overrides,
+  });
+  const host = createHost(config, { logger: createTestLogger().logger, ...deps });
+  host.start();
+  onCleanup(() => host.stop());
+  return host;
 }

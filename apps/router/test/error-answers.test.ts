@@ -47,6 +47,17 @@ describe("error answers", () => {
     expect(t.chat.textsFor(USER).filter((m) => m.includes("disk on fire"))).toHaveLength(1);
   });
 
+  it("a failure sent live (no delivery id) fails the waiting request the same way", async () => {
+    const t = await startTestRouter();
+    const node = await connectBuilder(t.nodeUrl);
+    t.chat.receive({ userId: USER, text: "deploy" });
+    const id = String((await node.inbox.next("forward")).id);
+    const { delivery_id: _, ...live } = failureFor(id);
+    node.send(live);
+    await waitFor(() => t.chat.textsFor(USER).includes(SHOWN));
+    expect(node.inbox.ofType("push_ack")).toEqual([]);
+  });
+
   it("a failure that arrives after the router restarted is shown once as a late answer", async () => {
     const routerData = tempDataDir();
     let t = await startTestRouter({ DATA_DIR: routerData });

@@ -1,6 +1,7 @@
 export * from "./clock.ts";
 export * from "./config-fields.ts";
 export * from "./config-loader.ts";
+export * from "./end-of-turn.ts";
 export * from "./json-file.ts";
 export * from "./keyed-queue.ts";
 export * from "./logger.ts";

@@ -19,9 +19,7 @@ export function ensureWritableDir(dir: string): void {
     const { code, message } = error as NodeJS.ErrnoException;
     throw new StartupError(
       `DATA_DIR ${dir} is not usable (${code ?? message}); fix it or point DATA_DIR elsewhere`,
-      {
-        cause: error,
-      },
+      { cause: error },
     );
   } finally {
     rmSync(probe, { force: true });

@@ -1,13 +1,15 @@
 import type { WebSocket } from "ws";
-import { waitFor } from "./wait-for.ts";
 
-// Collects every JSON frame a socket receives so tests can wait for the one they expect.
+// Collects every JSON frame a socket receives so tests can wait for the one they expect. A
+// waiting `next` is woken by each arriving frame (no polling), so a test that exchanges
+// thousands of frames does not pay a poll interval for each.
 
 export type AnyFrame = { type: string } & Record<string, unknown>;
 
 export class FrameInbox {
   readonly frames: AnyFrame[] = [];
   private cursor = 0;
+  private readonly waiting = new Set<() => void>();
 
   constructor(socket: WebSocket) {
     socket.on("message", (data) => {
@@ -16,29 +18,48 @@ export class FrameInbox {
       } catch {
         this.frames.push({ type: "<non-json>", raw: data.toString() });
       }
+      for (const wake of this.waiting) wake();
     });
   }
 
   /** The next unseen frame of `type` (one of several, if a list) matching `where`, waiting for it if needed. */
-  async next(
+  next(
     type: string | string[],
     where: (frame: AnyFrame) => boolean = () => true,
     timeoutMs = 5000,
   ): Promise<AnyFrame> {
     const types = Array.isArray(type) ? type : [type];
-    return waitFor(
-      () => {
-        for (let i = this.cursor; i < this.frames.length; i++) {
-          const frame = this.frames[i];
-          if (frame && types.includes(frame.type) && where(frame)) {
-            this.cursor = i + 1;
-            return frame;
-          }
+    const take = (): AnyFrame | undefined => {
+      for (let i = this.cursor; i < this.frames.length; i++) {
+        const frame = this.frames[i];
+        if (frame && types.includes(frame.type) && where(frame)) {
+          this.cursor = i + 1;
+          return frame;
         }
-        return undefined;
-      },
-      { timeoutMs, message: `a '${types.join("' or '")}' frame` },
-    );
+      }
+      return undefined;
+    };
+    return new Promise((resolve, reject) => {
+      const settle = (outcome: () => void) => {
+        clearTimeout(timer);
+        this.waiting.delete(wake);
+        outcome();
+      };
+      const wake = () => {
+        try {
+          const frame = take();
+          if (frame) settle(() => resolve(frame));
+        } catch (error) {
+          settle(() => reject(error));
+        }
+      };
+      const timer = setTimeout(
+        () => settle(() => reject(new Error(`timed out waiting for a '${types.join("' or '")}' frame`))),
+        timeoutMs,
+      );
+      this.waiting.add(wake);
+      wake(); // it may be here already
+    });
   }
 
   ofType(type: string): AnyFrame[] {

@@ -25,8 +25,9 @@ export async function framesAnswering(peer: ProbedPeer, raw: string | Buffer): P
 }
 
 /**
- * The next JSON frame on `socket` matching `where`. Listens to the socket's events, where polling
- * an inbox would cost a poll interval per frame; rejects if the socket closes first.
+ * The next JSON frame arriving on `socket` from now on that matches `where` (unlike
+ * `FrameInbox.next`, which also looks at frames already received and moves the inbox's cursor).
+ * Rejects at once if the socket closes first.
  */
 export function nextFrame(
   socket: WebSocket,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { HostFrame, PushAckFrame } from "@phonework/protocol";
-import type { Logger, SqliteDatabase } from "@phonework/runtime";
+import { atEndOfTurn, type Logger, type SqliteDatabase } from "@phonework/runtime";
 
 // Everything the host pushes (answers, task completions, reminders, files) goes through this
 // durable outbox: written to SQLite first, sent when the link is up, and sent again after every
@@ -51,7 +51,7 @@ export class Outbox {
   private ackTimer: NodeJS.Timeout | undefined;
   private link: OutboxLink | undefined;
   private readonly listeners = new Set<(result: DeliveryResult) => void>();
-  private flushQueued = false;
+  private readonly flushSoon = atEndOfTurn(() => this.flush());
   /** Stored at the next flush, all in one transaction: one fsync for a burst of answers. */
   private toInsert: Array<[deliveryId: string, encoded: string, createdAt: number]> = [];
   private readonly insert;
@@ -99,13 +99,7 @@ export class Outbox {
     this.unacked.set(deliveryId, encoded);
     // Already stored and sent on this link (a duplicate request asking again): send it again.
     this.unsent.add(deliveryId);
-    if (!this.flushQueued) {
-      this.flushQueued = true;
-      setImmediate(() => {
-        this.flushQueued = false;
-        this.flush();
-      });
-    }
+    this.flushSoon();
     return deliveryId;
   }
 

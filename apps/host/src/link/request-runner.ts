@@ -1,4 +1,4 @@
-import type { ForwardFrame, ForwardResponseFrame, HostFrame } from "@phonework/protocol";
+import type { ErrorCode, ForwardFrame, ForwardResponseFrame, HostFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import type { MessageHandler } from "../handler/message-handler.ts";
 import { WireError } from "../handler/wire-error.ts";
@@ -49,21 +49,22 @@ export class RequestRunner {
       .then(
         (text) => this.answer(request, { text }),
         (error: unknown) => {
-          if (controller.signal.aborted && !(error instanceof WireError)) {
-            if (
-              !this.send({ type: "error", id: request.id, code: "CANCELLED", message: "request cancelled" })
-            )
-              log.info("router link is down; cancellation not reported");
-            return;
-          }
-          if (error instanceof WireError)
+          if (error instanceof WireError) {
             log.warn({ code: error.code, message: error.message }, "request refused");
-          else log.error({ err: error }, "handler failed");
-          const [code, message] =
-            error instanceof WireError
-              ? [error.code, error.message]
-              : (["INTERNAL", `the host failed: ${(error as Error)?.message ?? error}`] as const);
-          this.answer(request, { text: message, error: { code, message } });
+            this.fail(request, error.code, error.message);
+          } else if (controller.signal.aborted) {
+            // Live, not through the outbox: whoever cancelled it is no longer waiting for an answer.
+            const cancelled: HostFrame = {
+              type: "error",
+              id: request.id,
+              code: "CANCELLED",
+              message: "request cancelled",
+            };
+            if (!this.send(cancelled)) log.info("router link is down; cancellation not reported");
+          } else {
+            log.error({ err: error }, "handler failed");
+            this.fail(request, "INTERNAL", `the host failed: ${(error as Error)?.message ?? error}`);
+          }
         },
       )
       .finally(() => this.running.delete(request.id));
@@ -91,6 +92,11 @@ export class RequestRunner {
     };
     this.remember(answer);
     this.deliver(answer, replyDeliveryId(request.id));
+  }
+
+  /** A failure is an answer too: its text is the message, and `error` says it failed. */
+  private fail(request: ForwardFrame, code: ErrorCode, message: string): void {
+    this.answer(request, { text: message, error: { code, message } });
   }
 
   private remember(answer: ForwardResponseFrame): void {

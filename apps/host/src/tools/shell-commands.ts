@@ -69,7 +69,7 @@ export function simpleCommands(text: string, depth = 0): SimpleCommand[] {
   const withSubstitutions = backticksAsDollarParens(text);
   for (const body of substitutions(withSubstitutions)) commands.push(...simpleCommands(body, depth + 1));
   for (const words of splitCommands(withSubstitutions)) {
-    for (const command of unwrap(words.argv, depth)) {
+    for (const command of unwrap(words.argv)) {
       commands.push({ argv: command, redirects: words.redirects });
       const [program, ...rest] = command;
       if (program && SHELLS.has(program)) {
@@ -147,7 +147,7 @@ function tokens(text: string): ParseEntry[] {
 }
 
 /** The command under its wrappers, plus what `find -exec` would run. */
-function unwrap(argv: string[], depth: number): string[][] {
+function unwrap(argv: string[]): string[][] {
   const words = [...argv];
   for (;;) {
     const first = words[0];
@@ -165,7 +165,7 @@ function unwrap(argv: string[], depth: number): string[][] {
       continue;
     }
     words[0] = program;
-    return program === "find" ? [words, ...findExecs(words, depth)] : [words];
+    return program === "find" ? [words, ...findExecs(words)] : [words];
   }
 }
 
@@ -178,13 +178,13 @@ function skipOptions(words: string[], valueOptions: Set<string>): void {
 }
 
 /** `find … -exec CMD … ;` (and -execdir, -ok, -okdir) runs CMD. */
-function findExecs(words: string[], depth: number): string[][] {
+function findExecs(words: string[]): string[][] {
   const commands: string[][] = [];
   words.forEach((word, index) => {
     if (!/^-(?:exec|execdir|ok|okdir)$/.test(word)) return;
     const rest = words.slice(index + 1);
     const end = rest.findIndex((w) => w === ";" || w === "+");
-    commands.push(...unwrap(end === -1 ? rest : rest.slice(0, end), depth));
+    commands.push(...unwrap(end === -1 ? rest : rest.slice(0, end)));
   });
   return commands;
 }

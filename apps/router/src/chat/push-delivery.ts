@@ -1,6 +1,6 @@
 import type { ForwardResponseFrame, PushAckFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
-import { RpcError } from "../rpc/rpc-error.ts";
+import { answeredFailure } from "../rpc/rpc-error.ts";
 import type { DeliveredStore } from "../state/delivered-store.ts";
 import type { PushFrame } from "../ws/node-socket.ts";
 import type { SentMessage } from "./chat-adapter.ts";
@@ -57,9 +57,8 @@ export class PushDelivery {
       { nodeId, requestId: frame.id },
       "answer for a request this router no longer knows; sent as late",
     );
-    const text = frame.error
-      ? rpcErrorText(new RpcError(frame.error.code, frame.error.message, nodeId), nodeId)
-      : frame.text;
+    const failure = answeredFailure(frame, nodeId);
+    const text = failure ? rpcErrorText(failure, nodeId) : frame.text;
     const late = { type: "notify" as const, user_id: frame.user_id, text: lateReplyText(text) };
     await this.deliver(nodeId, deliveryId, {
       ...late,

@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from "@phonework/runtime";
+import { atEndOfTurn, type SqliteDatabase } from "@phonework/runtime";
 
 // The delivery ids (per node) the router has handed to a chat platform, kept for a TTL so a
 // host that resends after a reconnect gets its ack again instead of the user getting a duplicate.
@@ -25,7 +25,7 @@ export class DeliveredStore {
   private readonly inFlight = new Set<string>();
   /** Delivered, written at the end of this turn of the event loop with the others (one commit). */
   private readonly toRecord = new Map<string, string | null>();
-  private flushQueued = false;
+  private readonly flushSoon = atEndOfTurn(() => this.flush());
   private readonly select;
   private readonly record;
   private readonly expire;
@@ -66,13 +66,7 @@ export class DeliveredStore {
   finish(key: string, messageId: string | undefined): void {
     this.inFlight.delete(key);
     this.toRecord.set(key, messageId ?? null);
-    if (!this.flushQueued) {
-      this.flushQueued = true;
-      setImmediate(() => {
-        this.flushQueued = false;
-        this.flush();
-      });
-    }
+    this.flushSoon();
   }
 
   /** Writes the deliveries not yet written (also called before the database closes). */

@@ -21,9 +21,10 @@ export function registerNodeEndpoint(app: FastifyInstance, ctx: NodeSocketContex
 }
 
 /**
- * Judges every upgrade request the router gets: anything but /ws/node gets 404; a wrong or missing bearer secret gets HTTP 401; a handshake
- * storm past the rate, or a router that is shutting down, gets 503 + Retry-After. The secret is
- * checked first, so strangers cannot use up the handshake budget of real hosts.
+ * Judges every upgrade request the router gets: anything but /ws/node gets 404; a wrong or
+ * missing bearer secret gets HTTP 401; a handshake storm past the rate, or a router that is
+ * shutting down, gets 503 + Retry-After. The secret is checked first, so strangers cannot use up
+ * the handshake budget of real hosts.
  */
 export function nodeHandshakeJudge(options: NodeEndpointOptions, logger: Logger): UpgradeJudge {
   return (request) => {

@@ -13,7 +13,7 @@ import {
 import type { Clock, Logger } from "@phonework/runtime";
 import type { RawData, WebSocket } from "ws";
 import type { NodeRegistry } from "../registry/node-registry.ts";
-import { RpcError } from "../rpc/rpc-error.ts";
+import { answeredFailure, RpcError } from "../rpc/rpc-error.ts";
 import { type BackpressurePolicy, type HeartbeatPolicy, NodeConnection } from "./node-connection.ts";
 
 /** Frames a node pushes on its own, to be delivered to a chat. */
@@ -120,22 +120,22 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext): voi
       case "pong":
         live.pongReceived();
         return;
-      case "forward_response":
+      case "forward_response": {
+        // Hands the answer (or the failure it carries) to the request waiting for it, if any.
+        const settlePending = () => {
+          const failure = answeredFailure(frame, live.nodeId);
+          return failure
+            ? live.pending.reject(frame.id, failure)
+            : live.pending.resolve(frame.id, frame.text);
+        };
         if (frame.delivery_id) {
           const { delivery_id } = frame;
-          ctx.onReply(live.nodeId, { ...frame, delivery_id }, () =>
-            frame.error
-              ? live.pending.reject(
-                  frame.id,
-                  new RpcError(frame.error.code, frame.error.message, live.nodeId),
-                )
-              : live.pending.resolve(frame.id, frame.text),
-          );
+          ctx.onReply(live.nodeId, { ...frame, delivery_id }, settlePending);
           return;
         }
-        if (!live.pending.resolve(frame.id, frame.text))
-          log.info({ id: frame.id }, "late or unknown reply dropped");
+        if (!settlePending()) log.info({ id: frame.id }, "late or unknown reply dropped");
         return;
+      }
       case "progress":
         live.pending.progress(frame.id, frame.text);
         return;
