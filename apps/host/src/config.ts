@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { homedir, hostname } from "node:os";
 import { join, resolve } from "node:path";
-import { logLevel, nonEmpty, openAiFields, positiveInt, seconds, stringList } from "@phonework/runtime";
+import { isLoopbackHost, logLevel, openAiFields, positiveInt, seconds, stringList } from "@phonework/runtime";
 import { z } from "zod";
 import { isTimeZone } from "./schedule/when.ts";
 
@@ -25,11 +25,27 @@ export const HostConfigFields = z.object({
     .string()
     .regex(/^wss?:\/\//, "must be a ws:// or wss:// URL, e.g. wss://router.example.com/ws/node")
     .default("ws://127.0.0.1:8000/ws/node"),
-  ROUTER_SECRET: nonEmpty("the router's shared secret"),
+  /** Only for a router on this machine (standalone, tests); a remote router pairs hosts with keys. */
+  ROUTER_SECRET: z.string().min(1).optional(),
+  /** A one-time code from the router's /pair (also `--join <code>`): pairs this host's new key. */
+  JOIN_CODE: z.string().min(1).optional(),
+  /** Permit ws:// (plaintext) to a router that is not on this machine. Logged at every connect. */
+  ALLOW_INSECURE_TRANSPORT: z
+    .enum(["0", "1", "true", "false"], { error: "must be 1 or 0" })
+    .default("0")
+    .transform((value) => value === "1" || value === "true"),
+  /** CA certificate (PEM) that signed a self-signed router's certificate. */
+  ROUTER_CA_FILE: z.string().min(1).optional(),
+  /** Or pin the router's certificate by its SHA-256 fingerprint (hex, colons optional). */
+  ROUTER_CERT_SHA256: z
+    .string()
+    .transform((value) => value.replaceAll(":", "").toLowerCase())
+    .pipe(z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 fingerprint (64 hex digits)"))
+    .optional(),
   NODE_ID: z
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/, "may only contain letters, digits, '.', '_' and '-' (at most 64)")
-    .default(defaultNodeId),
+    .optional(),
   DISPLAY_NAME: z.string().min(1).optional(),
   /** Users this host serves; empty serves every user the router lets in. */
   SERVES_USERS: stringList(),
@@ -112,6 +128,12 @@ export const HostConfigFields = z.object({
   SCHEDULE_LATE_AFTER_S: seconds(60),
 });
 
+/** Plaintext only where nobody else can listen: the secret or the handshake would travel in clear. */
+function plaintextAllowed(config: { ROUTER_URL: string; ALLOW_INSECURE_TRANSPORT: boolean }): boolean {
+  const url = new URL(config.ROUTER_URL);
+  return url.protocol !== "ws:" || isLoopbackHost(url.hostname) || config.ALLOW_INSECURE_TRANSPORT;
+}
+
 export const HostConfigSchema = HostConfigFields.refine(
   // base64 grows a file by 4/3; the frame around it needs a little room too.
   (config) => Math.ceil(config.MAX_FILE_BYTES / 3) * 4 + 64 * 1024 <= config.MAX_PAYLOAD_BYTES,
@@ -119,9 +141,20 @@ export const HostConfigSchema = HostConfigFields.refine(
     path: ["MAX_FILE_BYTES"],
     message: "is too large to fit in one frame; raise MAX_PAYLOAD_BYTES too (≥ 4/3 × MAX_FILE_BYTES + 64 KB)",
   },
-).transform((config) => ({
-  ...config,
-  DISPLAY_NAME: config.DISPLAY_NAME ?? config.NODE_ID,
-}));
+)
+  .refine(plaintextAllowed, {
+    path: ["ROUTER_URL"],
+    message:
+      "is ws:// (plaintext) to a router on another machine; use wss:// (TLS on the router, or a proxy in front), or set ALLOW_INSECURE_TRANSPORT=1 on a network you trust",
+  })
+  .transform((config) => {
+    const nodeId = config.NODE_ID ?? defaultNodeId();
+    return {
+      ...config,
+      NODE_ID: nodeId,
+      /** NODE_ID was set by the user, not taken from the machine's name. */
+      nodeIdExplicit: config.NODE_ID !== undefined,
+    };
+  });
 
 export type HostConfig = z.output<typeof HostConfigSchema>;

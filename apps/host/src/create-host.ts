@@ -10,9 +10,10 @@ import { scheduleCommands } from "./commands/schedule-commands.ts";
 import { sessionCommands } from "./commands/session-commands.ts";
 import type { HostConfig } from "./config.ts";
 import type { MessageHandler } from "./handler/message-handler.ts";
+import type { NodeIdentity } from "./identity/node-identity.ts";
 import { Outbox, type OutboxFrame } from "./link/outbox.ts";
 import { RequestRunner } from "./link/request-runner.ts";
-import { RouterLink } from "./link/router-link.ts";
+import { RouterLink, type RouterTls } from "./link/router-link.ts";
 import { createCheckRunner } from "./schedule/check-runner.ts";
 import { JobStore } from "./schedule/job-store.ts";
 import { ScheduleService } from "./schedule/schedule-service.ts";
@@ -49,6 +50,12 @@ export interface HostDeps {
   /** Environment for the coding agents' processes (default: this process's). */
   env?: NodeJS.ProcessEnv;
   random?: () => number;
+  /** The node's key (see resolveIdentity); without it the host presents ROUTER_SECRET. */
+  identity?: NodeIdentity;
+  /** How to trust a self-signed router (ROUTER_CA_FILE, ROUTER_CERT_SHA256). */
+  tls?: RouterTls;
+  /** The router refused this node's key or join code. */
+  onRefused?: (reason: string) => void;
 }
 
 export interface Host {
@@ -204,7 +211,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       systemPrompt: () =>
         buildSystemPrompt({
           nodeId: config.NODE_ID,
-          displayName: config.DISPLAY_NAME,
+          displayName: config.DISPLAY_NAME ?? config.NODE_ID,
           workingDir: config.WORKING_DIR,
           toolNames: tools.map((t) => t.name),
           webAvailable: Boolean(web),
@@ -230,10 +237,13 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   const link = new RouterLink({
     url: config.ROUTER_URL,
     secret: config.ROUTER_SECRET,
+    identity: deps.identity,
+    insecure: config.ALLOW_INSECURE_TRANSPORT && config.ROUTER_URL.startsWith("ws:"),
+    ...(deps.tls ? { tls: deps.tls } : {}),
     registration: () => ({
       type: "register",
       node_id: config.NODE_ID,
-      display_name: config.DISPLAY_NAME,
+      display_name: config.DISPLAY_NAME ?? config.NODE_ID,
       serves_users: config.SERVES_USERS,
       working_dir: config.WORKING_DIR,
       capabilities,
@@ -254,6 +264,19 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       else if (frame.type === "cancel") runner?.cancel(frame.id, frame.reason);
       else outbox.acknowledge(frame);
     },
+    onRegistered: () => {
+      // The join code did its work: keep the key, and never present the code again.
+      if (!deps.identity?.joinCode) return;
+      deps.identity.save();
+      deps.identity.joinCode = undefined;
+      logger.info("paired with the router; the node key is saved in DATA_DIR");
+    },
+    onPushError: (frame) => {
+      if (frame.code === "RATE_LIMITED" && frame.delivery_id)
+        outbox.retryLater(frame.delivery_id, Math.max(1, frame.retry_after_s ?? 5) * 1000);
+      else logger.warn({ code: frame.code, deliveryId: frame.delivery_id }, frame.message);
+    },
+    ...(deps.onRefused ? { onRefused: deps.onRefused } : {}),
     ...(deps.random ? { random: deps.random } : {}),
   });
   runner = new RequestRunner(

@@ -1,12 +1,30 @@
-import { ensureWritableDir, runMain, startProgram } from "@phonework/runtime";
+import { readFileSync } from "node:fs";
+import { ensureWritableDir, runMain, StartupError, startProgram } from "@phonework/runtime";
 import { HostConfigSchema } from "./config.ts";
 import { createHost } from "./create-host.ts";
+import { resolveIdentity } from "./identity/resolve-identity.ts";
+import type { RouterTls } from "./link/router-link.ts";
 
-// `pnpm host`: one host client, dialing out to ROUTER_URL.
+// `pnpm host`: one host client, dialing out to ROUTER_URL. `pnpm host --join <code>` pairs it first.
 runMain(async () => {
-  const { config, logger } = startProgram(HostConfigSchema, "phonework-host");
-  ensureWritableDir(config.DATA_DIR);
-  const host = createHost(config, { logger });
+  const { config: loaded, logger } = startProgram(HostConfigSchema, "phonework-host", {
+    flags: { "--join": "JOIN_CODE" },
+  });
+  ensureWritableDir(loaded.DATA_DIR);
+  const { nodeId, identity } = resolveIdentity(loaded);
+  const config = { ...loaded, NODE_ID: nodeId };
+  const joining = identity?.joinCode !== undefined;
+  const host = createHost(config, {
+    logger,
+    ...(identity ? { identity } : {}),
+    tls: routerTls(config),
+    // A join code refused is final (used, expired, mistyped): say so and stop, do not retry.
+    onRefused: (reason) => {
+      if (!joining || identity?.joinCode === undefined) return;
+      logger.error({ reason }, "the router refused the join code; ask an admin for a new one (/pair)");
+      void host.stop().then(() => process.exit(2));
+    },
+  });
   host.start();
   const shutdown = async (signal: string) => {
     logger.info({ signal }, "stopping host");
@@ -17,3 +35,23 @@ runMain(async () => {
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   await host.ready();
 });
+
+function routerTls(config: {
+  ROUTER_CA_FILE?: string | undefined;
+  ROUTER_CERT_SHA256?: string | undefined;
+}): RouterTls {
+  let ca: Buffer | undefined;
+  if (config.ROUTER_CA_FILE) {
+    try {
+      ca = readFileSync(config.ROUTER_CA_FILE);
+    } catch (error) {
+      throw new StartupError(
+        `ROUTER_CA_FILE ${config.ROUTER_CA_FILE} cannot be read: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      );
+    }
+  }
+  return {
+    ...(ca ? { ca } : {}),
+    ...(config.ROUTER_CERT_SHA256 ? { pinSha256: config.ROUTER_CERT_SHA256 } : {}),
+  };
+}

@@ -1,8 +1,8 @@
 import { ConfigError, loadConfig } from "@phonework/runtime";
 import { describe, expect, it } from "vitest";
-import { HostConfigSchema } from "../src/config.ts";
+import { defaultNodeId, HostConfigSchema } from "../src/config.ts";
 
-const load = (env: Record<string, string>, file?: string) =>
+const load = (env: Record<string, string | undefined>, file?: string) =>
   loadConfig(HostConfigSchema, {
     argv: file ? ["--config", "host.yaml"] : [],
     env,
@@ -10,10 +10,39 @@ const load = (env: Record<string, string>, file?: string) =>
   }).config;
 
 describe("host config", () => {
-  it("defaults DISPLAY_NAME to NODE_ID and splits SERVES_USERS", () => {
+  it("splits SERVES_USERS; NODE_ID is the machine's name unless set (and says which)", () => {
     const config = load({ ROUTER_SECRET: "s", NODE_ID: "home-pc", SERVES_USERS: "ou_a, ou_b,," });
-    expect(config.DISPLAY_NAME).toBe("home-pc");
+    expect(config).toMatchObject({ NODE_ID: "home-pc", nodeIdExplicit: true });
+    expect(config.DISPLAY_NAME).toBeUndefined(); // the node id is shown; see createHost
     expect(config.SERVES_USERS).toEqual(["ou_a", "ou_b"]);
+    expect(load({ ROUTER_SECRET: "s" })).toMatchObject({ NODE_ID: defaultNodeId(), nodeIdExplicit: false });
+  });
+
+  it("refuses plaintext ws:// to another machine unless ALLOW_INSECURE_TRANSPORT=1", () => {
+    for (const url of [
+      "ws://router.example.com/ws/node",
+      "ws://10.0.0.5:8000/ws/node",
+      "ws://[2001:db8::1]/ws/node",
+    ])
+      expect(() => load({ ROUTER_URL: url })).toThrow(
+        /ROUTER_URL: is ws:\/\/ \(plaintext\) to a router on another machine; use wss:\/\//,
+      );
+    for (const url of ["ws://127.0.0.1:8000/ws/node", "ws://localhost/ws/node", "ws://[::1]:9/ws/node"])
+      expect(load({ ROUTER_URL: url }).ROUTER_URL).toBe(url);
+    expect(load({ ROUTER_URL: "wss://router.example.com/ws/node" }).ALLOW_INSECURE_TRANSPORT).toBe(false);
+    expect(
+      load({ ROUTER_URL: "ws://10.0.0.5/ws/node", ALLOW_INSECURE_TRANSPORT: "1" }).ALLOW_INSECURE_TRANSPORT,
+    ).toBe(true);
+  });
+
+  it("takes a certificate pin with or without colons, in any case; refuses anything else", () => {
+    const hex = "AB".repeat(32);
+    expect(load({ ROUTER_CERT_SHA256: hex.match(/../g)?.join(":") }).ROUTER_CERT_SHA256).toBe(
+      "ab".repeat(32),
+    );
+    expect(() => load({ ROUTER_CERT_SHA256: "abc" })).toThrow(
+      /ROUTER_CERT_SHA256: must be a SHA-256 fingerprint/,
+    );
   });
 
   it("takes a YAML list from the file and lets the environment win", () => {
@@ -22,8 +51,7 @@ describe("host config", () => {
     expect(config.SERVES_USERS).toEqual(["ou_x"]);
   });
 
-  it("names the bad key: missing secret, bad URL, bad node id, missing working dir", () => {
-    expect(() => load({})).toThrow(/ROUTER_SECRET: must be the router's shared secret/);
+  it("names the bad key: bad URL, bad node id, missing working dir", () => {
     expect(() => load({ ROUTER_SECRET: "s", ROUTER_URL: "http://x" })).toThrow(
       /ROUTER_URL: must be a ws:\/\//,
     );
@@ -31,6 +59,6 @@ describe("host config", () => {
     expect(() => load({ ROUTER_SECRET: "s", WORKING_DIR: "/definitely/not/here" })).toThrow(
       /WORKING_DIR: must be an existing directory/,
     );
-    expect(() => load({})).toThrow(ConfigError);
+    expect(() => load({ NODE_ID: "", WORKING_DIR: "/nope" })).toThrow(ConfigError);
   });
 });

@@ -1,10 +1,19 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { logLevel, nonEmpty, openAiFields, port, positiveInt, seconds, stringList } from "@phonework/runtime";
+import { logLevel, openAiFields, port, positiveInt, seconds, stringList } from "@phonework/runtime";
 import { z } from "zod";
 
-export const RouterConfigSchema = z.object({
-  ROUTER_SECRET: nonEmpty("the shared secret hosts present as 'Authorization: Bearer <secret>'"),
+/** A secret left empty ("" in .env or YAML, or nothing after the colon) is unset, not an error. */
+const optionalSecret = () =>
+  z.preprocess((value) => (value === "" || value === null ? undefined : value), z.string().min(1).optional());
+
+/** The router's keys; `RouterConfigSchema` adds the checks across keys. */
+export const RouterConfigFields = z.object({
+  /**
+   * A shared secret admits hosts only on a router bound to loopback (standalone, a host on the
+   * same machine, tests). On a public router hosts pair (`/pair`) and prove their own key.
+   */
+  ROUTER_SECRET: z.string().min(1).optional(),
   ROUTER_HOST: z.string().min(1).default("0.0.0.0"),
   ROUTER_PORT: port(8000),
   DATA_DIR: z.string().min(1).default(join(homedir(), ".phonework")),
@@ -27,6 +36,23 @@ export const RouterConfigSchema = z.object({
   PROGRESS_INTERVAL_S: z.coerce.number().nonnegative().default(5),
   LOG_LEVEL: logLevel(),
 
+  // Trust: who may pair hosts, what a node may push, who may see the full status.
+  /** Users allowed to pair, revoke, forget and share nodes (default: the only ALLOWED_USERS entry). */
+  ADMINS: stringList(),
+  /** Bearer token for the full GET /health view; absent: no full view over HTTP. */
+  ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  /** How long a join code from /pair stays valid. */
+  JOIN_CODE_TTL_S: seconds(600),
+  /** A pushed text longer than this is cut, with a marker. */
+  MAX_PUSH_CHARS: positiveInt(20_000),
+  /** Pushes (notices, task completions, files) one node may send per minute. */
+  PUSH_RATE_PER_MIN: positiveInt(60),
+  /** Messages waiting to be sent to one chat; past it, more are refused. */
+  MAX_CHAT_QUEUE: positiveInt(200),
+  /** Serve HTTPS/WSS with this certificate and key (PEM files); both or neither. */
+  TLS_CERT_FILE: z.string().min(1).optional(),
+  TLS_KEY_FILE: z.string().min(1).optional(),
+
   // Feishu (Lark). With no FEISHU_APP_ID the router chats on its terminal.
   FEISHU_APP_ID: z.string().min(1).optional(),
   FEISHU_APP_SECRET: z.string().min(1).optional(),
@@ -37,14 +63,18 @@ export const RouterConfigSchema = z.object({
     .default("feishu"),
   /** ws: the SDK's long connection (no public URL needed); webhook: POST /webhook/feishu. */
   FEISHU_MODE: z.enum(["ws", "webhook"], { error: "must be ws or webhook" }).default("ws"),
-  FEISHU_ENCRYPT_KEY: z.string().min(1).optional(),
-  FEISHU_VERIFICATION_TOKEN: z.string().min(1).optional(),
+  FEISHU_ENCRYPT_KEY: optionalSecret(),
+  FEISHU_VERIFICATION_TOKEN: optionalSecret(),
   /** Chat user ids (Feishu open_ids) allowed to use the bot; "*" opens it to everyone. */
   ALLOWED_USERS: stringList(),
   /** How long redelivered events are recognised (at least 12 h). */
   SEEN_EVENTS_TTL_S: z.coerce.number().min(43_200, "must be at least 43200 (12 h)").default(86_400),
   /** How long delivered push ids are remembered, so a host's resend is not shown twice. */
   DELIVERED_TTL_S: seconds(7 * 86_400),
+
+  // Webhooks (every platform that delivers events over HTTP). An event whose signed timestamp is
+  // further than this from now, either way, is refused: a captured request cannot be replayed later.
+  WEBHOOK_MAX_AGE_S: seconds(300),
 
   // The routing LLM picks a node when the cheap rules cannot. Each ROUTER_LLM_* key defaults to its
   // OPENAI_* twin, so a router that shares the hosts' provider needs only OPENAI_API_KEY.
@@ -55,6 +85,36 @@ export const RouterConfigSchema = z.object({
   /** A routing call slower than this falls back to the active node. */
   ROUTER_LLM_TIMEOUT_S: seconds(10),
 });
+
+// `when`: checked even when another key is wrong too, so one run names every problem.
+export const RouterConfigSchema = RouterConfigFields.superRefine(webhookNeedsSecrets, { when: () => true });
+
+/**
+ * Webhook mode is a public URL: without the encrypt key nothing is signed, and without the token
+ * nothing identifies the app, so anyone could post events as any user. One issue naming both keys
+ * (the loader prints it as one line), saying which are missing.
+ */
+export function webhookNeedsSecrets(
+  config: {
+    FEISHU_MODE: string;
+    FEISHU_ENCRYPT_KEY?: string | undefined;
+    FEISHU_VERIFICATION_TOKEN?: string | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  if (config.FEISHU_MODE !== "webhook") return;
+  const missing = (["FEISHU_ENCRYPT_KEY", "FEISHU_VERIFICATION_TOKEN"] as const).filter(
+    (key) => !config[key],
+  );
+  if (missing.length === 0) return;
+  ctx.addIssue({
+    code: "custom",
+    path: ["FEISHU_ENCRYPT_KEY, FEISHU_VERIFICATION_TOKEN"],
+    message:
+      `both are required with FEISHU_MODE=webhook, so that every event is signed and names the app ` +
+      `(missing: ${missing.join(", ")}; the Feishu developer console shows them under Events & Callbacks)`,
+  });
+}
 
 export interface RoutingLlmSettings {
   baseURL: string | undefined;

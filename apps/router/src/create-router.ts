@@ -3,22 +3,34 @@ import type { Server } from "node:http";
 import { join } from "node:path";
 import websocket from "@fastify/websocket";
 import { CloseCode } from "@phonework/protocol";
-import { type Clock, type Logger, systemClock } from "@phonework/runtime";
+import {
+  type Clock,
+  isLoopbackHost,
+  type Logger,
+  type SqliteDatabase,
+  systemClock,
+} from "@phonework/runtime";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { ChatAdapter } from "./chat/chat-adapter.ts";
 import { ChatHub } from "./chat/chat-hub.ts";
 import { MessageDispatcher } from "./chat/message-dispatcher.ts";
 import { NodeNotices } from "./chat/node-notices.ts";
 import { PushDelivery } from "./chat/push-delivery.ts";
+import { PushGuard } from "./chat/push-guard.ts";
 import type { RouterConfig } from "./config.ts";
 import { registerHealthRoute } from "./health-route.ts";
+import { Admins } from "./pairing/admins.ts";
+import { NodeStore } from "./pairing/node-store.ts";
+import { PairingService } from "./pairing/pairing-service.ts";
 import { NodeRegistry } from "./registry/node-registry.ts";
 import { defaultRoutingSteps } from "./routing/default-routing.ts";
 import type { RoutingStep } from "./routing/routing-step.ts";
 import { createForwarder } from "./rpc/forwarder.ts";
 import { DeliveredStore } from "./state/delivered-store.ts";
-import { openRouterDatabase } from "./state/router-db.ts";
+import { RequestLog } from "./state/request-log.ts";
+import { openRouterDatabase, routerDatabasePath } from "./state/router-db.ts";
 import { UserStateStore } from "./state/user-state-store.ts";
+import { readTlsFiles, routerVersion } from "./tls-files.ts";
 import { HandshakeThrottle } from "./ws/handshake-throttle.ts";
 import type { NodeConnection } from "./ws/node-connection.ts";
 import { nodeHandshakeJudge, registerNodeEndpoint } from "./ws/node-endpoint.ts";
@@ -35,13 +47,21 @@ export interface RouterDeps {
   /** Routing steps tried in order before falling back to the active node (default: defaultRoutingSteps). */
   routing?: RoutingStep[];
   userState?: UserStateStore;
+  /** Told every secret minted at run time (join codes), so the logger can redact it by value. */
+  secrets?: { add(value: string): void };
+  /**
+   * router.db, when the caller opened it to share with the chat adapters (their seen-events store);
+   * the router takes it over and closes it in close(). Default: opened from DATA_DIR.
+   */
+  db?: SqliteDatabase;
 }
 
 export interface Router {
   readonly app: FastifyInstance;
   readonly registry: NodeRegistry<NodeConnection>;
   readonly dispatcher: MessageDispatcher;
-  /** Listens for hosts and HTTP; resolves with the base URL (http://host:port). */
+  readonly pairing: PairingService;
+  /** Listens for hosts and HTTP; resolves with the base URL (http(s)://host:port). */
   listen(): Promise<string>;
   /** Starts taking chat messages from the adapters. */
   startChat(): Promise<void>;
@@ -56,24 +76,55 @@ export interface Router {
 export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   const logger = deps.logger.child({ component: "router" });
   const clock = deps.clock ?? systemClock;
+  const now = () => clock.now();
+  const tls = readTlsFiles(config);
   const registry = new NodeRegistry<NodeConnection>(clock);
   const userState = deps.userState ?? UserStateStore.open(join(config.DATA_DIR, "router", "users.json"));
-  const chat = new ChatHub(deps.chat ?? [], logger.child({ component: "chat" }));
+  const chat = new ChatHub(deps.chat ?? [], logger.child({ component: "chat" }), config.MAX_CHAT_QUEUE);
   const notices = new NodeNotices(chat, userState, registry, logger);
   notices.watch(registry);
-  const db = openRouterDatabase(join(config.DATA_DIR, "router", "router.db"));
-  const delivered = new DeliveredStore(db, config.DELIVERED_TTL_S * 1000, () => clock.now());
+  const db = deps.db ?? openRouterDatabase(routerDatabasePath(config.DATA_DIR));
+  const nodes = new NodeStore(db);
+  for (const paired of nodes.list()) registry.addPaired(paired);
+  const pairing = new PairingService({
+    store: nodes,
+    registry,
+    joinCodeTtlMs: config.JOIN_CODE_TTL_S * 1000,
+    now,
+    ...(deps.secrets ? { onSecret: (code: string) => deps.secrets?.add(code) } : {}),
+  });
+  const admins = new Admins(config.ADMINS, config.ALLOWED_USERS);
+  const delivered = new DeliveredStore(db, config.DELIVERED_TTL_S * 1000, now);
+  const requests = new RequestLog(db, config.DELIVERED_TTL_S * 1000, now);
+  const guard = new PushGuard(
+    registry,
+    { maxChars: config.MAX_PUSH_CHARS, perMinute: config.PUSH_RATE_PER_MIN },
+    now,
+  );
   const pushes = new PushDelivery(
     notices,
     delivered,
+    guard,
+    requests,
     (nodeId, frame) => registry.connection(nodeId)?.send(frame) ?? false,
     logger.child({ component: "push" }),
   );
+  // The shared secret admits hosts only where nobody but this machine can reach the router.
+  const secret =
+    config.ROUTER_SECRET && isLoopbackHost(config.ROUTER_HOST) ? config.ROUTER_SECRET : undefined;
+  if (config.ROUTER_SECRET && !secret)
+    logger.warn(
+      { ROUTER_HOST: config.ROUTER_HOST },
+      "ROUTER_SECRET is ignored on a router that is not bound to loopback: hosts must pair (/pair <name>)",
+    );
 
   const dispatcher = new MessageDispatcher({
     registry,
     userState,
     chat,
+    requests,
+    admins,
+    pairing,
     forward: createForwarder(registry),
     routing: deps.routing ?? defaultRoutingSteps(config, clock, logger),
     requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000,
@@ -86,12 +137,13 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
 
   const app = Fastify({
     loggerInstance: logger.child({ component: "http" }) as FastifyBaseLogger,
-  });
+    ...(tls ? { https: tls } : {}),
+  }) as unknown as FastifyInstance;
   const nodeLogger = logger.child({ component: "nodes" });
   const gate = new UpgradeGate(
     nodeHandshakeJudge(
       {
-        secret: config.ROUTER_SECRET,
+        secret,
         throttle: new HandshakeThrottle(config.MAX_HANDSHAKES_PER_S),
         closing: () => closing,
       },
@@ -114,25 +166,37 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     },
   });
   app.register(async (scope) => {
-    registerNodeEndpoint(scope, {
+    registerNodeEndpoint(
+      scope,
+      {
+        registry,
+        nodes,
+        heartbeat: {
+          intervalMs: config.HEARTBEAT_INTERVAL_S * 1000,
+          timeoutMs: config.HEARTBEAT_TIMEOUT_S * 1000,
+        },
+        backpressure: {
+          maxPending: config.MAX_NODE_PENDING,
+          slowSocketBytes: config.SLOW_SOCKET_BYTES,
+          slowSocketMs: config.SLOW_SOCKET_S * 1000,
+        },
+        handshakeTimeoutMs: config.HANDSHAKE_TIMEOUT_S * 1000,
+        maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
+        clock,
+        logger: nodeLogger,
+        onPush: (nodeId, frame) => void pushes.handle(nodeId, frame),
+        onReply: (nodeId, frame, settlePending) => void pushes.handleReply(nodeId, frame, settlePending),
+      },
+      secret,
+    );
+    registerHealthRoute(scope, {
       registry,
-      heartbeat: {
-        intervalMs: config.HEARTBEAT_INTERVAL_S * 1000,
-        timeoutMs: config.HEARTBEAT_TIMEOUT_S * 1000,
-      },
-      backpressure: {
-        maxPending: config.MAX_NODE_PENDING,
-        slowSocketBytes: config.SLOW_SOCKET_BYTES,
-        slowSocketMs: config.SLOW_SOCKET_S * 1000,
-      },
-      handshakeTimeoutMs: config.HANDSHAKE_TIMEOUT_S * 1000,
-      maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
+      chat: () => chat.statuses(),
       clock,
-      logger: nodeLogger,
-      onPush: (nodeId, frame) => void pushes.handle(nodeId, frame),
-      onReply: (nodeId, frame, settlePending) => void pushes.handleReply(nodeId, frame, settlePending),
+      adminToken: config.ADMIN_TOKEN,
+      version: routerVersion(),
+      startedAt: clock.now(),
     });
-    registerHealthRoute(scope, registry, () => chat.statuses(), clock);
   });
   // Platforms that deliver events over HTTP get their raw body (signatures are over the raw bytes).
   app.register(async (scope) => {
@@ -156,6 +220,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     app,
     registry,
     dispatcher,
+    pairing,
     get nodeUrl() {
       return `${baseUrl.replace(/^http/, "ws")}/ws/node`;
     },
@@ -165,7 +230,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       const port = typeof address === "object" && address ? address.port : config.ROUTER_PORT;
       const host =
         config.ROUTER_HOST === "0.0.0.0" || config.ROUTER_HOST === "::" ? "127.0.0.1" : config.ROUTER_HOST;
-      baseUrl = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+      baseUrl = `${tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
       logger.info({ url: baseUrl }, "router listening");
       return baseUrl;
     },

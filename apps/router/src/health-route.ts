@@ -1,29 +1,31 @@
-import { type Clock, formatAgo, formatDuration } from "@phonework/runtime";
+import { bearerMatches, type Clock } from "@phonework/runtime";
 import type { FastifyInstance } from "fastify";
+import { statusView } from "./commands/status-view.ts";
 import type { NodeInfo } from "./registry/node-info.ts";
 
-/** GET /health: router status and every known node, offline ones with their last-seen time. */
-export function registerHealthRoute(
-  app: FastifyInstance,
-  registry: { list(): NodeInfo[] },
-  chat: () => Array<Record<string, unknown>>,
-  clock: Clock,
-): void {
-  app.get("/health", async () => ({
-    status: "ok",
-    chat: chat(),
-    nodes: registry.list().map((node) => ({
-      node_id: node.nodeId,
-      display_name: node.displayName,
-      status: node.status,
-      users: node.servesUsers.length > 0 ? node.servesUsers : ["*"],
-      sessions: node.sessions,
-      capabilities: node.capabilities,
-      connected_at: new Date(node.connectedAt).toISOString(),
-      ...(node.status === "online"
-        ? { online_for: formatDuration(clock.now() - node.connectedAt) }
-        : { last_seen_ago: formatAgo(clock.now() - node.lastSeen) }),
-      last_seen: new Date(node.lastSeen).toISOString(),
-    })),
-  }));
+// GET /health. Without credentials: only that the router is up (for load balancers and
+// uptime checks); nothing that names a node or a user. With `Authorization: Bearer <ADMIN_TOKEN>`:
+// the admin's bounded view of every node and the chat connections.
+
+export interface HealthRouteOptions {
+  registry: { list(): NodeInfo[] };
+  chat: () => Array<Record<string, unknown>>;
+  clock: Clock;
+  adminToken: string | undefined;
+  version: string;
+  startedAt: number;
+}
+
+export function registerHealthRoute(app: FastifyInstance, options: HealthRouteOptions): void {
+  app.get("/health", async (request) => {
+    const now = options.clock.now();
+    const summary = {
+      status: "ok",
+      version: options.version,
+      uptime_s: Math.round((now - options.startedAt) / 1000),
+    };
+    const { adminToken } = options;
+    if (!adminToken || !bearerMatches(request.headers.authorization, adminToken)) return summary;
+    return { ...summary, chat: options.chat(), ...statusView(options.registry.list(), now) };
+  });
 }

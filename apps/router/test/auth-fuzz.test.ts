@@ -3,6 +3,7 @@ import { connectFakeNode, nextFrame, waitFor, watchProcessErrors } from "@phonew
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  adminHeaders,
   echoHandler,
   onCleanup,
   SECRET,
@@ -63,7 +64,7 @@ function rawUpgradeStatus(nodeUrl: string, authorization: Buffer): Promise<numbe
 }
 
 async function health(url: string) {
-  const response = await fetch(`${url}/health`);
+  const response = await fetch(`${url}/health`, adminHeaders);
   expect(response.status).toBe(200);
   return (await response.json()) as { nodes: Array<{ node_id: string; status: string }> };
 }
@@ -84,11 +85,10 @@ async function expectStillServing(setup: TestRouter & { watch: { errors: unknown
 const latin1 = (text: string) => Buffer.from(text, "latin1");
 
 describe("bearer token fuzz", () => {
-  it("refuses missing, malformed and wrong tokens with 401 before the upgrade", async () => {
+  it("refuses malformed and wrong tokens with 401 before the upgrade", async () => {
     const setup = await routerWatched();
     const utf8AsLatin1 = Buffer.from(`Bearer ${SECRET}秘密`, "utf8").toString("latin1");
     for (const header of [
-      undefined,
       "",
       "Bearer",
       "Bearer ",
@@ -106,6 +106,19 @@ describe("bearer token fuzz", () => {
     ]) {
       expect(await upgradeStatus(setup.nodeUrl, header), JSON.stringify(header)).toBe(401);
     }
+    expect((await health(setup.url)).nodes).toEqual([]);
+    await expectStillServing(setup);
+  });
+
+  it("no token at all: let in to prove a key, and without one refused (UNAUTHORIZED, 4401); nothing registers", async () => {
+    const setup = await routerWatched();
+    const node = await connectFakeNode({ url: setup.nodeUrl });
+    expect(await node.register({ node_id: "home-pc", serves_users: ["u1"] })).toMatchObject({
+      type: "register_error",
+      code: "UNAUTHORIZED",
+      reason: expect.stringContaining("has no key"),
+    });
+    expect((await node.closed).code).toBe(4401);
     expect((await health(setup.url)).nodes).toEqual([]);
     await expectStillServing(setup);
   });
@@ -166,14 +179,14 @@ describe("register fuzz", () => {
     expect((await node.closed).code).toBe(4001);
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.integer({ min: 2 }), { minLength: 1, maxLength: 32 }),
+        fc.array(fc.integer({ min: 3 }), { minLength: 1, maxLength: 31 }),
         fc.boolean(),
-        async (others, withV1) => {
-          const versions = withV1 ? [...others, 1] : others;
+        async (others, withV2) => {
+          const versions = withV2 ? [...others, 2] : others;
           const attempt = await connectFakeNode({ url: setup.nodeUrl, secret: SECRET });
           const reply = await attempt.register({ node_id: "versions", protocol_versions: versions });
-          if (withV1) {
-            expect(reply).toMatchObject({ type: "register_ok", protocol_version: 1 });
+          if (withV2) {
+            expect(reply).toMatchObject({ type: "register_ok", protocol_version: 2 });
             attempt.close();
           } else {
             expect(reply).toMatchObject({ type: "register_error", code: "UNSUPPORTED_VERSION" });
@@ -230,7 +243,7 @@ describe("register fuzz", () => {
           serves_users: [],
           working_dir: "/tmp",
           capabilities: [],
-          protocol_versions: [1],
+          protocol_versions: [2],
         };
         node.send({ ...valid, ...fields });
         const error = await refused;
@@ -256,7 +269,7 @@ describe("register fuzz", () => {
         serves_users: ["u2"],
         working_dir: "/",
         capabilities: [],
-        protocol_versions: [1],
+        protocol_versions: [2],
       });
       expect(await node.inbox.next("error")).toMatchObject({
         code: "BAD_FRAME",

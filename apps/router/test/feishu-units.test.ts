@@ -1,10 +1,12 @@
 import { createCipheriv, createHash, randomBytes } from "node:crypto";
+import { makeTempDir } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { FeishuError } from "../src/chat/feishu/feishu-error.ts";
 import { parseReceiveEvent } from "../src/chat/feishu/incoming-event.ts";
 import { SeenEvents } from "../src/chat/feishu/seen-events.ts";
-import { verifyWebhook } from "../src/chat/feishu/webhook-verifier.ts";
+import { feishuWebhookVerifier } from "../src/chat/feishu/webhook-verifier.ts";
 import { withRetry } from "../src/chat/feishu/with-retry.ts";
+import { openRouterDatabase, routerDatabasePath } from "../src/state/router-db.ts";
 
 function encrypt(json: string, key: string): string {
   const iv = randomBytes(16);
@@ -12,13 +14,15 @@ function encrypt(json: string, key: string): string {
   return Buffer.concat([iv, cipher.update(json), cipher.final()]).toString("base64");
 }
 
-describe("webhook verification", () => {
-  const secrets = { encryptKey: "enc-key", verificationToken: "vtoken" };
+describe("Feishu webhook verification", () => {
+  const verifier = feishuWebhookVerifier({ encryptKey: "enc-key", verificationToken: "vtoken" });
   const event = {
     schema: "2.0",
     header: { event_id: "e1", token: "vtoken", event_type: "im.message.receive_v1" },
-    event: {},
+    event: { message: { message_id: "om_1" } },
   };
+  const encrypted = (body: object, key = "enc-key") =>
+    JSON.stringify({ encrypt: encrypt(JSON.stringify(body), key) });
   const signed = (raw: string, key = "enc-key") => {
     const timestamp = "1700000000";
     const nonce = "n0nce";
@@ -31,43 +35,61 @@ describe("webhook verification", () => {
       "x-lark-signature": signature,
     };
   };
+  const verify = (headers: Record<string, string>, rawBody: string) => verifier.verify({ headers, rawBody });
 
-  it("decrypts and accepts a correctly signed event with the right token", () => {
-    const raw = JSON.stringify({ encrypt: encrypt(JSON.stringify(event), "enc-key") });
-    expect(verifyWebhook(signed(raw), raw, secrets)).toEqual({ kind: "event", body: event });
+  it("decrypts a correctly signed event with the right token, with its signed time and redelivery keys", () => {
+    const raw = encrypted(event);
+    expect(verify(signed(raw), raw)).toEqual({
+      kind: "event",
+      event,
+      signedAtMs: 1_700_000_000_000,
+      ids: ["feishu:e:e1", "feishu:m:om_1"],
+    });
   });
 
   it("checks the signature over the raw bytes, not re-serialized JSON", () => {
     const raw = `{ "encrypt" :  "${encrypt(JSON.stringify(event), "enc-key")}" }`; // odd spacing survives
-    expect(verifyWebhook(signed(raw), raw, secrets).kind).toBe("event");
+    expect(verify(signed(raw), raw).kind).toBe("event");
     const tampered = raw.replace("{ ", "{");
-    expect(verifyWebhook(signed(raw), tampered, secrets)).toMatchObject({
+    expect(verify(signed(raw), tampered)).toMatchObject({
       kind: "rejected",
       status: 401,
       reason: "bad signature",
     });
   });
 
-  it("rejects a wrong verification token and an undecryptable body", () => {
-    const wrongToken = { ...event, header: { ...event.header, token: "nope" } };
-    const raw = JSON.stringify({ encrypt: encrypt(JSON.stringify(wrongToken), "enc-key") });
-    expect(verifyWebhook(signed(raw), raw, secrets)).toMatchObject({
+  it("rejects a wrong token, a body it cannot decrypt, a plain body and missing signature headers", () => {
+    const wrongToken = encrypted({ ...event, header: { ...event.header, token: "nope" } });
+    expect(verify(signed(wrongToken), wrongToken)).toMatchObject({
       kind: "rejected",
+      status: 401,
       reason: "verification token mismatch",
     });
-    const garbage = JSON.stringify({ encrypt: encrypt(JSON.stringify(event), "other-key") });
-    expect(verifyWebhook(signed(garbage), garbage, secrets)).toMatchObject({ kind: "rejected", status: 400 });
-    expect(verifyWebhook({}, "not json", secrets)).toMatchObject({ kind: "rejected", status: 400 });
+    const otherKey = encrypted(event, "other-key");
+    expect(verify(signed(otherKey), otherKey)).toMatchObject({ kind: "rejected", status: 400 });
+    const plain = JSON.stringify(event);
+    expect(verify(signed(plain), plain)).toMatchObject({ kind: "rejected", status: 400 });
+    expect(verify({}, "not json")).toMatchObject({ kind: "rejected", status: 400 });
+    const raw = encrypted(event);
+    const { "x-lark-request-timestamp": _, ...noTimestamp } = signed(raw);
+    expect(verify(noTimestamp, raw)).toMatchObject({ kind: "rejected", status: 401 });
+    expect(verify({}, raw)).toMatchObject({ kind: "rejected", status: 401 }); // unsigned, not a challenge
   });
 
-  it("answers the url_verification challenge", () => {
-    const raw = JSON.stringify({
-      encrypt: encrypt(
-        JSON.stringify({ type: "url_verification", challenge: "c-1", token: "vtoken" }),
-        "enc-key",
-      ),
-    });
-    expect(verifyWebhook({}, raw, secrets)).toEqual({ kind: "challenge", challenge: "c-1" });
+  it("answers the url_verification challenge, which Feishu sends unsigned, only with the token", () => {
+    const challenge = { type: "url_verification", challenge: "c-1", token: "vtoken" };
+    const answer = { kind: "handshake", response: { status: 200, body: { challenge: "c-1" } } };
+    expect(verify({}, encrypted(challenge))).toEqual(answer);
+    const raw = encrypted(challenge);
+    expect(verify(signed(raw), raw)).toEqual(answer);
+    const refused = {
+      kind: "rejected",
+      status: 401,
+      reason: "unsigned request that is not this app's url_verification",
+    };
+    expect(verify({}, encrypted({ ...challenge, token: "vtoken2" }))).toEqual(refused);
+    expect(verify({}, encrypted(challenge, "other-key"))).toEqual(refused); // same answer: no decryption oracle
+    expect(verify({}, JSON.stringify(challenge))).toMatchObject({ kind: "rejected", status: 400 });
   });
 });
 
@@ -141,6 +163,30 @@ describe("seen events", () => {
     expect(seen.checkAndRemember(["e:2", "m:1"])).toBe(true); // same message, new event id
     now = 5000;
     expect(seen.checkAndRemember(["e:1", "m:1"])).toBe(false);
+  });
+
+  it("keeps one row per id in router.db, across a reopen, and prunes rows past the TTL", () => {
+    const dir = makeTempDir();
+    const path = routerDatabasePath(dir.path);
+    let now = 1_000_000;
+    try {
+      const db = openRouterDatabase(path);
+      const seen = new SeenEvents(db, 60_000, () => now);
+      expect(seen.checkAndRemember(["e:1", "m:1"])).toBe(false);
+      expect(seen.checkAndRemember(["e:1"])).toBe(true);
+      db.close();
+      const reopened = openRouterDatabase(path);
+      const again = new SeenEvents(reopened, 60_000, () => now);
+      expect(again.checkAndRemember(["m:1"])).toBe(true);
+      const rows = () => (reopened.prepare("SELECT count(*) AS n FROM seen_events").get() as { n: number }).n;
+      expect(rows()).toBe(2);
+      now += 60_000;
+      expect(again.prune()).toBe(2);
+      expect(rows()).toBe(0);
+      reopened.close();
+    } finally {
+      dir.remove();
+    }
   });
 });
 

@@ -1,17 +1,7 @@
-import type { Host } from "@phonework/host";
-import {
-  createTestLogger,
-  type FakeFeishu,
-  messageEvent,
-  startFakeFeishu,
-  waitFor,
-} from "@phonework/testkit";
+import { type FakeFeishu, messageEvent, startFakeFeishu, waitFor } from "@phonework/testkit";
 import { beforeEach, describe, expect, it } from "vitest";
-import { selectChatAdapters } from "../src/chat/select-adapters.ts";
-import { createTerminalAdapter } from "../src/chat/terminal-adapter.ts";
-import { RouterConfigSchema } from "../src/config.ts";
-import { createRouter, type Router } from "../src/create-router.ts";
-import { echoHandler, onCleanup, SECRET, startTestHost, tempDataDir } from "./support.ts";
+import { sentTexts as sentTo, startFeishuRouter as startRouter, textOf, withHost } from "./feishu-support.ts";
+import { adminHeaders, onCleanup } from "./support.ts";
 
 // The router's Feishu front end, driven through the real SDK against a fake Feishu server.
 
@@ -21,59 +11,8 @@ beforeEach(async () => {
   onCleanup(() => fake.close());
 });
 
-async function startFeishuRouter(overrides: Record<string, unknown> = {}) {
-  const config = RouterConfigSchema.parse({
-    ROUTER_SECRET: SECRET,
-    ROUTER_HOST: "127.0.0.1",
-    ROUTER_PORT: 0,
-    DATA_DIR: overrides.DATA_DIR ?? tempDataDir(),
-    FEISHU_APP_ID: fake.appId,
-    FEISHU_APP_SECRET: fake.appSecret,
-    FEISHU_DOMAIN: fake.url,
-    ALLOWED_USERS: "ou_alice",
-    PROGRESS_INTERVAL_S: 0,
-    ...overrides,
-  });
-  const { logger } = createTestLogger("warn");
-  const chat = selectChatAdapters(config, {
-    logger,
-    clock: { now: () => Date.now() },
-    terminal: () => createTerminalAdapter({ input: process.stdin, output: process.stdout, filesDir: "/tmp" }),
-  });
-  const router = createRouter(config, { logger, chat });
-  const url = await router.start();
-  let closed = false;
-  onCleanup(async () => {
-    if (!closed) await router.close({ drainMs: 0 });
-  });
-  return {
-    router,
-    url,
-    config,
-    async close() {
-      closed = true;
-      await router.close({ drainMs: 0 });
-    },
-  };
-}
-
-const textOf = (message: { msg_type: string; content: unknown }): string => {
-  const content = message.content as Record<string, unknown>;
-  if (message.msg_type === "text") return String(content.text);
-  const body = content.body as { elements?: Array<{ content?: string }> } | undefined;
-  return body?.elements?.map((e) => e.content ?? "").join("") ?? "";
-};
-const sentTexts = (chatId?: string) =>
-  fake
-    .sent()
-    .filter((m) => !chatId || m.chat_id === chatId || m.receive_id === chatId)
-    .map(textOf);
-
-async function withHost(router: Router, nodeId = "home-pc", handler = echoHandler(nodeId)): Promise<Host> {
-  const host = startTestHost(router.nodeUrl, { NODE_ID: nodeId }, handler);
-  await host.ready();
-  return host;
-}
+const startFeishuRouter = (overrides: Record<string, unknown> = {}) => startRouter(fake, overrides);
+const sentTexts = (chatId?: string) => sentTo(fake, chatId);
 
 describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
   it("a private message is forwarded and answered with a card in the same chat", async () => {
@@ -156,7 +95,6 @@ describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
     const { router } = await startFeishuRouter();
     let forwarded = 0;
     await withHost(router, "home-pc", {
-      release: () => {},
       handle: async () => {
         forwarded++;
         return "should not happen";
@@ -201,7 +139,7 @@ describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
       ...Array.from({ length: 30 }, (_, i) => `Paragraph ${i}: ${"lorem ipsum ".repeat(15)}`),
       code,
     ].join("\n\n");
-    await withHost(router, "home-pc", { release: () => {}, handle: async () => long });
+    await withHost(router, "home-pc", { handle: async () => long });
     await fake.pushEvent(
       messageEvent({ openId: "ou_alice", chatId: "oc_alice", chatType: "p2p", text: "write a lot" }),
     );
@@ -239,7 +177,6 @@ describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
   it("a long-running request shows one progress card patched at most once per interval, then a new final message", async () => {
     const { router } = await startFeishuRouter({ PROGRESS_INTERVAL_S: 1 });
     await withHost(router, "home-pc", {
-      release: () => {},
       async handle(_request, ctx) {
         for (let i = 1; i <= 15; i++) {
           ctx.progress(`step ${i}`);
@@ -311,7 +248,9 @@ describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
       messageEvent({ openId: "ou_alice", chatId: "oc_alice", chatType: "p2p", text: "still there?" }),
     );
     await waitFor(() => sentTexts("oc_alice").includes("home-pc: still there?"));
-    const health = (await (await fetch(`${url}/health`)).json()) as { chat: Array<Record<string, unknown>> };
+    const health = (await (await fetch(`${url}/health`, adminHeaders)).json()) as {
+      chat: Array<Record<string, unknown>>;
+    };
     expect(health.chat[0]).toMatchObject({
       platform: "feishu",
       mode: "ws",

@@ -14,7 +14,7 @@ import {
 } from "@phonework/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { onCleanup, SECRET, startTestRouter } from "./support.ts";
+import { adminHeaders, onCleanup, SECRET, startTestRouter } from "./support.ts";
 
 // Hostile host→router frames over a real socket, from a registered node: whatever arrives, a
 // malformed frame gets a typed error back, nothing crashes or rejects unhandled, and the same
@@ -71,7 +71,7 @@ async function expectConnectionStillServes(setup: Awaited<ReturnType<typeof regi
 }
 
 async function expectNodeOnline(url: string, nodeId: string) {
-  const response = await fetch(`${url}/health`);
+  const response = await fetch(`${url}/health`, adminHeaders);
   expect(response.status).toBe(200);
   const body = (await response.json()) as { nodes: Array<{ node_id: string; status: string }> };
   expect(body.nodes.find((n) => n.node_id === nodeId)?.status).toBe("online");

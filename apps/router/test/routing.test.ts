@@ -2,7 +2,14 @@ import type { SessionSummary } from "@phonework/protocol";
 import { type FakeOpenAI, startFakeOpenAI, waitFor } from "@phonework/testkit";
 import { beforeEach, describe, expect, it } from "vitest";
 import { findExplicitTarget } from "../src/routing/explicit-target.ts";
-import { echoHandler, onCleanup, startTestHost, startTestRouter, type TestRouter } from "./support.ts";
+import {
+  adminHeaders,
+  echoHandler,
+  onCleanup,
+  startTestHost,
+  startTestRouter,
+  type TestRouter,
+} from "./support.ts";
 
 // The routing order with two and three real hosts for one user, and a fake OpenAI-compatible
 // server as the routing LLM: what it is shown, what it answers, and when it is not asked at all.
@@ -288,7 +295,7 @@ describe("routing order (two and three nodes for one user)", () => {
     const work = await startNode("work-server");
     work.push({ type: "sessions_update", sessions: [session("3")] });
     await waitFor(() => t.router.registry.get("work-server")?.sessions.length === 1);
-    const health = (await (await fetch(`${t.url}/health`)).json()) as {
+    const health = (await (await fetch(`${t.url}/health`, adminHeaders)).json()) as {
       nodes: Array<Record<string, unknown>>;
     };
     const work_ = health.nodes.find((n) => n.node_id === "work-server");
@@ -310,16 +317,39 @@ describe("findExplicitTarget", () => {
     ["@WORK-SERVER, hi", "work-server", "hi"],
     ["@home-pc", "home-pc", ""],
   ])("%s → %s", (text, nodeId, rest) => {
-    expect(findExplicitTarget(text, nodes)).toEqual({ node: expect.objectContaining({ nodeId }), rest });
+    expect(findExplicitTarget(text, nodes)).toEqual({
+      kind: "node",
+      node: expect.objectContaining({ nodeId }),
+      rest,
+    });
   });
 
+  it.each(["email work-server@example.com", "on work-server we have three disks", "what runs on home-pc?"])(
+    "%s → no explicit target",
+    (text) => {
+      expect(findExplicitTarget(text, nodes)).toBeUndefined();
+    },
+  );
+
+  // A typo must never fall through to the active node: "@hom-pc /shell pwd" runs nowhere.
   it.each([
-    "email work-server@example.com",
-    "@work-servers hi",
-    "on work-server we have three disks",
-    "@mainframe hi",
-    "what runs on home-pc?",
-  ])("%s → no explicit target", (text) => {
-    expect(findExplicitTarget(text, nodes)).toBeUndefined();
+    ["@work-servers hi", "work-servers"],
+    ["@mainframe hi", "mainframe"],
+    ["@hom-pc /shell pwd", "hom-pc"],
+  ])("%s → unknown node %s", (text, name) => {
+    expect(findExplicitTarget(text, nodes)).toEqual({ kind: "unknown", name, sameName: [] });
+  });
+
+  it("ids are matched before display names; two nodes answering to one name is a question", () => {
+    const twins = [node("a", "Laptop"), node("b", "Laptop"), node("laptop", "Other")];
+    expect(findExplicitTarget("@laptop hi", twins)).toMatchObject({
+      kind: "node",
+      node: { nodeId: "laptop" },
+    });
+    const onlyNames = [node("a", "Laptop"), node("b", "laptop")];
+    expect(findExplicitTarget("@Laptop hi", onlyNames)).toMatchObject({
+      kind: "unknown",
+      sameName: [{ nodeId: "a" }, { nodeId: "b" }],
+    });
   });
 });

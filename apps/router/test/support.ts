@@ -8,6 +8,9 @@ import { createRouter, type Router } from "../src/create-router.ts";
 // Builds real routers and hosts on loopback port 0 for the tests, and tears them down after each.
 
 export const SECRET = "test-secret-123";
+/** Test routers serve the admin's full GET /health with this token. */
+export const ADMIN_TOKEN = "test-admin-token-0123456789";
+export const adminHeaders = { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } };
 const cleanups: Array<() => Promise<void> | void> = [];
 
 afterEach(async () => {
@@ -38,6 +41,7 @@ export async function startTestRouter(
 ): Promise<TestRouter> {
   const config = RouterConfigSchema.parse({
     ROUTER_SECRET: SECRET,
+    ADMIN_TOKEN,
     ROUTER_HOST: "127.0.0.1",
     ROUTER_PORT: 0,
     DATA_DIR: overrides.DATA_DIR ?? tempDataDir(),

@@ -45,7 +45,7 @@ export async function startStandalone(config: StandaloneConfig, deps: Standalone
   const router = createRouter(config, { logger: deps.logger, chat: [chat], ...clock });
   await router.listen();
   const host = createHost(
-    { ...config, ROUTER_URL: router.nodeUrl, DISPLAY_NAME: config.DISPLAY_NAME ?? config.NODE_ID },
+    { ...config, ROUTER_URL: router.nodeUrl },
     { logger: deps.logger, ...clock, ...(deps.env ? { env: deps.env } : {}) },
   );
   host.start();

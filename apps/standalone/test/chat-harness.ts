@@ -5,6 +5,9 @@ import { createTestLogger, repoRoot, waitFor } from "@phonework/testkit";
 import { type StandaloneConfig, StandaloneConfigSchema } from "../src/config.ts";
 import { type Standalone, startStandalone } from "../src/standalone.ts";
 
+/** The admin token of harness routers' full GET /health. */
+export const HARNESS_ADMIN_TOKEN = "harness-admin-token-0123456789";
+
 // The whole product in one process with an in-memory chat: tests talk to it as a user would.
 
 export const CLAUDE_BIN = join(repoRoot, "node_modules", ".bin", "claude");
@@ -29,7 +32,12 @@ export async function startHarness(
   userId = "me",
   clock?: Clock,
 ): Promise<ChatHarness> {
-  const config = StandaloneConfigSchema.parse({ NODE_ID: "home-pc", PROGRESS_INTERVAL_S: 0, ...overrides });
+  const config = StandaloneConfigSchema.parse({
+    NODE_ID: "home-pc",
+    PROGRESS_INTERVAL_S: 0,
+    ADMIN_TOKEN: HARNESS_ADMIN_TOKEN,
+    ...overrides,
+  });
   const chat = createMemoryChatAdapter();
   const app = await startStandalone(config, {
     logger: createTestLogger("warn").logger,

@@ -10,7 +10,7 @@ import {
   waitFor,
 } from "@phonework/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ChatHarness, CLAUDE_BIN, startHarness } from "./chat-harness.ts";
+import { type ChatHarness, CLAUDE_BIN, HARNESS_ADMIN_TOKEN, startHarness } from "./chat-harness.ts";
 
 // Coding sessions with the real `claude` CLI, offline against a fake Anthropic Messages API.
 
@@ -161,7 +161,9 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
     expect(nodes).toMatch(/^→ home-pc\s+\[ACTIVE\]\s+sessions=1\s+online/m);
     expect(nodes).toMatch(/^ {6}#1 claude demo \(active\)$/m);
     const health = (await (
-      await fetch(`${h.app.router.nodeUrl.replace(/^ws/, "http").replace("/ws/node", "")}/health`)
+      await fetch(`${h.app.router.nodeUrl.replace(/^ws/, "http").replace("/ws/node", "")}/health`, {
+        headers: { Authorization: `Bearer ${HARNESS_ADMIN_TOKEN}` },
+      })
     ).json()) as {
       nodes: Array<{ sessions: Array<Record<string, unknown>> }>;
     };

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // A fake OpenAI-compatible server is the routing LLM; unscripted it answers in prose, which is
 // not a routing decision, so the router falls back to the active node.
 
+const ADMIN_TOKEN = "m3-admin-token-0123456789";
 const SECRET = "m3-secret";
 const processes: SpawnedProcess[] = [];
 const dirs: Array<() => void> = [];
@@ -41,7 +42,7 @@ async function say(line: string, expected: RegExp): Promise<string> {
   return router.stdout().slice(before);
 }
 
-const health = () => fetchHealth(baseUrl);
+const health = () => fetchHealth(baseUrl, ADMIN_TOKEN);
 
 describe("seed M3 verification checklist", () => {
   let homePc: SpawnedProcess;
@@ -54,6 +55,7 @@ describe("seed M3 verification checklist", () => {
     dirs.push(dir.remove);
     router = spawnApp("router", {
       ROUTER_SECRET: SECRET,
+      ADMIN_TOKEN,
       ROUTER_HOST: "127.0.0.1",
       ROUTER_PORT: "0",
       DATA_DIR: dir.path,
@@ -149,7 +151,7 @@ describe("seed M3 verification checklist", () => {
 
   it("M3: wrong ROUTER_SECRET → connection rejected with 401", async () => {
     const intruder = startHost("intruder", "not-the-secret");
-    await intruder.waitForStderr(/Unexpected server response: 401/);
+    await intruder.waitForStderr(/refused this node's key or join code \(HTTP 401\)/);
     expect((await health()).nodes.map((n) => n.node_id)).not.toContain("intruder");
   });
 

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // to a fake Feishu server; hosts are separate `pnpm host` processes; a fake OpenAI-compatible
 // server is the routing LLM (unscripted it answers in prose, so routing falls back to the active node).
 
+const ADMIN_TOKEN = "m3-admin-token-0123456789";
 const SECRET = "m3-feishu-secret";
 const USER = "ou_alice";
 const CHAT = "oc_alice";
@@ -68,6 +69,7 @@ describe("seed M3 checklist over Feishu (pnpm router + pnpm host processes)", ()
     dirs.push(dir.remove);
     router = spawnApp("router", {
       ROUTER_SECRET: SECRET,
+      ADMIN_TOKEN,
       ROUTER_HOST: "127.0.0.1",
       ROUTER_PORT: "0",
       DATA_DIR: dir.path,
@@ -136,7 +138,7 @@ describe("seed M3 checklist over Feishu (pnpm router + pnpm host processes)", ()
     workServer.kill("SIGKILL");
     await workServer.exited;
     await waitFor(() => texts().includes('⚠️ Node "work-server" disconnected.'));
-    const health = await fetchHealth(baseUrl);
+    const health = await fetchHealth(baseUrl, ADMIN_TOKEN);
     expect(health.nodes.find((n) => n.node_id === "work-server")?.status).toBe("offline");
   });
 
@@ -165,8 +167,8 @@ describe("seed M3 checklist over Feishu (pnpm router + pnpm host processes)", ()
 
   it("M3: wrong ROUTER_SECRET → connection rejected with 401", async () => {
     const intruder = startHost("intruder", "wrong");
-    await intruder.waitForStderr(/Unexpected server response: 401/);
-    const health = await fetchHealth(baseUrl);
+    await intruder.waitForStderr(/refused this node's key or join code \(HTTP 401\)/);
+    const health = await fetchHealth(baseUrl, ADMIN_TOKEN);
     expect(health.nodes.map((n) => n.node_id)).not.toContain("intruder");
   });
 });

@@ -9,6 +9,7 @@ export const ErrorCode = z.enum([
   "NODE_OFFLINE",
   "TIMEOUT",
   "QUEUE_FULL",
+  "RATE_LIMITED",
   "CANCELLED",
   "INTERNAL",
 ]);
@@ -26,4 +27,6 @@ export const CloseCode = {
   REPLACED: 4000,
   /** `register` was refused; the reason is in the preceding `register_error`. */
   REGISTER_REFUSED: 4001,
+  /** The node's key, signature or join code was refused (HTTP 401's twin), or the node was revoked. */
+  UNAUTHORIZED: 4401,
 } as const;

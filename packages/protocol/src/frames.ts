@@ -14,22 +14,40 @@ const DeliveryId = Id;
 
 export const SessionSummary = z.object({
   id: Id,
-  agent: z.string().min(1),
-  project: z.string(),
+  agent: z.string().min(1).max(64),
+  project: z.string().max(256),
   busy: z.boolean(),
-  last_activity: z.string().optional(),
+  last_activity: z.string().max(64).optional(),
   /** The chat user the session belongs to (a node may serve several users). */
-  user_id: z.string().optional(),
+  user_id: z.string().max(256).optional(),
   /** True while it is its user's active session: their messages to this node continue it. */
   active: z.boolean().optional(),
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 
+/** A node's session list is bounded: what one node may hold of the router's memory. */
+export const MAX_SESSIONS = 200;
+const Sessions = z.array(SessionSummary).max(MAX_SESSIONS);
+
 /** A chat command a node understands, listed in the router's /help. */
-export const CommandInfo = z.object({ usage: z.string().min(1), description: z.string() });
+export const CommandInfo = z.object({ usage: z.string().min(1).max(200), description: z.string().max(500) });
 export type CommandInfo = z.infer<typeof CommandInfo>;
 
 // ── host → router ────────────────────────────────────────────────────────────
+
+/**
+ * A paired node proves its key: `signature` is the Ed25519 signature of
+ * `nodeAuthPayload(nonce, node_id, public_key)` with the router's fresh `challenge` nonce. With
+ * `join_code` it registers this key for the first time (single use).
+ */
+export const NodeAuth = z.object({
+  /** Ed25519 public key, SPKI DER, base64. */
+  public_key: z.string().min(1).max(256),
+  /** base64. */
+  signature: z.string().min(1).max(256),
+  join_code: z.string().min(1).max(128).optional(),
+});
+export type NodeAuth = z.infer<typeof NodeAuth>;
 
 export const RegisterFrame = z.object({
   type: z.literal("register"),
@@ -39,16 +57,21 @@ export const RegisterFrame = z.object({
     .max(64)
     .regex(/^[A-Za-z0-9._-]+$/, "node_id may only contain letters, digits, '.', '_' and '-'"),
   display_name: z.string().min(1).max(128),
-  /** Users this node serves; empty means every user the router lets in. */
-  serves_users: z.array(z.string().min(1)).max(10_000),
-  working_dir: z.string(),
-  capabilities: z.array(z.string().min(1)).max(100),
+  /**
+   * Users this node is willing to serve; empty: all it may. The router decides who a paired node
+   * serves (its owner and the users it is shared with); this list can only narrow that.
+   */
+  serves_users: z.array(z.string().min(1).max(256)).max(1000),
+  working_dir: z.string().max(4096),
+  capabilities: z.array(z.string().min(1).max(64)).max(100),
   protocol_versions: z.array(z.number().int().positive()).min(1).max(32),
-  sessions: z.array(SessionSummary).default([]),
+  sessions: Sessions.default([]),
+  /** Absent only for a host admitted by the shared secret (a router on loopback, standalone). */
+  auth: NodeAuth.optional(),
   /** Commands this node answers (for the router's /help). */
   commands: z.array(CommandInfo).max(100).optional(),
   /** Tools the node's assistant can use (for the router's /help). */
-  tools: z.array(z.string()).max(100).optional(),
+  tools: z.array(z.string().max(64)).max(100).optional(),
 });
 
 export const PongFrame = z.object({ type: z.literal("pong"), ts: z.number() });
@@ -120,11 +143,19 @@ export const SendFileFrame = z.object({
 /** The node's coding sessions (and optionally capabilities) changed. */
 export const SessionsUpdateFrame = z.object({
   type: z.literal("sessions_update"),
-  sessions: z.array(SessionSummary),
-  capabilities: z.array(z.string().min(1)).optional(),
+  sessions: Sessions,
+  capabilities: z.array(z.string().min(1).max(64)).max(100).optional(),
 });
 
 // ── router → host ────────────────────────────────────────────────────────────
+
+/** The router's first frame on every node socket: a fresh nonce for the node to sign. */
+export const ChallengeFrame = z.object({
+  type: z.literal("challenge"),
+  nonce: z.string().min(16).max(128),
+  /** Versions the router speaks, so a host can say clearly when it is too old or too new. */
+  protocol_versions: z.array(z.number().int().positive()).min(1).max(32),
+});
 
 export const RegisterOkFrame = z.object({
   type: z.literal("register_ok"),
@@ -178,6 +209,10 @@ export const PushAckFrame = z.object({
 export const ErrorFrame = z.object({
   type: z.literal("error"),
   id: Id.optional(),
+  /** The pushed item this error is about (e.g. RATE_LIMITED): it stays in the host's outbox. */
+  delivery_id: DeliveryId.optional(),
+  /** When to try again (RATE_LIMITED). */
+  retry_after_s: z.number().nonnegative().optional(),
   code: ErrorCode,
   message: z.string(),
 });
@@ -193,6 +228,7 @@ const hostOnlyFrames = [
   SessionsUpdateFrame,
 ] as const;
 const routerOnlyFrames = [
+  ChallengeFrame,
   RegisterOkFrame,
   RegisterErrorFrame,
   ForwardFrame,
@@ -216,6 +252,7 @@ export type NotifyFrame = z.infer<typeof NotifyFrame>;
 export type TaskCompleteFrame = z.infer<typeof TaskCompleteFrame>;
 export type SendFileFrame = z.infer<typeof SendFileFrame>;
 export type SessionsUpdateFrame = z.infer<typeof SessionsUpdateFrame>;
+export type ChallengeFrame = z.infer<typeof ChallengeFrame>;
 export type RegisterOkFrame = z.infer<typeof RegisterOkFrame>;
 export type RegisterErrorFrame = z.infer<typeof RegisterErrorFrame>;
 export type ForwardFrame = z.infer<typeof ForwardFrame>;

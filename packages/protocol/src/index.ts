@@ -1,4 +1,5 @@
 export * from "./codec.ts";
 export * from "./errors.ts";
 export * from "./frames.ts";
+export * from "./node-auth.ts";
 export * from "./version.ts";

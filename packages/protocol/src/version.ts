@@ -1,7 +1,10 @@
 // Protocol versions this build speaks. Within a version, changes are additive only:
 // new optional fields or new frame types that an older peer can safely ignore.
-export const PROTOCOL_VERSIONS = [1] as const;
-export const CURRENT_PROTOCOL_VERSION = 1;
+//
+// v2: the router opens with a `challenge`; a paired node answers `register` with `auth` (its
+// public key and a signature over the nonce). v1 hosts (shared secret only) are not admitted.
+export const PROTOCOL_VERSIONS = [2] as const;
+export const CURRENT_PROTOCOL_VERSION = 2;
 
 /** Highest version both sides speak, or undefined when they share none. */
 export function negotiateVersion(

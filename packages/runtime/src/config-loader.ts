@@ -13,6 +13,8 @@ export interface ConfigSource {
   argv: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
   readFile?: (path: string) => string;
+  /** Command-line flags that set a key (`--join <code>` → JOIN_CODE); they win over the environment. */
+  flags?: Readonly<Record<string, string>>;
 }
 
 export interface LoadedConfig<T> {
@@ -23,18 +25,22 @@ export interface LoadedConfig<T> {
   unknownKeys: string[];
 }
 
-export function configPathFrom(source: ConfigSource): string | undefined {
-  const { argv } = source;
+/** The value of `--name value` or `--name=value` in argv, if given. */
+export function flagValue(argv: readonly string[], name: string, what = "a value"): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? "";
-    if (arg === "--config") {
+    if (arg === name) {
       const value = argv[i + 1];
-      if (!value || value.startsWith("--")) throw new ConfigError("--config needs a file path");
+      if (!value || value.startsWith("--")) throw new ConfigError(`${name} needs ${what}`);
       return value;
     }
-    if (arg.startsWith("--config=")) return arg.slice("--config=".length);
+    if (arg.startsWith(`${name}=`)) return arg.slice(name.length + 1);
   }
-  return source.env.PHONEWORK_CONFIG || undefined;
+  return undefined;
+}
+
+export function configPathFrom(source: ConfigSource): string | undefined {
+  return flagValue(source.argv, "--config", "a file path") ?? (source.env.PHONEWORK_CONFIG || undefined);
 }
 
 function readConfigFile(path: string, readFile: (path: string) => string): Record<string, unknown> {
@@ -73,6 +79,10 @@ export function loadConfig<S extends z.ZodType>(schema: S, source: ConfigSource)
     const envValue = source.env[key];
     if (envValue !== undefined && envValue !== "") merged[key] = envValue;
     else if (key in fromFile) merged[key] = fromFile[key];
+  }
+  for (const [flag, key] of Object.entries(source.flags ?? {})) {
+    const value = flagValue(source.argv, flag);
+    if (value !== undefined) merged[key] = value;
   }
   const parsed = schema.safeParse(merged);
   if (!parsed.success) {

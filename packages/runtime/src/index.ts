@@ -1,3 +1,4 @@
+export * from "./bearer.ts";
 export * from "./clock.ts";
 export * from "./config-fields.ts";
 export * from "./config-loader.ts";
@@ -5,7 +6,11 @@ export * from "./end-of-turn.ts";
 export * from "./json-file.ts";
 export * from "./keyed-queue.ts";
 export * from "./logger.ts";
+export * from "./loopback.ts";
 export * from "./main-guard.ts";
+export * from "./private-files.ts";
 export * from "./program.ts";
+export * from "./secret-values.ts";
 export * from "./sqlite.ts";
 export * from "./startup-error.ts";
+export * from "./token-bucket.ts";

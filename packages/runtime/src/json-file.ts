@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { z } from "zod";
+import { ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "./private-files.ts";
 
 // Small JSON state files: read back through a schema, written atomically (temp file + rename)
 // so a crash mid-write never leaves a half-written file behind.
@@ -33,8 +34,10 @@ export function readJsonFile<S extends z.ZodType>(path: string, schema: S, fallb
 }
 
 export function writeJsonFileAtomic(path: string, data: unknown): void {
-  mkdirSync(dirname(path), { recursive: true });
+  ensurePrivateDir(dirname(path));
   const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
+  // The renamed file keeps the temp file's mode; a temp file left by a crash keeps its old one.
+  restrictMode(temp, PRIVATE_FILE_MODE);
   renameSync(temp, path);
 }

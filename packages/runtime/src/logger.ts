@@ -1,6 +1,11 @@
 import pino, { type Logger } from "pino";
+import { REDACTED, type SecretValues } from "./secret-values.ts";
 
 export type { Logger };
+
+// Two layers: key paths hide secrets where they sit in a log object under a known name; `secrets`
+// (by value, on the final serialized line) catches them anywhere else, e.g. inside an error message
+// an SDK flattened to a string.
 
 // Keys that hold secrets anywhere they appear in a log object.
 const SECRET_KEYS = [
@@ -12,6 +17,11 @@ const SECRET_KEYS = [
   "FEISHU_APP_SECRET",
   "FEISHU_ENCRYPT_KEY",
   "FEISHU_VERIFICATION_TOKEN",
+  "ADMIN_TOKEN",
+  "JOIN_CODE",
+  "app_secret",
+  "tenant_access_token",
+  "app_access_token",
   "authorization",
   "secret",
 ];
@@ -28,9 +38,12 @@ export interface LoggerOptions {
   name?: string;
   /** File descriptor or stream to write to; stderr by default so stdout stays free for the terminal chat. */
   destination?: number | NodeJS.WritableStream;
+  /** Secret values cut out of every line, at every level; add run-time secrets to it as they are minted. */
+  secrets?: SecretValues;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
+  const { secrets } = options;
   const destination =
     typeof options.destination === "object"
       ? options.destination
@@ -39,7 +52,10 @@ export function createLogger(options: LoggerOptions): Logger {
     {
       level: options.level,
       ...(options.name ? { name: options.name } : {}),
-      redact: { paths: REDACT_PATHS, censor: "[redacted]" },
+      redact: { paths: REDACT_PATHS, censor: REDACTED },
+      // streamWrite sees the finished line (message, serialized err with its stack, every field),
+      // so nothing that reaches the destination escapes it; child loggers inherit it.
+      ...(secrets ? { hooks: { streamWrite: (line: string) => secrets.redact(line) } } : {}),
     },
     destination,
   );

@@ -1,4 +1,5 @@
 import { ConfigError } from "./config-loader.ts";
+import { SecretValues } from "./secret-values.ts";
 import { StartupError } from "./startup-error.ts";
 
 /** Runs a program's entry point: configuration problems print one clear message and exit 2. */
@@ -12,9 +13,10 @@ export function runMain(main: () => Promise<void>, stderr: NodeJS.WritableStream
       stderr.write(`phonework: ${error.message}\n`);
       process.exit(1);
     }
-    stderr.write(
-      `phonework: fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
+    // An SDK's error can carry a bearer or Feishu token. The config's values are not known out
+    // here (startProgram has them, inside `main`), so only the secret patterns apply.
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    stderr.write(`phonework: fatal: ${new SecretValues().redact(detail)}\n`);
     process.exit(1);
   });
 }

@@ -1,6 +1,6 @@
-import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import { ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode, touchPrivateFile } from "./private-files.ts";
 import { StartupError } from "./startup-error.ts";
 
 // One SQLite file per process state, opened with the pragmas every store here needs and
@@ -28,7 +28,7 @@ export class DatabaseOpenError extends StartupError {
 export function openDatabase(path: string, options: OpenDatabaseOptions): SqliteDatabase {
   let db: SqliteDatabase | undefined;
   try {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    if (path !== ":memory:" && path !== "") makePrivate(path);
     db = new Database(path);
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`);
@@ -40,6 +40,17 @@ export function openDatabase(path: string, options: OpenDatabaseOptions): Sqlite
     db?.close();
     throw new DatabaseOpenError(path, error);
   }
+}
+
+/**
+ * The database holds command output (its WAL most of all): owner-only. SQLite creates -wal and
+ * -shm with the database file's permissions, so the file is created 0600 before SQLite opens it;
+ * files left 0644 by an older version are tightened.
+ */
+function makePrivate(path: string): void {
+  ensurePrivateDir(dirname(path));
+  touchPrivateFile(path);
+  for (const suffix of ["-wal", "-shm", "-journal"]) restrictMode(`${path}${suffix}`, PRIVATE_FILE_MODE);
 }
 
 function migrate(db: SqliteDatabase, migrations: readonly string[]): void {

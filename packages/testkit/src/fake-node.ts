@@ -1,3 +1,5 @@
+import { generateKeyPairSync, type KeyObject, sign } from "node:crypto";
+import { nodeAuthPayload } from "@phonework/protocol";
 import { WebSocket } from "ws";
 import { FrameInbox } from "./frame-inbox.ts";
 
@@ -19,11 +21,42 @@ export interface FakeNode {
   send(frame: object | string): void;
   /** Sends `register` and waits for the router's answer. */
   register(fields?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /**
+   * Waits for the router's challenge, signs it with `key` and registers as `nodeId` (with a join
+   * code the first time). Resolves with the router's answer.
+   */
+  registerWithKey(
+    key: NodeKey,
+    nodeId: string,
+    options?: { joinCode?: string; fields?: Record<string, unknown> },
+  ): Promise<Record<string, unknown>>;
   /** Answers pings automatically (on by default after register). */
   autoPong(on: boolean): void;
   close(): void;
   /** Drops the TCP connection without a close frame, like a killed process. */
   kill(): void;
+}
+
+/** An Ed25519 key pair as a node holds it. */
+export interface NodeKey {
+  privateKey: KeyObject;
+  /** SPKI DER, base64. */
+  publicKey: string;
+}
+
+export function makeNodeKey(): NodeKey {
+  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+  return { privateKey, publicKey: publicKey.export({ type: "spki", format: "der" }).toString("base64") };
+}
+
+/** The `auth` field of a register frame: `key`'s signature over the router's nonce. */
+export function signChallenge(key: NodeKey, nonce: string, nodeId: string, joinCode?: string) {
+  const signature = sign(null, Buffer.from(nodeAuthPayload(nonce, nodeId, key.publicKey)), key.privateKey);
+  return {
+    public_key: key.publicKey,
+    signature: signature.toString("base64"),
+    ...(joinCode ? { join_code: joinCode } : {}),
+  };
 }
 
 /** Opens the socket; rejects with the HTTP status on a refused upgrade (e.g. "401"). */
@@ -50,6 +83,21 @@ export async function connectFakeNode(options: FakeNodeOptions): Promise<FakeNod
     socket.once("error", reject);
   });
   let pong = false;
+  const registerFrame = (fields: Record<string, unknown>) => ({
+    type: "register",
+    node_id: "fake-node",
+    display_name: "Fake Node",
+    serves_users: [],
+    working_dir: "/tmp",
+    capabilities: [],
+    protocol_versions: [2],
+    ...fields,
+  });
+  const answer = async () => {
+    const reply = await inbox.next(["register_ok", "register_error"]);
+    pong = reply.type === "register_ok";
+    return reply;
+  };
   socket.on("message", (data) => {
     if (!pong) return;
     const frame = JSON.parse(data.toString()) as { type: string; ts?: number };
@@ -63,19 +111,14 @@ export async function connectFakeNode(options: FakeNodeOptions): Promise<FakeNod
     closed,
     send,
     async register(fields = {}) {
-      send({
-        type: "register",
-        node_id: "fake-node",
-        display_name: "Fake Node",
-        serves_users: [],
-        working_dir: "/tmp",
-        capabilities: [],
-        protocol_versions: [1],
-        ...fields,
-      });
-      const answer = await inbox.next(["register_ok", "register_error"]);
-      pong = answer.type === "register_ok";
-      return answer;
+      send(registerFrame(fields));
+      return answer();
+    },
+    async registerWithKey(key, nodeId, options = {}) {
+      const challenge = await inbox.next("challenge");
+      const auth = signChallenge(key, String(challenge.nonce), nodeId, options.joinCode);
+      send(registerFrame({ node_id: nodeId, display_name: nodeId, auth, ...options.fields }));
+      return answer();
     },
     autoPong(on) {
       pong = on;

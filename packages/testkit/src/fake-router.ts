@@ -1,17 +1,22 @@
+import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { type WebSocket, WebSocketServer } from "ws";
 import { FrameInbox } from "./frame-inbox.ts";
 import { waitFor } from "./wait-for.ts";
 
 // A router that speaks just enough of the protocol for host tests: it checks the bearer
-// secret, accepts `register`, and lets the test send frames, stay silent, or drop connections.
+// secret (when given), opens each socket with a `challenge`, accepts `register`, and lets the
+// test send frames, stay silent, or drop connections.
 
 export interface FakeRouterOptions {
-  secret: string;
+  /** Upgrades without this bearer secret get 401; undefined accepts any upgrade (key mode). */
+  secret?: string;
   heartbeatIntervalS?: number;
   heartbeatTimeoutS?: number;
   /** Answer `register` automatically (default true). */
   acceptRegistrations?: boolean;
+  /** Send no challenge (a router of an older protocol). */
+  silent?: boolean;
 }
 
 export interface FakeRouterConnection {
@@ -27,6 +32,8 @@ export interface FakeRouter {
   registrations: Array<Record<string, unknown>>;
   /** Count of upgrade attempts refused for a bad secret. */
   refused: number;
+  /** The challenge nonce sent on each connection, in order. */
+  nonces: string[];
   waitForRegistrations(count: number, timeoutMs?: number): Promise<void>;
   /** The newest connection. */
   latest(): FakeRouterConnection;
@@ -39,12 +46,14 @@ export async function startFakeRouter(options: FakeRouterOptions): Promise<FakeR
   const connections: FakeRouterConnection[] = [];
   const registrations: Array<Record<string, unknown>> = [];
   let refused = 0;
+  const nonces: string[] = [];
   const server = new WebSocketServer({
     host: "127.0.0.1",
     port: 0,
     path: "/ws/node",
     verifyClient: (info, done) => {
-      const ok = info.req.headers.authorization === `Bearer ${options.secret}`;
+      const ok =
+        options.secret === undefined || info.req.headers.authorization === `Bearer ${options.secret}`;
       if (!ok) refused++;
       done(ok, 401, "Unauthorized");
     },
@@ -54,6 +63,11 @@ export async function startFakeRouter(options: FakeRouterOptions): Promise<FakeR
     const inbox = new FrameInbox(socket);
     const send = (frame: object) => socket.send(JSON.stringify(frame));
     connections.push({ socket, inbox, send });
+    if (!options.silent) {
+      const nonce = randomBytes(24).toString("base64url");
+      nonces.push(nonce);
+      send({ type: "challenge", nonce, protocol_versions: [2] });
+    }
     socket.on("message", (data) => {
       const frame = JSON.parse(data.toString()) as Record<string, unknown>;
       if (frame.type !== "register") return;
@@ -61,7 +75,7 @@ export async function startFakeRouter(options: FakeRouterOptions): Promise<FakeR
       if (options.acceptRegistrations === false) return;
       send({
         type: "register_ok",
-        protocol_version: 1,
+        protocol_version: 2,
         node_id: frame.node_id,
         heartbeat_interval_s: options.heartbeatIntervalS ?? 30,
         heartbeat_timeout_s: options.heartbeatTimeoutS ?? 10,
@@ -77,6 +91,7 @@ export async function startFakeRouter(options: FakeRouterOptions): Promise<FakeR
     get refused() {
       return refused;
     },
+    nonces,
     async waitForRegistrations(count, timeoutMs = 10_000) {
       await waitFor(() => registrations.length >= count, { timeoutMs, message: `${count} registrations` });
     },

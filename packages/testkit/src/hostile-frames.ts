@@ -92,9 +92,9 @@ export function validFrames(union: FrameUnion): fc.Arbitrary<Record<string, unkn
   );
 }
 
-const fixtureDir = new URL("../../protocol/fixtures/v1/", import.meta.url);
+const fixtureDir = new URL("../../protocol/fixtures/v2/", import.meta.url);
 
-/** The frozen v1 sample frames of the union's types. */
+/** The frozen sample frames of the current protocol version of the union's types. */
 export function fixtureFrames(union: FrameUnion): Array<Record<string, unknown>> {
   const types = new Set(frameTypes(union));
   return readdirSync(fixtureDir)

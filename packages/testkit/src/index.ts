@@ -18,4 +18,5 @@ export * from "./spawn-process.ts";
 export * from "./tcp-proxy.ts";
 export * from "./temp-dir.ts";
 export * from "./test-logger.ts";
+export * from "./tls-fixtures.ts";
 export * from "./wait-for.ts";

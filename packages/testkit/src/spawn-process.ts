@@ -99,8 +99,10 @@ export function spawnApp(
  */
 export function spawnHostApp(options: {
   routerUrl: string;
-  secret: string;
-  nodeId: string;
+  /** The shared secret of a loopback router; or pass `joinCode` (or a DATA_DIR already paired). */
+  secret?: string;
+  joinCode?: string;
+  nodeId?: string;
   servesUsers?: string;
   dataDir?: string;
   /** More configuration (a model, scheduler timings…). */
@@ -110,8 +112,9 @@ export function spawnHostApp(options: {
   const dataDir = options.dataDir ?? (dir?.path as string);
   const host = spawnApp("host", {
     ROUTER_URL: options.routerUrl,
-    ROUTER_SECRET: options.secret,
-    NODE_ID: options.nodeId,
+    ROUTER_SECRET: options.secret ?? "",
+    JOIN_CODE: options.joinCode ?? "",
+    NODE_ID: options.nodeId ?? "",
     SERVES_USERS: options.servesUsers ?? "",
     WORKING_DIR: dataDir,
     DATA_DIR: dataDir,
@@ -128,11 +131,14 @@ export function spawnHostApp(options: {
   };
 }
 
-/** GET /health of a router. */
+/** GET /health of a router: the admin's full view with `adminToken`, else the public summary. */
 export async function fetchHealth(
   baseUrl: string,
-): Promise<{ nodes: Array<{ node_id: string; status: string }> }> {
-  return (await (await fetch(`${baseUrl}/health`)).json()) as {
+  adminToken?: string,
+): Promise<{ status: string; nodes: Array<{ node_id: string; status: string }> }> {
+  const headers = adminToken ? { Authorization: `Bearer ${adminToken}` } : undefined;
+  return (await (await fetch(`${baseUrl}/health`, headers ? { headers } : {})).json()) as {
+    status: string;
     nodes: Array<{ node_id: string; status: string }>;
   };
 }

@@ -124,6 +124,20 @@ export class Outbox {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * The router asked us to wait (RATE_LIMITED): the item stays stored and is sent again after
+   * `delayMs` (or at the next reconnect, whichever is first).
+   */
+  retryLater(deliveryId: string, delayMs: number): void {
+    if (!this.unacked.has(deliveryId)) return;
+    this.unsent.delete(deliveryId);
+    setTimeout(() => {
+      if (!this.unacked.has(deliveryId)) return;
+      this.unsent.add(deliveryId);
+      this.flush();
+    }, delayMs).unref();
+  }
+
   /** Items not yet acknowledged. */
   pending(): number {
     return this.unacked.size;

@@ -1,21 +1,45 @@
+import { createHash } from "node:crypto";
+import type { TLSSocket } from "node:tls";
 import {
+  CloseCode,
   decodeFrame,
   encodeFrame,
   type HostFrame,
+  nodeAuthPayload,
   type RegisterFrame,
   type RegisterOkFrame,
   RouterFrame,
 } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import { type RawData, WebSocket } from "ws";
+import type { NodeIdentity } from "../identity/node-identity.ts";
 import { type BackoffPolicy, reconnectDelay } from "./backoff.ts";
+import { connectErrorText, httpRefusalText, ProblemReporter, refusedText } from "./link-problems.ts";
 
-// The host's outbound connection to the router: connect, register, keep alive, and
-// reconnect forever with backoff. NAT-transparent because the host always dials out.
+// The host's outbound connection to the router: connect, answer the router's challenge with a
+// signed `register`, keep alive, and reconnect forever with backoff. NAT-transparent because the
+// host always dials out.
+
+/** How the host trusts the router's TLS certificate, beyond the system's CAs. */
+export interface RouterTls {
+  /** PEM of the CA that signed a self-signed router certificate. */
+  ca?: Buffer;
+  /** The router certificate's SHA-256 fingerprint (lowercase hex, no colons). */
+  pinSha256?: string;
+}
+
+/** A router that opens no challenge in this time is not one we can talk to. */
+const CHALLENGE_TIMEOUT_MS = 10_000;
 
 export interface RouterLinkOptions {
   url: string;
-  secret: string;
+  /** The shared secret of a router on this machine; undefined when the host proves a key instead. */
+  secret?: string | undefined;
+  /** The node's key; signs each connection's challenge. */
+  identity?: NodeIdentity | undefined;
+  tls?: RouterTls;
+  /** ws:// to another machine was allowed (ALLOW_INSECURE_TRANSPORT): said at every connect. */
+  insecure?: boolean;
   /** Built fresh for each connection so the router always gets the current sessions. */
   registration: () => RegisterFrame;
   maxPayloadBytes: number;
@@ -23,6 +47,12 @@ export interface RouterLinkOptions {
   logger: Logger;
   /** Frames for the host's own parts: work (forward, cancel) and outbox acknowledgements. */
   onWork: (frame: Extract<RouterFrame, { type: "forward" | "cancel" | "push_ack" }>) => void;
+  /** Registered (a join code, if any, was accepted). */
+  onRegistered?: (frame: RegisterOkFrame) => void;
+  /** The router refused this node's key or join code (it keeps retrying unless told to stop). */
+  onRefused?: (reason: string) => void;
+  /** The router answered an error about a pushed item (e.g. RATE_LIMITED). */
+  onPushError?: (frame: Extract<RouterFrame, { type: "error" }>) => void;
   random?: () => number;
 }
 
@@ -33,12 +63,16 @@ export class RouterLink {
   private attempt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private watchdog: NodeJS.Timeout | undefined;
+  private challengeTimer: NodeJS.Timeout | undefined;
+  private readonly problems: ProblemReporter;
   private waiters: Array<(ok: RegisterOkFrame) => void> = [];
   private readonly listeners = new Set<(state: LinkState) => void>();
   state: LinkState = "idle";
   policy: RegisterOkFrame | undefined;
 
-  constructor(private readonly options: RouterLinkOptions) {}
+  constructor(private readonly options: RouterLinkOptions) {
+    this.problems = new ProblemReporter(options.logger);
+  }
 
   start(): void {
     if (this.state !== "idle") return;
@@ -71,6 +105,7 @@ export class RouterLink {
     this.setState("stopped");
     clearTimeout(this.retryTimer);
     clearTimeout(this.watchdog);
+    clearTimeout(this.challengeTimer);
     const socket = this.socket;
     if (!socket || socket.readyState === WebSocket.CLOSED) return;
     await new Promise<void>((resolve) => {
@@ -84,25 +119,53 @@ export class RouterLink {
   }
 
   private connect(): void {
-    const { logger } = this.options;
+    const { logger, secret, tls } = this.options;
     this.setState("connecting");
+    if (this.options.insecure)
+      logger.warn({ url: this.options.url }, "connecting over plaintext ws:// (ALLOW_INSECURE_TRANSPORT)");
     const socket = new WebSocket(this.options.url, {
-      headers: { Authorization: `Bearer ${this.options.secret}` },
+      ...(secret ? { headers: { Authorization: `Bearer ${secret}` } } : {}),
       maxPayload: this.options.maxPayloadBytes,
       perMessageDeflate: false,
       handshakeTimeout: 10_000,
+      ...(tls?.ca ? { ca: tls.ca } : {}),
+      // A pinned certificate is checked by its fingerprint below, before anything is sent.
+      ...(tls?.pinSha256 ? { rejectUnauthorized: false } : {}),
     });
     this.socket = socket;
-    socket.on("open", () => socket.send(encodeFrame(this.options.registration())));
+    // Once a problem is reported for this socket, the error its teardown raises is not news.
+    let reported = false;
+    socket.on("upgrade", (response) => {
+      reported = this.checkPin(socket, response.socket as TLSSocket);
+    });
+    socket.on("unexpected-response", (_request, response) => {
+      reported = true;
+      this.problems.report(httpRefusalText(response.statusCode ?? 0), { url: this.options.url });
+      if (response.statusCode === 401) this.options.onRefused?.(`HTTP 401`);
+      socket.terminate();
+    });
+    socket.on("open", () => {
+      this.challengeTimer = setTimeout(() => {
+        this.problems.report(
+          "the router sent no challenge; is ROUTER_URL a PhoneWork router of this version?",
+        );
+        socket.terminate();
+      }, CHALLENGE_TIMEOUT_MS);
+    });
     socket.on("message", (data, isBinary) => {
       if (!isBinary) this.handle(socket, rawText(data));
     });
-    socket.on("error", (error) =>
-      logger.warn({ err: error.message, url: this.options.url }, "router link error"),
-    );
+    socket.on("error", (error) => {
+      if (!reported) this.problems.report(connectErrorText(error), { url: this.options.url });
+    });
     socket.on("close", (code, reason) => {
       if (this.socket !== socket) return;
       clearTimeout(this.watchdog);
+      clearTimeout(this.challengeTimer);
+      if (code === CloseCode.UNAUTHORIZED && reason.toString() === "this node was revoked") {
+        this.problems.report(refusedText("this node was revoked"));
+        this.options.onRefused?.("this node was revoked");
+      }
       this.socket = undefined;
       if (this.state === "stopped") return;
       const delay = reconnectDelay(this.attempt++, this.options.backoff, this.options.random);
@@ -122,28 +185,39 @@ export class RouterLink {
     }
     const frame = decoded.frame;
     switch (frame.type) {
+      case "challenge":
+        clearTimeout(this.challengeTimer);
+        socket.send(encodeFrame(this.signedRegistration(frame.nonce)));
+        return;
       case "register_ok":
         this.attempt = 0;
         this.policy = frame;
+        this.problems.clear();
         this.setState("registered");
         this.resetWatchdog(socket);
         this.options.logger.info(
           { nodeId: frame.node_id, version: frame.protocol_version },
           "registered with router",
         );
+        this.options.onRegistered?.(frame);
         for (const resolve of this.waiters.splice(0)) resolve(frame);
         return;
       case "register_error":
-        this.options.logger.error({ code: frame.code, reason: frame.reason }, "router refused registration");
+        if (frame.code === "UNAUTHORIZED") {
+          this.problems.report(refusedText(frame.reason));
+          this.options.onRefused?.(frame.reason);
+        } else this.problems.report(`the router refused to register this node: ${frame.reason}`);
         return;
       case "ping":
         socket.send(encodeFrame({ type: "pong", ts: frame.ts }));
         return;
       case "error":
-        this.options.logger.warn(
-          { code: frame.code, message: frame.message, id: frame.id },
-          "router reported an error",
-        );
+        if (frame.delivery_id) this.options.onPushError?.(frame);
+        else
+          this.options.logger.warn(
+            { code: frame.code, message: frame.message, id: frame.id },
+            "router reported an error",
+          );
         return;
       case "forward":
       case "cancel":
@@ -151,6 +225,39 @@ export class RouterLink {
         this.options.onWork(frame);
         return;
     }
+  }
+
+  /** `register`, signed over the router's nonce when this node has a key. */
+  private signedRegistration(nonce: string): RegisterFrame {
+    const frame = this.options.registration();
+    const { identity } = this.options;
+    if (!identity) return frame;
+    const signature = identity.sign(nodeAuthPayload(nonce, frame.node_id, identity.publicKey));
+    return {
+      ...frame,
+      auth: {
+        public_key: identity.publicKey,
+        signature,
+        ...(identity.joinCode ? { join_code: identity.joinCode } : {}),
+      },
+    };
+  }
+
+  /**
+   * With ROUTER_CERT_SHA256, a router whose certificate has another fingerprint is dropped
+   * unanswered. Returns whether it was refused.
+   */
+  private checkPin(socket: WebSocket, tlsSocket: TLSSocket): boolean {
+    const pin = this.options.tls?.pinSha256;
+    if (!pin) return false;
+    const raw = tlsSocket.getPeerCertificate?.()?.raw;
+    const seen = raw ? createHash("sha256").update(raw).digest("hex") : "none";
+    if (seen === pin) return false;
+    this.problems.report(
+      `the router's TLS certificate (SHA-256 ${seen}) does not match ROUTER_CERT_SHA256; refusing to talk to it`,
+    );
+    socket.terminate();
+    return true;
   }
 
   /** A router that has gone silent (half-open TCP) is dropped, so the host reconnects. */

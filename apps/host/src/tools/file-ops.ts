@@ -1,14 +1,15 @@
-import { readFileSync, statSync } from "node:fs";
-import { basename } from "node:path";
-import { lookup } from "mime-types";
+import { closeSync } from "node:fs";
 import { z } from "zod";
+import { type Boundary, createBoundary, type DescriptorCheck } from "./files/boundary.ts";
 import { listTree } from "./files/list-tree.ts";
+import { type Opened, openInside } from "./files/open-inside.ts";
 import { readFileForModel } from "./files/read-file.ts";
 import { searchFiles } from "./files/search-files.ts";
-import { displayPath, resolveInside } from "./path-guard.ts";
+import { sendFileToChat } from "./files/send-file.ts";
 import { defineTool, type Tool, type ToolContext, ToolError } from "./tool.ts";
 
-// file_ops (M2.3): read, list, search and send files under WORKING_DIR.
+// file_ops: read, list, search and send files under WORKING_DIR. Each action works on what
+// openInside opened and checked, never on a path opened again (files/open-inside.ts).
 
 export const FileOpsArgs = z.object({
   action: z.enum(["read", "list", "search", "send"]),
@@ -23,6 +24,8 @@ export type FileOpsArgs = z.output<typeof FileOpsArgs>;
 export interface FileOpsOptions {
   workingDir: string;
   maxFileBytes: number;
+  /** How opened descriptors are checked; detected (/proc where there is one) when absent. */
+  descriptorCheck?: DescriptorCheck;
 }
 
 export async function executeFileOps(
@@ -30,34 +33,36 @@ export async function executeFileOps(
   args: FileOpsArgs,
   ctx: ToolContext,
 ): Promise<string> {
-  const { workingDir } = options;
-  const target = resolveInside(workingDir, args.path);
-  const shown = displayPath(workingDir, target);
+  const boundary = createBoundary(options.workingDir, options.descriptorCheck);
+  const opened = openInside(boundary, args.path);
+  try {
+    return await runAction(boundary, opened, options, args, ctx);
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+function runAction(
+  boundary: Boundary,
+  opened: Opened,
+  options: FileOpsOptions,
+  args: FileOpsArgs,
+  ctx: ToolContext,
+): Promise<string> | string {
   switch (args.action) {
     case "read":
-      return readFileForModel(target, shown, {
+      return readFileForModel(opened, {
         maxBytes: args.max_bytes,
         ...(args.tail_lines ? { tailLines: args.tail_lines } : {}),
       });
     case "list":
-      if (!statSync(target).isDirectory()) throw new ToolError(`${shown} is a file, not a directory`);
-      return listTree(target, shown, args.depth);
+      if (!opened.stat.isDirectory()) throw new ToolError(`${opened.shown} is a file, not a directory`);
+      return listTree(boundary, opened, args.depth);
     case "search":
       if (!args.query) throw new ToolError('search needs a "query"');
-      return searchFiles(workingDir, target, args.query);
-    case "send": {
-      const stat = statSync(target);
-      if (!stat.isFile()) throw new ToolError(`${shown} is not a file`);
-      if (stat.size > options.maxFileBytes) {
-        throw new ToolError(
-          `${shown} is ${stat.size} bytes; files larger than ${options.maxFileBytes} bytes (MAX_FILE_BYTES) cannot be sent`,
-        );
-      }
-      const name = basename(target);
-      const mimeType = lookup(name) || "application/octet-stream";
-      await ctx.sendFile({ name, data: readFileSync(target), mimeType });
-      return `sent ${shown} (${stat.size} bytes) to the chat`;
-    }
+      return searchFiles(boundary, opened, args.query);
+    case "send":
+      return sendFileToChat(opened, options.maxFileBytes, ctx);
   }
 }
 

@@ -1,11 +1,23 @@
 import { realpathSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { ToolError } from "./tool.ts";
 
 // Every path a tool touches must lie under WORKING_DIR after symlinks are resolved,
-// so neither `..` nor a symlink pointing elsewhere can escape it.
+// so neither `..` nor a symlink pointing elsewhere can escape it. This checks a path; the
+// file tools also check what they actually opened (files/open-inside.ts), since the path
+// can change between this check and the open.
 
 const MAX_PATH_LENGTH = 4096;
+
+/** Whether `real` (a real, absolute path) is `rootReal` or lies under it. */
+export function isInside(rootReal: string, real: string): boolean {
+  const rel = relative(rootReal, real);
+  return !(rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel));
+}
+
+export function outsideError(root: string, requested: string): ToolError {
+  return new ToolError(`"${requested}" is outside the working directory (${root}); access refused`);
+}
 
 export function resolveInside(root: string, requested: string): string {
   if (requested.includes("\0")) throw new ToolError("path contains a NUL byte");
@@ -22,10 +34,7 @@ export function resolveInside(root: string, requested: string): string {
     if (code === "ENAMETOOLONG") throw new ToolError("path is too long");
     throw new ToolError(`cannot access ${requested}: ${code ?? (error as Error).message}`);
   }
-  const rel = relative(rootReal, real);
-  if (rel.startsWith("..") || isAbsolute(rel)) {
-    throw new ToolError(`"${requested}" is outside the working directory (${root}); access refused`);
-  }
+  if (!isInside(rootReal, real)) throw outsideError(root, requested);
   return real;
 }
 

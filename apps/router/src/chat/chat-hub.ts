@@ -3,14 +3,18 @@ import type { ChatAdapter, ChatAddress, MessageListener, OutgoingFile, SentMessa
 
 // All configured chat adapters behind one outbox, picked by the address's platform.
 // Sending never throws to the caller: a failed send is logged and reported as undefined.
+// Sends waiting for one chat are bounded: past `maxPerChat` the send is refused at once, so a
+// flood of notices cannot grow the router's memory (the node's outbox keeps what was refused).
 
 export class ChatHub {
   private readonly byPlatform: Map<string, ChatAdapter>;
+  private readonly waiting = new Map<string, number>();
   private muted = false;
 
   constructor(
     adapters: ChatAdapter[],
     private readonly logger: Logger,
+    private readonly maxPerChat = 200,
   ) {
     this.byPlatform = new Map(adapters.map((adapter) => [adapter.platform, adapter]));
   }
@@ -64,11 +68,25 @@ export class ChatHub {
       this.logger.warn({ platform: to.platform, userId: to.userId }, `${what}: no adapter for platform`);
       return undefined;
     }
+    const chat = `${to.platform}/${to.chatId ?? to.userId}`;
+    const waiting = this.waiting.get(chat) ?? 0;
+    if (waiting >= this.maxPerChat) {
+      this.logger.warn(
+        { platform: to.platform, userId: to.userId, waiting },
+        `${what}: chat queue full; refused`,
+      );
+      return undefined;
+    }
+    this.waiting.set(chat, waiting + 1);
     try {
       return await run(adapter);
     } catch (error) {
       this.logger.error({ err: error, platform: to.platform, userId: to.userId }, `${what} failed`);
       return undefined;
+    } finally {
+      const left = (this.waiting.get(chat) ?? 1) - 1;
+      if (left > 0) this.waiting.set(chat, left);
+      else this.waiting.delete(chat);
     }
   }
 }

@@ -1,11 +1,15 @@
-import type { Clock, Logger } from "@phonework/runtime";
-import { effectiveActiveNode, parseRouterCommand, runRouterCommand } from "../commands/router-commands.ts";
-import type { NodeDirectory } from "../registry/node-registry.ts";
+import type { Logger } from "@phonework/runtime";
+import {
+  effectiveActiveNode,
+  parseRouterCommand,
+  type RouterCommandDeps,
+  runRouterCommand,
+} from "../commands/router-commands.ts";
 import { fallbackToActiveNode } from "../routing/basic-steps.ts";
 import { type RoutingStep, routeMessage } from "../routing/routing-step.ts";
 import type { Forwarder } from "../rpc/forwarder.ts";
 import { RpcError } from "../rpc/rpc-error.ts";
-import type { UserStateStore } from "../state/user-state-store.ts";
+import type { RequestLog } from "../state/request-log.ts";
 import type { ChatAddress, IncomingMessage, SentMessage } from "./chat-adapter.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import { ProgressMessage } from "./progress-message.ts";
@@ -14,15 +18,14 @@ import { fromNode, rpcErrorText } from "./user-messages.ts";
 // Every incoming chat message ends here: router command, or routed to a node and answered.
 // Nothing is dropped: each message gets a reply, a question, or a clear error.
 
-export interface DispatcherDeps {
-  registry: NodeDirectory;
-  userState: UserStateStore;
+export interface DispatcherDeps extends RouterCommandDeps {
   chat: ChatHub;
+  /** Where each forwarded message came from: late answers go back there and nowhere else. */
+  requests: RequestLog;
   forward: Forwarder;
   routing: readonly RoutingStep[];
   requestTimeoutMs: number;
   progressIntervalMs: number;
-  clock: Clock;
   newId: () => string;
   logger: Logger;
   /** Told once a node's answer is in the chat (or could not be put there): the node's outbox gets its ack. */
@@ -59,7 +62,8 @@ export class MessageDispatcher {
 
     const command = parseRouterCommand(message.text);
     if (command) {
-      await deps.chat.sendText(to, runRouterCommand(message.userId, command, deps));
+      const asker = { userId: message.userId, platform: message.platform };
+      await deps.chat.sendText(to, runRouterCommand(asker, command, deps));
       return;
     }
 
@@ -83,6 +87,12 @@ export class MessageDispatcher {
     const id = deps.newId();
     const log = deps.logger.child({ requestId: id, nodeId: decision.nodeId, userId: message.userId });
     log.info({ reason: decision.reason }, "forwarding message");
+    deps.requests.record(id, {
+      nodeId: decision.nodeId,
+      userId: message.userId,
+      platform: message.platform,
+      chatId: message.chatId,
+    });
     try {
       const reply = await deps.forward(
         decision.nodeId,

@@ -30,7 +30,7 @@ export class NodeNotices {
 
   /** Hands a host's pushed item to the chat platform; says whether it got there. */
   async deliverPush(nodeId: string, frame: PushFrame): Promise<PushOutcome> {
-    const to = this.addressOf(frame.user_id, frame.platform, frame.chat_id);
+    const to = this.pushAddress(nodeId, frame);
     if (!to) {
       this.logger.warn(
         { nodeId, userId: frame.user_id, type: frame.type },
@@ -53,9 +53,25 @@ export class NodeNotices {
       : { ok: false, error: "the chat platform did not accept it" };
   }
 
+  /**
+   * A push lands only in a chat the user has written to the bot from: the chat the node names if
+   * it is one of those, else the user's latest chat. A node cannot point a push at any other chat.
+   */
+  private pushAddress(nodeId: string, frame: PushFrame): ChatAddress | undefined {
+    const { platform, chat_id: chatId } = frame;
+    if (platform && chatId && this.userState.hasSeenChat(frame.user_id, { platform, chat_id: chatId }))
+      return { platform, userId: frame.user_id, chatId };
+    if (chatId)
+      this.logger.warn(
+        { nodeId, userId: frame.user_id, type: frame.type },
+        "push named a chat the user never wrote from; sent to the user's latest chat",
+      );
+    return this.addressOf(frame.user_id);
+  }
+
   /** Users a node's status matters to: those it serves by name, or those using it as their active node. */
-  private affectedUsers(node: NodeInfo): string[] {
-    return node.servesUsers.length > 0 ? node.servesUsers : this.userState.usersOnNode(node.nodeId);
+  private affectedUsers(node: NodeInfo): readonly string[] {
+    return node.servesUsers === "all" ? this.userState.usersOnNode(node.nodeId) : node.servesUsers;
   }
 
   private async tellUsersOf(node: NodeInfo, text: string): Promise<void> {
@@ -65,12 +81,11 @@ export class NodeNotices {
     }
   }
 
-  private addressOf(userId: string, platform?: string, chatId?: string): ChatAddress | undefined {
+  /** The user's latest chat; with none known, their private chat on the only platform there is. */
+  private addressOf(userId: string): ChatAddress | undefined {
     const known = this.userState.chatOf(userId);
-    const resolvedPlatform =
-      platform ?? known?.platform ?? (this.chat.platforms.length === 1 ? this.chat.platforms[0] : undefined);
-    if (!resolvedPlatform) return undefined;
-    const resolvedChat = chatId ?? (known?.platform === resolvedPlatform ? known.chat_id : undefined);
-    return { platform: resolvedPlatform, userId, ...(resolvedChat ? { chatId: resolvedChat } : {}) };
+    if (known) return { platform: known.platform, userId, chatId: known.chat_id };
+    const only = this.chat.platforms.length === 1 ? this.chat.platforms[0] : undefined;
+    return only ? { platform: only, userId } : undefined;
   }
 }

@@ -1,17 +1,20 @@
-import type { ForwardResponseFrame, PushAckFrame } from "@phonework/protocol";
+import type { ForwardResponseFrame, PushAckFrame, RouterFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import { answeredFailure } from "../rpc/rpc-error.ts";
 import type { DeliveredStore } from "../state/delivered-store.ts";
+import type { RequestLog } from "../state/request-log.ts";
 import type { PushFrame } from "../ws/node-socket.ts";
 import type { SentMessage } from "./chat-adapter.ts";
 import type { NodeNotices, PushOutcome } from "./node-notices.ts";
+import type { PushGuard } from "./push-guard.ts";
 import { lateReplyText, rpcErrorText } from "./user-messages.ts";
 
 // Exactly-once for the user over an at-least-once wire. An item with a delivery id (a push, or
 // an answer to a forwarded message) is handed to the chat once and acknowledged to the node on
 // whatever connection it has now; a resend of a delivered id gets the ack again and nothing else.
-// An answer whose request the router no longer knows (it restarted, or gave up) is still
-// delivered to the chat it came from, as a late answer.
+// An answer whose request the router no longer waits for (it restarted, or gave up) is still
+// delivered, as a late answer, to the chat the router recorded for that request — never to a
+// chat the node names. Every push first passes the PushGuard (served user, rate, size).
 
 export class PushDelivery {
   /** Answers handed to a waiting request: node/request id → delivery id, until the chat has it. */
@@ -21,17 +24,36 @@ export class PushDelivery {
   constructor(
     private readonly notices: NodeNotices,
     private readonly delivered: DeliveredStore,
+    private readonly guard: PushGuard,
+    private readonly requests: RequestLog,
     /** Sends a frame on the node's current connection; false if it has none. */
-    private readonly sendToNode: (nodeId: string, frame: PushAckFrame) => boolean,
+    private readonly sendToNode: (nodeId: string, frame: RouterFrame) => boolean,
     private readonly logger: Logger,
   ) {}
 
   async handle(nodeId: string, frame: PushFrame): Promise<void> {
-    if (!frame.delivery_id) {
-      await this.notices.deliverPush(nodeId, frame);
+    const deliveryId = frame.delivery_id;
+    if (deliveryId && !this.start(nodeId, deliveryId)) return;
+    const verdict = this.guard.check(nodeId, frame);
+    if (verdict.ok) {
+      if (deliveryId) await this.deliver(nodeId, deliveryId, verdict.frame);
+      else await this.notices.deliverPush(nodeId, verdict.frame);
       return;
     }
-    if (this.start(nodeId, frame.delivery_id)) await this.deliver(nodeId, frame.delivery_id, frame);
+    if (verdict.kind === "refused") {
+      this.logger.warn({ nodeId, userId: frame.user_id, type: frame.type }, `push dropped: ${verdict.error}`);
+      if (deliveryId) this.settle(nodeId, deliveryId, { ok: false, error: verdict.error });
+      return;
+    }
+    this.logger.warn({ nodeId, type: frame.type }, "push over the node's rate; told to retry");
+    if (deliveryId) this.delivered.abandon(`${nodeId}/${deliveryId}`);
+    this.sendToNode(nodeId, {
+      type: "error",
+      code: "RATE_LIMITED",
+      message: `node ${nodeId} sent more pushes than the router takes per minute; retry later`,
+      retry_after_s: verdict.retryAfterS,
+      ...(deliveryId ? { delivery_id: deliveryId } : {}),
+    });
   }
 
   /** An answer sent with a delivery id; `settlePending` hands it to the request if it is still waiting. */
@@ -46,25 +68,36 @@ export class PushDelivery {
       this.awaitingChat.set(`${nodeId}/${frame.id}`, deliveryId); // settled by replyShown
       return;
     }
-    if (!frame.user_id) {
-      this.settle(nodeId, deliveryId, {
-        ok: false,
-        error: "answer to an unknown request, with no chat to send it to",
-      });
+    const origin = this.requests.originOf(nodeId, frame.id);
+    if (!origin) {
+      this.logger.warn(
+        { nodeId, requestId: frame.id },
+        "answer to a request never forwarded to this node; dropped",
+      );
+      this.settle(nodeId, deliveryId, { ok: false, error: "answer to an unknown request" });
       return;
     }
     this.logger.info(
       { nodeId, requestId: frame.id },
-      "answer for a request this router no longer knows; sent as late",
+      "answer for a request no longer waited for; sent as late",
     );
     const failure = answeredFailure(frame, nodeId);
     const text = failure ? rpcErrorText(failure, nodeId) : frame.text;
-    const late = { type: "notify" as const, user_id: frame.user_id, text: lateReplyText(text) };
-    await this.deliver(nodeId, deliveryId, {
-      ...late,
-      ...(frame.platform ? { platform: frame.platform } : {}),
-      ...(frame.chat_id ? { chat_id: frame.chat_id } : {}),
-    });
+    const late: PushFrame = {
+      type: "notify",
+      user_id: origin.userId,
+      platform: origin.platform,
+      chat_id: origin.chatId,
+      text: lateReplyText(text),
+    };
+    const verdict = this.guard.check(nodeId, late);
+    if (!verdict.ok) {
+      const error = verdict.kind === "refused" ? verdict.error : "over the node's push rate";
+      this.logger.warn({ nodeId, requestId: frame.id }, `late answer dropped: ${error}`);
+      this.settle(nodeId, deliveryId, { ok: false, error });
+      return;
+    }
+    await this.deliver(nodeId, deliveryId, verdict.frame);
   }
 
   /** The dispatcher showed (or failed to show) the answer to request `requestId`. */

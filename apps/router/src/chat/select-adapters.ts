@@ -1,15 +1,17 @@
-import { join } from "node:path";
-import { type Clock, ConfigError, type Logger } from "@phonework/runtime";
+import { type Clock, ConfigError, type Logger, type SqliteDatabase } from "@phonework/runtime";
 import type { RouterConfig } from "../config.ts";
 import { AccessControl } from "./access-control.ts";
 import type { ChatAdapter } from "./chat-adapter.ts";
-import { createFeishuAdapter } from "./feishu/feishu-adapter.ts";
+import { createFeishuAdapter, type FeishuDelivery } from "./feishu/feishu-adapter.ts";
 import { SeenEvents } from "./feishu/seen-events.ts";
 
-/** Feishu when it is configured; otherwise the terminal (built lazily: it owns stdin). */
+/**
+ * Feishu when it is configured; otherwise the terminal (built lazily: it owns stdin).
+ * `db` is the router's database (router.db), where Feishu remembers the events it has handled.
+ */
 export function selectChatAdapters(
   config: RouterConfig,
-  deps: { logger: Logger; clock: Clock; terminal: () => ChatAdapter },
+  deps: { logger: Logger; clock: Clock; db: SqliteDatabase; terminal: () => ChatAdapter },
 ): ChatAdapter[] {
   if (!config.FEISHU_APP_ID) return [deps.terminal()];
   if (!config.FEISHU_APP_SECRET)
@@ -23,17 +25,23 @@ export function selectChatAdapters(
       appId: config.FEISHU_APP_ID,
       appSecret: config.FEISHU_APP_SECRET,
       domain: config.FEISHU_DOMAIN,
-      mode: config.FEISHU_MODE,
-      encryptKey: config.FEISHU_ENCRYPT_KEY,
-      verificationToken: config.FEISHU_VERIFICATION_TOKEN,
+      delivery: feishuDelivery(config),
       access,
-      seen: SeenEvents.open(
-        join(config.DATA_DIR, "router", "feishu-seen.json"),
-        config.SEEN_EVENTS_TTL_S * 1000,
-        () => deps.clock.now(),
-      ),
+      seen: new SeenEvents(deps.db, config.SEEN_EVENTS_TTL_S * 1000, () => deps.clock.now()),
       retry: { attempts: 5, baseMs: 500, maxMs: 30_000 },
+      clock: deps.clock,
       logger: deps.logger.child({ component: "feishu" }),
     }),
   ];
+}
+
+function feishuDelivery(config: RouterConfig): FeishuDelivery {
+  if (config.FEISHU_MODE === "ws") return { mode: "ws" };
+  const { FEISHU_ENCRYPT_KEY: encryptKey, FEISHU_VERIFICATION_TOKEN: verificationToken } = config;
+  // The config schema refuses webhook mode without both; this only convinces the type checker.
+  if (!encryptKey || !verificationToken)
+    throw new ConfigError(
+      "invalid configuration:\n  FEISHU_ENCRYPT_KEY, FEISHU_VERIFICATION_TOKEN: both are required with FEISHU_MODE=webhook",
+    );
+  return { mode: "webhook", encryptKey, verificationToken, maxAgeMs: config.WEBHOOK_MAX_AGE_S * 1000 };
 }

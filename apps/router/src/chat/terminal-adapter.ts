@@ -1,6 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
+import { writePrivateFile } from "@phonework/runtime";
 import type { ChatAdapter, ChatAddress, MessageListener, OutgoingFile, SentMessage } from "./chat-adapter.ts";
 
 // Chat on the terminal: each stdin line is a message from one local user; replies,
@@ -9,7 +9,7 @@ import type { ChatAdapter, ChatAddress, MessageListener, OutgoingFile, SentMessa
 export interface TerminalAdapterOptions {
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
-  /** Where files sent to the chat are saved. */
+  /** Where files sent to the chat are saved, owner-only (they are command output). */
   filesDir: string;
   userId?: string;
   /** Called once stdin is closed (end of piped input, or Ctrl-D). */
@@ -68,9 +68,8 @@ export function createTerminalAdapter(options: TerminalAdapterOptions): ChatAdap
     },
 
     async sendFile(_to: ChatAddress, file: OutgoingFile): Promise<SentMessage> {
-      mkdirSync(options.filesDir, { recursive: true });
       const path = join(options.filesDir, `${Date.now()}-${basename(file.name)}`);
-      writeFileSync(path, file.data);
+      writePrivateFile(path, file.data);
       print(`📎 ${basename(file.name)} (${file.data.length} bytes) saved to ${path}`);
       return { messageId: `out${++nextId}` };
     },

@@ -16,6 +16,18 @@ export function nodeOfflineText(node: NodeInfo | string, now: number): string {
 
 export const activeNodeSetText = (node: NodeInfo) => `✅ Active node: ${node.nodeId}.`;
 
+/** A name that is no node of the user's, or that two of them answer to: nothing is sent anywhere. */
+export function unknownNodeText(
+  name: string,
+  nodes: readonly NodeInfo[],
+  sameName: readonly NodeInfo[],
+): string {
+  if (sameName.length > 1)
+    return `❓ "${name}" could be ${sameName.map((n) => n.nodeId).join(" or ")}; use the node id. Nothing was sent.`;
+  const known = nodes.map((n) => n.nodeId).join(", ") || "none";
+  return `❓ No node named "${name}". Your nodes: ${known}. Nothing was sent.`;
+}
+
 /** A reply or notice from a node other than the one the user was talking to. */
 export const fromNode = (nodeId: string, text: string) => `[${nodeId}] ${text}`;
 

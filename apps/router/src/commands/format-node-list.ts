@@ -12,20 +12,24 @@ export function formatNodeList(
   activeNodeId: string | undefined,
   now: number,
   userId: string,
+  /** Admins see who owns each node. */
+  showOwners = false,
 ): string {
   if (nodes.length === 0) {
-    return "No nodes are serving you yet. Start a host (pnpm host) with ROUTER_URL pointing at this router.";
+    return "No nodes are serving you yet. An admin pairs one with /pair <name>; then on that PC: pnpm host --join <code>.";
   }
   const width = Math.max(...nodes.map((n) => n.nodeId.length));
   const rows = nodes.flatMap((node) => {
     const active = node.nodeId === activeNodeId;
     const marker = active ? "→" : " ";
     const tag = (active ? "[ACTIVE]" : "").padEnd(8);
-    const status =
-      node.status === "online"
+    const status = node.revoked
+      ? "revoked"
+      : node.status === "online"
         ? `online ${formatDuration(now - node.connectedAt)}`
         : `offline (last seen ${formatDuration(now - node.lastSeen)} ago)`;
     const name = node.displayName !== node.nodeId ? `  (${node.displayName})` : "";
+    const owner = showOwners && node.owner ? `  owner: ${node.owner}` : "";
     // A node may serve several people: only this user's sessions are theirs to see.
     const sessions = node.sessions.filter((s) => s.user_id === undefined || s.user_id === userId);
     const sessionRows = sessions.map((s) => {
@@ -33,7 +37,7 @@ export function formatNodeList(
       return `      #${s.id} ${s.agent} ${s.project}${flags ? ` (${flags})` : ""}`;
     });
     return [
-      `${marker} ${node.nodeId.padEnd(width)}  ${tag}  sessions=${sessions.length}  ${status}${name}`,
+      `${marker} ${node.nodeId.padEnd(width)}  ${tag}  sessions=${sessions.length}  ${status}${name}${owner}`,
       ...sessionRows,
     ];
   });

@@ -1,23 +1,45 @@
 import type { Clock } from "@phonework/runtime";
-import { activeNodeSetText } from "../chat/user-messages.ts";
-import { matchesName, type NodeInfo } from "../registry/node-info.ts";
+import { activeNodeSetText, unknownNodeText } from "../chat/user-messages.ts";
+import type { Admins } from "../pairing/admins.ts";
+import type { PairingService } from "../pairing/pairing-service.ts";
+import { lookupNode, type NodeInfo } from "../registry/node-info.ts";
 import type { NodeDirectory } from "../registry/node-registry.ts";
 import type { UserStateStore } from "../state/user-state-store.ts";
+import { type AdminCommandName, runAdminCommand } from "./admin-commands.ts";
 import { formatNodeList } from "./format-node-list.ts";
 
 // Commands the router answers itself, without asking any node.
 
-export type RouterCommand = { name: "nodes" } | { name: "node"; arg: string } | { name: "help" };
+export type RouterCommand =
+  | { name: "nodes" }
+  | { name: "node"; arg: string }
+  | { name: "help" }
+  | { name: AdminCommandName; args: string[] };
+
+const ADMIN_COMMANDS: readonly AdminCommandName[] = [
+  "pair",
+  "revoke",
+  "forget",
+  "share",
+  "unshare",
+  "status",
+];
 
 export function parseRouterCommand(text: string): RouterCommand | undefined {
-  const match = /^\/(nodes|node|help)(?:\s+(.*))?$/is.exec(text.trim());
+  const match = /^\/(nodes|node|help|pair|revoke|forget|share|unshare|status)(?:\s+(.*))?$/is.exec(
+    text.trim(),
+  );
   if (!match) return undefined;
-  const name = match[1]?.toLowerCase();
+  const name = match[1]?.toLowerCase() ?? "";
   const arg = (match[2] ?? "").trim();
   if (name === "nodes") return { name: "nodes" };
   if (name === "help") return { name: "help" };
-  return { name: "node", arg: arg.replace(/^["']|["']$/g, "") };
+  if (name === "node") return { name: "node", arg: unquote(arg) };
+  const admin = ADMIN_COMMANDS.find((command) => command === name);
+  return admin ? { name: admin, args: arg ? arg.split(/\s+/).map(unquote) : [] } : undefined;
 }
+
+const unquote = (text: string) => text.replace(/^["']|["']$/g, "");
 
 export const ROUTER_HELP = [
   "PhoneWork commands:",
@@ -29,29 +51,50 @@ export const ROUTER_HELP = [
   "Anything else goes to your active node, or where your message clearly belongs.",
 ].join("\n");
 
+export const ADMIN_HELP = [
+  "Admin:",
+  "/pair <name> — a one-time join code for a new host (pnpm host --join <code>)",
+  "/revoke <node> — refuse the node's key from now on (disconnects it)",
+  "/forget <node> — remove an offline node from /nodes",
+  "/share <node> <user> · /unshare <node> <user> — who else a node serves",
+  "/status — every node, its owner, users and sessions",
+].join("\n");
+
 export interface RouterCommandDeps {
-  registry: NodeDirectory;
+  registry: NodeDirectory & { list(): NodeInfo[] };
   userState: UserStateStore;
   clock: Clock;
+  admins: Admins;
+  pairing: PairingService;
+}
+
+/** Who is asking: admin commands and owner columns depend on it. */
+export interface Asker {
+  userId: string;
+  platform: string;
 }
 
 /** The node a user's messages go to: their explicit choice, else their only online node. */
-export function effectiveActiveNode(userId: string, deps: RouterCommandDeps): string | undefined {
+export function effectiveActiveNode(userId: string, deps: Pick<RouterCommandDeps, "registry" | "userState">) {
   const chosen = deps.userState.activeNode(userId);
   if (chosen) return chosen;
   const online = deps.registry.nodesForUser(userId).filter((n) => n.status === "online");
   return online.length === 1 ? online[0]?.nodeId : undefined;
 }
 
-export function runRouterCommand(userId: string, command: RouterCommand, deps: RouterCommandDeps): string {
+export function runRouterCommand(asker: Asker, command: RouterCommand, deps: RouterCommandDeps): string {
+  const { userId } = asker;
   const nodes = deps.registry.nodesForUser(userId);
+  const isAdmin = deps.admins.isAdmin(userId, asker.platform);
   switch (command.name) {
     case "help":
-      return helpText(userId, nodes, deps);
+      return helpText(userId, nodes, deps) + (isAdmin ? `\n\n${ADMIN_HELP}` : "");
     case "nodes":
-      return formatNodeList(nodes, effectiveActiveNode(userId, deps), deps.clock.now(), userId);
+      return formatNodeList(nodes, effectiveActiveNode(userId, deps), deps.clock.now(), userId, isAdmin);
     case "node":
       return switchNode(userId, command.arg, nodes, deps);
+    default:
+      return runAdminCommand(asker, command.name, command.args, { ...deps, isAdmin });
   }
 }
 
@@ -73,11 +116,10 @@ function switchNode(userId: string, name: string, nodes: NodeInfo[], deps: Route
       ? `Active node: ${active}. Use /node <name> to switch.`
       : "No active node. Use /node <name> to pick one.";
   }
-  const node = nodes.find((n) => matchesName(n, name));
-  if (!node) {
-    const known = nodes.map((n) => n.nodeId).join(", ") || "none";
-    return `❓ No node named "${name}". Your nodes: ${known}.`;
-  }
+  const found = lookupNode(nodes, name);
+  if (found.kind !== "found")
+    return unknownNodeText(name, nodes, found.kind === "ambiguous" ? found.nodes : []);
+  const { node } = found;
   deps.userState.setActiveNode(userId, node.nodeId);
   const note =
     node.status === "online" ? "" : " It is offline right now; messages will fail until it reconnects.";

@@ -1,10 +1,27 @@
 import type { RegisterFrame, SessionSummary } from "@phonework/protocol";
 import type { Clock } from "@phonework/runtime";
+import type { PairedNode } from "../pairing/node-store.ts";
 import type { NodeInfo } from "./node-info.ts";
 import { servesUser } from "./node-info.ts";
 
-// Connected and recently seen nodes. A node that registers again with the same id takes over
-// the record; the old connection is handed back to the caller to close.
+// Connected and recently seen nodes. A node that registers again with the same id (having proved
+// the same key) takes over the record; the old connection is handed back to the caller to close.
+// Paired nodes stay listed while offline until forgotten; nodes admitted by the shared secret are
+// kept offline only up to a bound, so junk registrations cannot grow the router's memory.
+
+/** Offline nodes without a pairing kept for their "last seen" line. */
+const MAX_UNPAIRED_OFFLINE = 100;
+
+/**
+ * Who a node serves. A paired node: its owner and the users it is shared with; the host's own
+ * SERVES_USERS can only narrow that. A node admitted by the shared secret: what it asks, or all.
+ */
+export function nodeAudience(requested: readonly string[], paired: PairedNode | undefined): string[] | "all" {
+  const asked = [...new Set(requested)];
+  if (!paired) return asked.length > 0 ? asked : "all";
+  const granted = [paired.owner, ...paired.sharedWith];
+  return asked.length > 0 ? granted.filter((user) => asked.includes(user)) : granted;
+}
 
 /** The part of a live connection the registry needs. */
 export interface LiveConnection {
@@ -25,6 +42,8 @@ export type RegistryEvent<C> =
 interface Entry<C> {
   info: NodeInfo;
   connection: C | undefined;
+  /** The host's own SERVES_USERS, kept to recompute the audience when shares change. */
+  requested: readonly string[];
 }
 
 export class NodeRegistry<C extends LiveConnection = LiveConnection> implements NodeDirectory {
@@ -38,14 +57,47 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
     return () => this.listeners.delete(listener);
   }
 
-  /** Records a registration. Returns the connection it replaced, if the node was still connected. */
-  attach(frame: RegisterFrame, protocolVersion: number, connection: C): C | undefined {
+  /** Lists a paired node that is not connected (at start, and right after pairing). */
+  addPaired(paired: PairedNode): void {
+    if (this.entries.has(paired.nodeId)) return;
+    const seen = paired.lastSeen ?? paired.pairedAt;
+    this.entries.set(paired.nodeId, {
+      connection: undefined,
+      requested: [],
+      info: {
+        nodeId: paired.nodeId,
+        displayName: paired.displayName,
+        servesUsers: nodeAudience([], paired),
+        owner: paired.owner,
+        paired: true,
+        revoked: paired.revokedAt !== undefined,
+        capabilities: [],
+        workingDir: "",
+        sessions: [],
+        commands: [],
+        tools: [],
+        protocolVersion: 0,
+        status: "offline",
+        connectedAt: seen,
+        lastSeen: seen,
+      },
+    });
+  }
+
+  /**
+   * Records a registration; `paired` is the node's pairing, undefined for a node admitted by the
+   * shared secret. Returns the connection it replaced, if the node was still connected.
+   */
+  attach(frame: RegisterFrame, protocolVersion: number, connection: C, paired?: PairedNode): C | undefined {
     const now = this.clock.now();
     const previous = this.entries.get(frame.node_id);
     const info: NodeInfo = {
       nodeId: frame.node_id,
       displayName: frame.display_name,
-      servesUsers: [...new Set(frame.serves_users)],
+      servesUsers: nodeAudience(frame.serves_users, paired),
+      owner: paired?.owner,
+      paired: paired !== undefined,
+      revoked: false,
       capabilities: frame.capabilities,
       workingDir: frame.working_dir,
       sessions: frame.sessions,
@@ -56,7 +108,7 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
       connectedAt: now,
       lastSeen: now,
     };
-    this.entries.set(frame.node_id, { info, connection });
+    this.entries.set(frame.node_id, { info, connection, requested: frame.serves_users });
     const returning = previous?.info.status === "offline";
     this.emit({ type: "online", node: info, connection, returning });
     return previous?.connection;
@@ -69,7 +121,37 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
     entry.connection = undefined;
     entry.info = { ...entry.info, status: "offline", lastSeen: this.clock.now() };
     this.emit({ type: "offline", node: entry.info, connection });
+    if (!entry.info.paired) this.pruneUnpaired();
     return true;
+  }
+
+  /** Shares or the owner changed: who the node serves is worked out again. */
+  updatePairing(paired: PairedNode): void {
+    const entry = this.entries.get(paired.nodeId);
+    if (!entry) return;
+    entry.info = {
+      ...entry.info,
+      owner: paired.owner,
+      servesUsers: nodeAudience(entry.requested, paired),
+      revoked: paired.revokedAt !== undefined,
+    };
+    this.emit({ type: "changed", node: entry.info });
+  }
+
+  /** Removes an offline node from the list; false if it is unknown or still connected. */
+  forget(nodeId: string): boolean {
+    const entry = this.entries.get(nodeId);
+    if (!entry || entry.connection) return false;
+    this.entries.delete(nodeId);
+    return true;
+  }
+
+  private pruneUnpaired(): void {
+    const offline = [...this.entries.values()]
+      .filter((entry) => !entry.info.paired && !entry.connection)
+      .sort((a, b) => a.info.lastSeen - b.info.lastSeen);
+    for (const entry of offline.slice(0, Math.max(0, offline.length - MAX_UNPAIRED_OFFLINE)))
+      this.entries.delete(entry.info.nodeId);
   }
 
   touch(nodeId: string): void {

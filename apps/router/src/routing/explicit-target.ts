@@ -1,35 +1,59 @@
 import type { Clock } from "@phonework/runtime";
-import { activeNodeSetText, nodeOfflineText } from "../chat/user-messages.ts";
+import { activeNodeSetText, nodeOfflineText, unknownNodeText } from "../chat/user-messages.ts";
 import type { NodeInfo } from "../registry/node-info.ts";
 import type { RoutingStep } from "./routing-step.ts";
 
 // "@work-server run the tests", "on work-server: run the tests", "@Home PC, status?" — the user
-// named the machine, so no model is asked. The node id or its display name both count.
+// named the machine, so no model is asked. Node ids are matched first (nobody else can hold one),
+// then display names. A name that is no node of the user's ("@hom-pc" typed for "@home-pc"), or
+// one that two nodes answer to, is answered with a question: a command typed for one machine must
+// never run on another.
 
-export interface ExplicitTarget {
-  node: NodeInfo;
-  /** The message without the target prefix. */
-  rest: string;
-}
+export type ExplicitTarget =
+  /** `rest` is the message without the target prefix. */
+  { kind: "node"; node: NodeInfo; rest: string } | { kind: "unknown"; name: string; sameName: NodeInfo[] };
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
+interface Match {
+  node: NodeInfo;
+  rest: string;
+  length: number;
+}
+
+function matchName(text: string, name: string): string | undefined {
+  const n = escapeRegExp(name);
+  // "@name" then a separator or the end; "on name:" needs the colon so plain prose is not caught.
+  const match = new RegExp(`^(?:@${n}(?=$|[\\s:,，：])|on\\s+${n}\\s*[:：])[\\s:,，：]*`, "i").exec(text);
+  return match ? text.slice(match[0].length).trim() : undefined;
+}
+
+/** The longest name wins: "@work" must not steal "@work-server". */
+function longest(matches: Match[]): Match[] {
+  const best = Math.max(0, ...matches.map((m) => m.length));
+  return matches.filter((m) => m.length === best);
+}
+
 export function findExplicitTarget(text: string, nodes: readonly NodeInfo[]): ExplicitTarget | undefined {
   const trimmed = text.trim();
-  let best: (ExplicitTarget & { length: number }) | undefined;
+  const byId: Match[] = [];
+  const byName: Match[] = [];
   for (const node of nodes) {
-    for (const name of new Set([node.nodeId, node.displayName])) {
-      const n = escapeRegExp(name);
-      // "@name" then a separator or the end; "on name:" needs the colon so plain prose is not caught.
-      const match = new RegExp(`^(?:@${n}(?=$|[\\s:,，：])|on\\s+${n}\\s*[:：])[\\s:,，：]*`, "i").exec(
-        trimmed,
-      );
-      // The longest name wins: "@work" must not steal "@work-server".
-      if (match && (!best || name.length > best.length))
-        best = { node, rest: trimmed.slice(match[0].length).trim(), length: name.length };
-    }
+    const idRest = matchName(trimmed, node.nodeId);
+    if (idRest !== undefined) byId.push({ node, rest: idRest, length: node.nodeId.length });
+    const nameRest = node.displayName === node.nodeId ? undefined : matchName(trimmed, node.displayName);
+    if (nameRest !== undefined) byName.push({ node, rest: nameRest, length: node.displayName.length });
   }
-  return best ? { node: best.node, rest: best.rest } : undefined;
+  const [id] = longest(byId);
+  const names = longest(byName);
+  // An id wins over a display name unless the display name is a longer match ("@Home PC" vs "@Home").
+  if (id && (names.length === 0 || id.length >= (names[0]?.length ?? 0)))
+    return { kind: "node", node: id.node, rest: id.rest };
+  if (names.length === 1 && names[0]) return { kind: "node", node: names[0].node, rest: names[0].rest };
+  if (names.length > 1)
+    return { kind: "unknown", name: names[0]?.node.displayName ?? "", sameName: names.map((m) => m.node) };
+  const typed = /^@([^\s:,，：]+)/.exec(trimmed);
+  return typed?.[1] ? { kind: "unknown", name: typed[1], sameName: [] } : undefined;
 }
 
 /** An explicitly named node gets the message (and becomes active); offline, the user is told so. */
@@ -37,6 +61,8 @@ export function explicitTargetStep(clock: Clock): RoutingStep {
   return ({ text, nodes }) => {
     const target = findExplicitTarget(text, nodes);
     if (!target) return undefined;
+    if (target.kind === "unknown")
+      return { kind: "reply", text: unknownNodeText(target.name, nodes, target.sameName) };
     const { node, rest } = target;
     if (node.status !== "online") return { kind: "reply", text: nodeOfflineText(node, clock.now()) };
     if (!rest) return { kind: "reply", text: activeNodeSetText(node), activeNodeId: node.nodeId };

@@ -1,8 +1,12 @@
+import { join } from "node:path";
 import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
+import { SEEN_EVENTS_MIGRATION } from "../chat/feishu/seen-events.ts";
+import { NODES_MIGRATION } from "../pairing/node-store.ts";
 import { DELIVERED_MIGRATION } from "./delivered-store.ts";
+import { REQUESTS_MIGRATION } from "./request-log.ts";
 
 // The router's SQLite file. Append-only migrations: each entry moves the schema one version forward.
-const ROUTER_MIGRATIONS = [DELIVERED_MIGRATION];
+const ROUTER_MIGRATIONS = [DELIVERED_MIGRATION, SEEN_EVENTS_MIGRATION, NODES_MIGRATION, REQUESTS_MIGRATION];
 
 /**
  * synchronous=NORMAL (with WAL): a commit survives the router process crashing or being killed,
@@ -13,3 +17,6 @@ const ROUTER_MIGRATIONS = [DELIVERED_MIGRATION];
 export function openRouterDatabase(path: string): SqliteDatabase {
   return openDatabase(path, { migrations: ROUTER_MIGRATIONS, synchronous: "NORMAL" });
 }
+
+/** Where the router keeps its database under DATA_DIR. */
+export const routerDatabasePath = (dataDir: string): string => join(dataDir, "router", "router.db");

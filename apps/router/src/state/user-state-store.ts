@@ -10,13 +10,20 @@ export type ChatRef = z.infer<typeof ChatRef>;
 const UserState = z.object({
   active_node: z.string().optional(),
   chat: ChatRef.optional(),
+  /** Chats the user has written from, newest first: the only places pushes for them may go. */
+  chats: z.array(ChatRef).optional(),
 });
+
+/** Chats remembered per user (a few private chats and groups; older ones fall off). */
+const MAX_CHATS = 20;
 
 const StateFile = z.object({
   version: z.literal(1),
   users: z.record(z.string(), UserState),
 });
 type StateFile = z.infer<typeof StateFile>;
+
+const sameChat = (a: ChatRef, b: ChatRef) => a.platform === b.platform && a.chat_id === b.chat_id;
 
 export class UserStateStore {
   private constructor(
@@ -51,8 +58,18 @@ export class UserStateStore {
   rememberChat(userId: string, chat: ChatRef): void {
     const known = this.chatOf(userId);
     if (known?.platform === chat.platform && known.chat_id === chat.chat_id) return;
-    this.state.users[userId] = { ...this.state.users[userId], chat };
+    const others = (this.state.users[userId]?.chats ?? []).filter((c) => !sameChat(c, chat));
+    this.state.users[userId] = {
+      ...this.state.users[userId],
+      chat,
+      chats: [chat, ...others].slice(0, MAX_CHATS),
+    };
     this.persist(this.state);
+  }
+
+  /** Whether the user has written to the bot from this chat. */
+  hasSeenChat(userId: string, chat: ChatRef): boolean {
+    return (this.state.users[userId]?.chats ?? []).some((c) => sameChat(c, chat));
   }
 
   /** Users whose active node is `nodeId`. */

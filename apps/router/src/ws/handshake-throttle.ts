@@ -1,3 +1,5 @@
+import { TokenBucket } from "@phonework/runtime";
+
 // A token bucket for node handshakes. After a router restart every host comes back at once;
 // past the rate, hosts get HTTP 503 with Retry-After and back off (with jitter) instead of the
 // router spending its event loop on thousands of simultaneous TLS/upgrade/register handshakes.
@@ -8,27 +10,8 @@
  */
 const BURST_S = 0.05;
 
-export class HandshakeThrottle {
-  private tokens: number;
-  private last: number;
-  private readonly capacity: number;
-
-  constructor(
-    private readonly perSecond: number,
-    private readonly now: () => number = () => performance.now(),
-  ) {
-    this.capacity = Math.max(1, Math.ceil(perSecond * BURST_S));
-    this.tokens = this.capacity;
-    this.last = this.now();
-  }
-
-  /** Takes one handshake slot; false when over the rate. */
-  tryTake(): boolean {
-    const now = this.now();
-    this.tokens = Math.min(this.capacity, this.tokens + ((now - this.last) / 1000) * this.perSecond);
-    this.last = now;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
+export class HandshakeThrottle extends TokenBucket {
+  constructor(perSecond: number, now?: () => number) {
+    super(perSecond, Math.max(1, Math.ceil(perSecond * BURST_S)), now);
   }
 }

@@ -13,7 +13,7 @@ export interface HeartbeatPolicy {
 
 /** Bounds on what one node may hold of the router's memory. */
 export interface BackpressurePolicy {
-  /** Requests waiting on this node; past it, new ones get QUEUE_FULL at once. */
+  /** Requests of one user waiting on this node; past it, that user's new ones get QUEUE_FULL at once. */
   maxPending: number;
   /** Bytes queued in the socket that count as "not reading". */
   slowSocketBytes: number;
@@ -32,6 +32,8 @@ export class NodeConnection {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private pongTimer: NodeJS.Timeout | undefined;
   private slowTimer: NodeJS.Timeout | undefined;
+  /** Waiting requests per user: one user's flood must not lock the others out of a shared node. */
+  private readonly pendingPerUser = new Map<string, number>();
 
   constructor(
     private readonly socket: WebSocket,
@@ -73,14 +75,17 @@ export class NodeConnection {
 
   /** Sends `frame` and resolves with the node's answer text; rejects with an RpcError. */
   forward(frame: ForwardFrame, options: ForwardOptions): Promise<string> {
-    if (this.pending.size >= this.backpressure.maxPending)
+    const user = frame.user_id;
+    const waiting = this.pendingPerUser.get(user) ?? 0;
+    if (waiting >= this.backpressure.maxPending)
       return Promise.reject(
         new RpcError(
           "QUEUE_FULL",
-          `${this.pending.size} requests are already waiting on node "${this.nodeId}"`,
+          `${waiting} of your requests are already waiting on node "${this.nodeId}"`,
           this.nodeId,
         ),
       );
+    this.pendingPerUser.set(user, waiting + 1);
     const cancel: CancelFrame = { type: "cancel", id: frame.id, reason: "timed out" };
     const answer = this.pending.wait(frame.id, {
       timeoutMs: options.timeoutMs,
@@ -94,7 +99,11 @@ export class NodeConnection {
         new RpcError("NODE_OFFLINE", `node "${this.nodeId}" is not connected`, this.nodeId),
       );
     }
-    return answer;
+    return answer.finally(() => {
+      const left = (this.pendingPerUser.get(user) ?? 1) - 1;
+      if (left > 0) this.pendingPerUser.set(user, left);
+      else this.pendingPerUser.delete(user);
+    });
   }
 
   /** Pings every interval; a node that does not pong within the timeout is cut off. */

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import {
   CloseCode,
   decodeFrame,
@@ -12,7 +13,10 @@ import {
 } from "@phonework/protocol";
 import type { Clock, Logger } from "@phonework/runtime";
 import type { RawData, WebSocket } from "ws";
+import { type Admission, admitNode } from "../pairing/admit-node.ts";
+import type { NodeStore, PairedNode } from "../pairing/node-store.ts";
 import type { NodeRegistry } from "../registry/node-registry.ts";
+import { uniqueDisplayName } from "../registry/unique-display-name.ts";
 import { answeredFailure, RpcError } from "../rpc/rpc-error.ts";
 import { type BackpressurePolicy, type HeartbeatPolicy, NodeConnection } from "./node-connection.ts";
 
@@ -23,6 +27,7 @@ export type PushFrame = Extract<HostFrame, { type: "notify" | "task_complete" | 
 
 export interface NodeSocketContext {
   registry: NodeRegistry<NodeConnection>;
+  nodes: NodeStore;
   heartbeat: HeartbeatPolicy;
   backpressure: BackpressurePolicy;
   handshakeTimeoutMs: number;
@@ -47,16 +52,37 @@ function rawToString(data: RawData): string {
   return Buffer.from(data as ArrayBuffer).toString("utf8");
 }
 
-export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext): void {
+/**
+ * `viaSecret`: the upgrade presented the shared secret (only accepted on a loopback router).
+ * Every socket starts with a fresh challenge; a paired node signs it in its `register`.
+ */
+export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaSecret: boolean): void {
   let connection: NodeConnection | undefined;
   let log = ctx.logger;
   const send = (frame: RouterFrame) => socket.send(encodeFrame(frame));
   const sendError = (code: ErrorCode, message: string, id?: string) =>
     send({ type: "error", code, message, ...(id ? { id } : {}) });
+  const nonce = randomBytes(32).toString("base64url");
+  send({ type: "challenge", nonce, protocol_versions: [...PROTOCOL_VERSIONS] });
 
   const handshakeTimer = setTimeout(() => {
     socket.close(CloseCode.POLICY_VIOLATION, "no register frame in time");
   }, ctx.handshakeTimeoutMs);
+
+  const refuse = (nodeId: string, reason: string) => {
+    log.warn({ nodeId, reason }, "node refused");
+    send({ type: "register_error", code: "UNAUTHORIZED", reason });
+    socket.close(CloseCode.UNAUTHORIZED, "unauthorized");
+  };
+
+  const admit = (frame: RegisterFrame): Admission => {
+    try {
+      return admitNode(frame, { nonce, viaSecret, store: ctx.nodes, now: ctx.clock.now() });
+    } catch (error) {
+      log.error({ err: error, nodeId: frame.node_id }, "node admission failed");
+      return { ok: false, reason: "the router could not check this node's key" };
+    }
+  };
 
   const register = (frame: RegisterFrame) => {
     clearTimeout(handshakeTimer);
@@ -71,6 +97,27 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext): voi
       );
       return;
     }
+    const admission = admit(frame);
+    if (!admission.ok) {
+      refuse(frame.node_id, admission.reason);
+      return;
+    }
+    attach(withUniqueName(frame, admission.paired), version, admission.paired);
+    if (admission.joined) log.info({ nodeId: frame.node_id, owner: admission.paired?.owner }, "node paired");
+  };
+
+  /** Display names are unique among a user's nodes: a clash keeps the node id as its name. */
+  const withUniqueName = (frame: RegisterFrame, paired: PairedNode | undefined): RegisterFrame => {
+    const name = uniqueDisplayName(ctx.registry, frame, paired);
+    if (name === frame.display_name) return frame;
+    log.warn(
+      { nodeId: frame.node_id, displayName: frame.display_name },
+      "display name taken by another node of the same user; using the node id",
+    );
+    return { ...frame, display_name: name };
+  };
+
+  const attach = (frame: RegisterFrame, version: number, paired: PairedNode | undefined) => {
     connection = new NodeConnection(
       socket,
       frame.node_id,
@@ -78,7 +125,8 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext): voi
       ctx.backpressure,
     );
     log = ctx.logger.child({ nodeId: frame.node_id });
-    const replaced = ctx.registry.attach(frame, version, connection);
+    const replaced = ctx.registry.attach(frame, version, connection, paired);
+    if (paired) ctx.nodes.touch(frame.node_id, frame.display_name, ctx.clock.now());
     if (replaced) replaced.close(CloseCode.REPLACED, "replaced by a newer connection with the same node id");
     send({
       type: "register_ok",

@@ -42,6 +42,11 @@ export class TenantTokens {
     return { tenant_access_token: token, expire: this.ttlS };
   }
 
+  /** Every token issued so far (tests check none of them leaks into a log). */
+  issued(): string[] {
+    return [...this.expiries.keys()];
+  }
+
   /** Undefined when the request carries a live tenant token; otherwise Feishu's auth error. */
   check(headers: IncomingHttpHeaders): FeishuError | undefined {
     const match = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? "");

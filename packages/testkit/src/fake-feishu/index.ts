@@ -8,4 +8,11 @@ export {
 } from "./frame-codec.ts";
 export { startFakeFeishu } from "./server.ts";
 export type * from "./types.ts";
-export { encryptEvent, signWebhook, type WebhookOptions, type WebhookResponse } from "./webhook-driver.ts";
+export {
+  encryptEvent,
+  sendWebhookRequest,
+  signWebhook,
+  type WebhookOptions,
+  type WebhookRequest,
+  type WebhookResponse,
+} from "./webhook-driver.ts";

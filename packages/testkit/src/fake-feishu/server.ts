@@ -11,7 +11,7 @@ import { describeMultipart, multipartBoundary, parseMultipart } from "./multipar
 import { answer, errorAnswer, type OpenApiState, type ParsedRequest } from "./open-api.ts";
 import type { FakeFeishu, FakeFeishuOptions, FeishuCall } from "./types.ts";
 import type { Upload } from "./uploads.ts";
-import { postWebhook } from "./webhook-driver.ts";
+import { buildWebhookRequest, postWebhook } from "./webhook-driver.ts";
 
 // A fake Feishu (Lark) Open Platform that the real @larksuiteoapi/node-sdk talks to unmodified: token,
 // im/v1 messages and uploads over HTTP, the long connection over WebSocket on the same port, and a
@@ -71,6 +71,7 @@ export async function startFakeFeishu(options: FakeFeishuOptions = {}): Promise<
     message: (messageId) => state.messages.get(messageId),
     uploads: () => [...uploads],
     tokenRequests: () => state.tokens.requests,
+    issuedTokens: () => state.tokens.issued(),
     wsConnectionCount: () => longConnection.accepted,
     waitForWsConnection: (count) => longConnection.waitForConnection(count),
     pushEvent: (event, pushOptions) => {
@@ -84,6 +85,11 @@ export async function startFakeFeishu(options: FakeFeishuOptions = {}): Promise<
       const complete = withAppId(body, appId);
       state.messages.observeEvent(complete);
       return postWebhook(url, complete, webhookOptions);
+    },
+    webhookRequest: (body, webhookOptions) => {
+      const complete = withAppId(body, appId);
+      state.messages.observeEvent(complete);
+      return buildWebhookRequest(complete, webhookOptions);
     },
     failNext: (pattern, fault) => faults.add(pattern, fault),
     close: async () => {

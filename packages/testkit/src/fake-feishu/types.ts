@@ -1,7 +1,7 @@
 import type { FeishuFault } from "./faults.ts";
 import type { PushOptions, WsAck, WsClientConfig } from "./long-connection.ts";
 import type { Upload } from "./uploads.ts";
-import type { WebhookOptions, WebhookResponse } from "./webhook-driver.ts";
+import type { WebhookOptions, WebhookRequest, WebhookResponse } from "./webhook-driver.ts";
 
 export type { FeishuFault, PushOptions, Upload, WsAck, WsClientConfig };
 
@@ -72,6 +72,8 @@ export interface FakeFeishu {
   uploads(): Upload[];
   /** How many tenant_access_token fetches reached the fake. */
   tokenRequests(): number;
+  /** Every tenant token issued so far. */
+  issuedTokens(): string[];
   /** Long connections ever accepted. */
   wsConnectionCount(): number;
   /** Resolves once `count` connections were accepted (default 1) and the latest is open and pinging. */
@@ -84,6 +86,8 @@ export interface FakeFeishu {
   dropWs(): void;
   /** Posts an event to the app's request URL the way Feishu does (signed; encrypted with encryptKey). */
   postWebhook(url: string, body: object, options?: WebhookOptions): Promise<WebhookResponse>;
+  /** The request postWebhook would send, to send (and resend) with sendWebhookRequest. */
+  webhookRequest(body: object, options?: WebhookOptions): WebhookRequest;
   /** The next `times` (default 1) calls whose path matches answer with this fault instead. */
   failNext(pathPattern: RegExp, fault: FeishuFault): void;
   close(): Promise<void>;

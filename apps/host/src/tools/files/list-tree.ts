@@ -1,8 +1,10 @@
-import { type Dirent, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import type { Boundary } from "./boundary.ts";
+import { lstatEntry, readEntries } from "./dir-entries.ts";
+import { type Opened, openChild, using } from "./open-inside.ts";
 
 // file_ops list: a directory tree, a few levels deep, with sizes. Bounded so a huge
-// directory cannot flood the model's context.
+// directory cannot flood the model's context. Symlinks are shown, never followed, and each
+// subdirectory is opened under its parent's checked descriptor (open-inside.ts).
 
 const MAX_ENTRIES = 300;
 const OPAQUE = new Set([".git", "node_modules", "__pycache__", ".venv", "venv", "dist", "build", ".next"]);
@@ -19,16 +21,21 @@ export function formatSize(bytes: number): string {
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
 
-export function listTree(root: string, shown: string, depth: number): string {
-  const lines = [`${shown}/`];
+/** A short reason for a line such as "[cannot read: EACCES]". */
+function reason(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+}
+
+export function listTree(boundary: Boundary, root: Opened, depth: number): string {
+  const lines = [`${root.shown}/`];
   let count = 0;
   let truncated = false;
-  const walk = (dir: string, level: number, indent: string) => {
-    let entries: Dirent[];
+  const walk = (dir: Opened, level: number, indent: string) => {
+    let entries: ReturnType<typeof readEntries>;
     try {
-      entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+      entries = readEntries(boundary, dir);
     } catch (error) {
-      lines.push(`${indent}[cannot read: ${(error as NodeJS.ErrnoException).code}]`);
+      lines.push(`${indent}[cannot read: ${reason(error)}]`);
       return;
     }
     for (const entry of entries) {
@@ -37,16 +44,22 @@ export function listTree(root: string, shown: string, depth: number): string {
         return;
       }
       count++;
-      const path = join(dir, entry.name);
       if (entry.isSymbolicLink()) lines.push(`${indent}${entry.name}@`);
       else if (entry.isDirectory()) {
         const opaque = OPAQUE.has(entry.name);
         lines.push(`${indent}${entry.name}/${opaque ? " (not expanded)" : ""}`);
-        if (!opaque && level < depth) walk(path, level + 1, `${indent}  `);
+        if (opaque || level >= depth) continue;
+        try {
+          using(openChild(boundary, dir, entry.name), (child) => {
+            if (child.stat.isDirectory()) walk(child, level + 1, `${indent}  `);
+          });
+        } catch (error) {
+          lines.push(`${indent}  [cannot read: ${reason(error)}]`);
+        }
       } else {
         let size = "?";
         try {
-          size = formatSize(statSync(path).size);
+          size = formatSize(lstatEntry(boundary, dir, entry.name).size);
         } catch {}
         lines.push(`${indent}${entry.name}  ${size}`);
       }

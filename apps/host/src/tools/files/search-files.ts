@@ -1,60 +1,54 @@
-import { closeSync, type Dirent, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import type { Boundary } from "./boundary.ts";
+import { readEntries } from "./dir-entries.ts";
+import { type Opened, openChild, using } from "./open-inside.ts";
+import { readRange } from "./read-fd.ts";
 
 // file_ops search: grep-like, case-insensitive literal search, bounded in files read,
-// file size and matches so it answers quickly even on a large tree.
+// file size and matches so it answers quickly even on a large tree. Walks without following
+// symlinks, opens each entry under its parent's checked descriptor, reads only through it, and
+// skips files with more than one hard link (open-inside.ts says why).
 
 const MAX_MATCHES = 100;
 const MAX_FILES = 5000;
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
+const BINARY_PROBE_BYTES = 4096;
 const SKIP_DIRS = new Set([".git", "node_modules", "__pycache__", ".venv", "venv"]);
 
-function looksBinary(path: string): boolean {
-  const fd = openSync(path, "r");
-  try {
-    const buffer = Buffer.alloc(4096);
-    const read = readSync(fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, read).includes(0);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-export function searchFiles(root: string, start: string, query: string): string {
+export function searchFiles(boundary: Boundary, start: Opened, query: string): string {
   const needle = query.toLowerCase();
   const matches: string[] = [];
   let filesRead = 0;
   let stoppedEarly = false;
 
-  const visit = (path: string) => {
+  const searchFile = ({ fd, stat, shown }: Opened) => {
+    if (!stat.isFile() || stat.nlink > 1 || stat.size > MAX_FILE_BYTES) return;
+    const content = readRange(fd, 0, stat.size);
+    if (content.subarray(0, BINARY_PROBE_BYTES).includes(0)) return;
+    filesRead++;
+    const lines = content.toString("utf8").split("\n");
+    for (let i = 0; i < lines.length && matches.length < MAX_MATCHES; i++) {
+      const line = lines[i] ?? "";
+      if (line.toLowerCase().includes(needle))
+        matches.push(`${shown}:${i + 1}: ${line.trim().slice(0, 200)}`);
+    }
+  };
+
+  const visit = (opened: Opened) => {
     if (matches.length >= MAX_MATCHES || filesRead >= MAX_FILES) {
       stoppedEarly = true;
       return;
     }
-    let stat: ReturnType<typeof statSync>;
+    if (!opened.stat.isDirectory()) return searchFile(opened);
+    let entries: ReturnType<typeof readEntries> = [];
     try {
-      stat = statSync(path);
-    } catch {
-      return;
-    }
-    if (stat.isDirectory()) {
-      let entries: Dirent[] = [];
+      entries = readEntries(boundary, opened);
+    } catch {}
+    for (const entry of entries) {
+      if (entry.isDirectory() ? SKIP_DIRS.has(entry.name) : !entry.isFile()) continue;
       try {
-        entries = readdirSync(path, { withFileTypes: true });
-      } catch {}
-      for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-        if (entry.isSymbolicLink() || (entry.isDirectory() && SKIP_DIRS.has(entry.name))) continue;
-        visit(join(path, entry.name));
-      }
-      return;
-    }
-    if (!stat.isFile() || stat.size > MAX_FILE_BYTES || looksBinary(path)) return;
-    filesRead++;
-    const lines = readFileSync(path, "utf8").split("\n");
-    for (let i = 0; i < lines.length && matches.length < MAX_MATCHES; i++) {
-      const line = lines[i] ?? "";
-      if (line.toLowerCase().includes(needle)) {
-        matches.push(`${relative(root, path) || "."}:${i + 1}: ${line.trim().slice(0, 200)}`);
+        using(openChild(boundary, opened, entry.name), visit);
+      } catch {
+        // Gone, unreadable, or changed into something outside since it was listed: not searched.
       }
     }
   };

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import * as lark from "@larksuiteoapi/node-sdk";
-import { KeyedQueue, type Logger } from "@phonework/runtime";
+import { type Clock, KeyedQueue, type Logger } from "@phonework/runtime";
 import type { AccessControl } from "../access-control.ts";
 import type {
   ChatAdapter,
@@ -16,28 +16,31 @@ import {
   unknownUserText,
   unsupportedMessageText,
 } from "../user-messages.ts";
+import { guardWebhook } from "../webhook/guard-webhook.ts";
 import { markdownCard, textContent } from "./card.ts";
 import { FeishuApi, type Recipient } from "./feishu-api.ts";
 import { FeishuError, toFeishuError } from "./feishu-error.ts";
-import { parseReceiveEvent, type ReceiveEvent } from "./incoming-event.ts";
+import { parseReceiveEvent, type ReceiveEvent, redeliveryKeys, refusedUserKey } from "./incoming-event.ts";
 import { createLarkClient, larkDomain, larkLogger } from "./lark-client.ts";
 import type { SeenEvents } from "./seen-events.ts";
-import { verifyWebhook } from "./webhook-verifier.ts";
+import { type FeishuWebhookSecrets, feishuWebhookVerifier } from "./webhook-verifier.ts";
 import { type RetryPolicy, withRetry } from "./with-retry.ts";
 
 // Feishu (Lark) as a chat platform: events over the SDK's long connection or a webhook;
 // replies as markdown cards, split when long; files uploaded; one serial send queue per chat.
 
+/** How events arrive: the long connection, or signed webhooks checked against these secrets. */
+export type FeishuDelivery = { mode: "ws" } | ({ mode: "webhook"; maxAgeMs: number } & FeishuWebhookSecrets);
+
 export interface FeishuAdapterOptions {
   appId: string;
   appSecret: string;
   domain: string;
-  mode: "ws" | "webhook";
-  encryptKey: string | undefined;
-  verificationToken: string | undefined;
+  delivery: FeishuDelivery;
   access: AccessControl;
   seen: SeenEvents;
   retry: RetryPolicy;
+  clock: Clock;
   logger: Logger;
 }
 
@@ -102,16 +105,9 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): ChatAdapter 
     }
   };
 
-  const onEvent = async (event: ReceiveEvent & { header?: { event_id?: string } }) => {
-    const eventId = event.header?.event_id ?? event.event_id;
+  /** A first-seen event (redeliveries were dropped before), handled in the background. */
+  const onEvent = async (event: ReceiveEvent) => {
     const messageId = event.message?.message_id;
-    const keys = [eventId && `e:${eventId}`, messageId && `m:${messageId}`].filter((k): k is string =>
-      Boolean(k),
-    );
-    if (keys.length > 0 && options.seen.checkAndRemember(keys)) {
-      logger.info({ eventId, messageId }, "redelivered event dropped");
-      return;
-    }
     const parsed = parseReceiveEvent(event, botOpenId);
     if (parsed.kind === "ignore") {
       logger.debug({ reason: parsed.reason, messageId }, "event ignored");
@@ -123,7 +119,7 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): ChatAdapter 
     if (!options.access.allows(userId)) {
       logger.warn({ userId }, "message from a user not in ALLOWED_USERS");
       // Told once (per TTL): the seen-events store remembers it, across restarts too.
-      if (!options.seen.checkAndRemember([`u:${userId}`])) {
+      if (!options.seen.checkAndRemember([refusedUserKey(userId)])) {
         await adapter.sendText(to, unknownUserText(userId)).catch(() => undefined);
       }
       return;
@@ -134,6 +130,8 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): ChatAdapter 
     }
     listener?.(parsed.message);
   };
+  const handleInBackground = (event: ReceiveEvent) =>
+    void onEvent(event).catch((error: unknown) => logger.error({ err: error }, "event handling failed"));
 
   const adapter: ChatAdapter = {
     platform: "feishu",
@@ -147,16 +145,20 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): ChatAdapter 
         );
         return undefined;
       });
-      if (options.mode !== "ws") return;
+      if (options.delivery.mode !== "ws") return;
       const dispatcher = new lark.EventDispatcher({
         logger: larkLogger(logger),
         loggerLevel: lark.LoggerLevel.warn,
       }).register({
         // Acknowledge at once (Feishu redelivers after ~3 s); the work happens in the background.
         "im.message.receive_v1": async (data: unknown) => {
-          void onEvent(data as ReceiveEvent).catch((error: unknown) =>
-            logger.error({ err: error }, "event handling failed"),
-          );
+          const event = data as ReceiveEvent; // the SDK flattens header and event into one object
+          const messageId = event.message?.message_id;
+          if (options.seen.checkAndRemember(redeliveryKeys(event.event_id, messageId))) {
+            logger.info({ eventId: event.event_id, messageId }, "redelivered event dropped");
+            return;
+          }
+          handleInBackground(event);
         },
       });
       await new Promise<void>((resolve) => {
@@ -231,33 +233,28 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): ChatAdapter 
     },
 
     status() {
-      return { platform: "feishu", mode: options.mode, connection: wsClient?.getConnectionStatus() ?? null };
+      return {
+        platform: "feishu",
+        mode: options.delivery.mode,
+        connection: wsClient?.getConnectionStatus() ?? null,
+      };
     },
 
-    ...(options.mode === "webhook"
+    ...(options.delivery.mode === "webhook"
       ? {
-          webhook: {
+          webhook: guardWebhook({
             path: "/webhook/feishu",
-            async handle({ headers, rawBody }) {
-              const result = verifyWebhook(headers, rawBody, options);
-              if (result.kind === "rejected") {
-                logger.warn({ reason: result.reason }, "webhook rejected");
-                return { status: result.status, body: { error: result.reason } };
-              }
-              if (result.kind === "challenge") return { status: 200, body: { challenge: result.challenge } };
-              const body = result.body as {
-                header?: { event_type?: string; event_id?: string };
-                event?: ReceiveEvent;
-              };
-              if (body.header?.event_type === "im.message.receive_v1" && body.event) {
-                const event = { ...body.event, header: body.header };
-                void onEvent(event).catch((error: unknown) =>
-                  logger.error({ err: error }, "event handling failed"),
-                );
-              }
-              return { status: 200, body: { code: 0 } };
+            verifier: feishuWebhookVerifier(options.delivery),
+            maxAgeMs: options.delivery.maxAgeMs,
+            clock: options.clock,
+            seen: options.seen,
+            acknowledge: { status: 200, body: { code: 0 } },
+            deliver(body) {
+              if (body.header?.event_type === "im.message.receive_v1" && body.event)
+                handleInBackground(body.event);
             },
-          },
+            logger,
+          }),
         }
       : {}),
   };

@@ -74,3 +74,17 @@ export function parseReceiveEvent(event: ReceiveEvent, botOpenId: string | undef
     },
   };
 }
+
+/**
+ * The keys under which a delivery is remembered, so a redelivery (same event id) or the same
+ * message under a new event id is dropped. The same for the long connection and webhooks.
+ */
+export function redeliveryKeys(eventId: unknown, messageId: unknown): string[] {
+  const keys: string[] = [];
+  if (typeof eventId === "string" && eventId) keys.push(`feishu:e:${eventId}`);
+  if (typeof messageId === "string" && messageId) keys.push(`feishu:m:${messageId}`);
+  return keys;
+}
+
+/** Remembered so a user not in ALLOWED_USERS is told once per TTL, not on every message. */
+export const refusedUserKey = (userId: string): string => `feishu:u:${userId}`;

@@ -1,41 +1,59 @@
-import { readJsonFile, writeJsonFileAtomic } from "@phonework/runtime";
-import { z } from "zod";
+import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
 
 // Event and message ids already handled, so a redelivered event (Feishu retries after ~3 s
-// without an ack, and again after a restart) is dropped. Persisted with a TTL so it survives
-// a router restart; expired ids are pruned on every write.
+// without an ack, and again after a restart) or a replayed webhook is dropped. One row per id in
+// router.db, so it survives a restart; rows older than the TTL no longer count and are pruned.
 
-const SeenFile = z.object({ version: z.literal(1), seen: z.record(z.string(), z.number()) });
+export const SEEN_EVENTS_MIGRATION = `
+  CREATE TABLE seen_events (
+    key TEXT PRIMARY KEY,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX seen_events_at ON seen_events (at);`;
+
+const PRUNE_EVERY_MS = 3_600_000;
 
 export class SeenEvents {
-  private constructor(
-    private readonly seen: Map<string, number>,
+  private lastPrune = 0;
+  private readonly select;
+  private readonly remember;
+  private readonly expire;
+
+  constructor(
+    private readonly db: SqliteDatabase,
     private readonly ttlMs: number,
     private readonly now: () => number,
-    private readonly persist: (entries: Record<string, number>) => void,
-  ) {}
-
-  static open(path: string, ttlMs: number, now: () => number): SeenEvents {
-    const file = readJsonFile(path, SeenFile, { version: 1, seen: {} });
-    return new SeenEvents(new Map(Object.entries(file.seen)), ttlMs, now, (seen) =>
-      writeJsonFileAtomic(path, { version: 1, seen }),
+  ) {
+    this.select = db.prepare("SELECT at FROM seen_events WHERE key = ?");
+    this.remember = db.prepare(
+      "INSERT INTO seen_events (key, at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET at = excluded.at",
     );
+    this.expire = db.prepare("DELETE FROM seen_events WHERE at <= ?");
+    this.prune();
   }
 
+  /** The same store on a private in-memory database (tests, headless use). */
   static inMemory(ttlMs: number, now: () => number): SeenEvents {
-    return new SeenEvents(new Map(), ttlMs, now, () => {});
+    return new SeenEvents(openDatabase(":memory:", { migrations: [SEEN_EVENTS_MIGRATION] }), ttlMs, now);
   }
 
-  /** Records the keys; returns true if any of them was seen before (a redelivery). */
+  /** Records the keys; returns true if any of them was seen within the TTL (a redelivery). */
   checkAndRemember(keys: string[]): boolean {
     const now = this.now();
-    const repeat = keys.some((key) => {
-      const at = this.seen.get(key);
-      return at !== undefined && now - at < this.ttlMs;
-    });
-    for (const key of keys) this.seen.set(key, now);
-    for (const [key, at] of this.seen) if (now - at >= this.ttlMs) this.seen.delete(key);
-    this.persist(Object.fromEntries(this.seen));
-    return repeat;
+    if (now - this.lastPrune > PRUNE_EVERY_MS) this.prune();
+    // One transaction: the check and the write are one commit, and nothing runs in between.
+    return this.db.transaction(() => {
+      const repeat = keys.some((key) => {
+        const row = this.select.get(key) as { at: number } | undefined;
+        return row !== undefined && now - row.at < this.ttlMs;
+      });
+      for (const key of keys) this.remember.run(key, now);
+      return repeat;
+    })();
+  }
+
+  prune(): number {
+    this.lastPrune = this.now();
+    return this.expire.run(this.lastPrune - this.ttlMs).changes;
   }
 }

@@ -1,0 +1,23 @@
+import { basename } from "node:path";
+import { lookup } from "mime-types";
+import { type ToolContext, ToolError } from "../tool.ts";
+import { type Opened, refuseHardLinked } from "./open-inside.ts";
+import { readRange } from "./read-fd.ts";
+
+// file_ops send: the file itself to the user's chat, read through the descriptor openInside
+// checked, and no bigger than MAX_FILE_BYTES.
+
+export async function sendFileToChat(file: Opened, maxFileBytes: number, ctx: ToolContext): Promise<string> {
+  const { fd, stat, shown } = file;
+  if (!stat.isFile()) throw new ToolError(`${shown} is not a file`);
+  refuseHardLinked(file);
+  if (stat.size > maxFileBytes) {
+    throw new ToolError(
+      `${shown} is ${stat.size} bytes; files larger than ${maxFileBytes} bytes (MAX_FILE_BYTES) cannot be sent`,
+    );
+  }
+  const data = readRange(fd, 0, stat.size);
+  const name = basename(file.path);
+  await ctx.sendFile({ name, data, mimeType: lookup(name) || "application/octet-stream" });
+  return `sent ${shown} (${data.length} bytes) to the chat`;
+}

@@ -1,0 +1,87 @@
+import { lookupNode, type NodeInfo } from "../registry/node-info.ts";
+import { formatStatus } from "./format-status.ts";
+import type { Asker, RouterCommandDeps } from "./router-commands.ts";
+
+// Pairing and sharing, for admins only: /pair, /revoke, /forget, /share, /unshare, /status.
+
+export type AdminCommandName = "pair" | "revoke" | "forget" | "share" | "unshare" | "status";
+
+const USAGE: Record<AdminCommandName, string> = {
+  pair: "/pair <name>",
+  revoke: "/revoke <node>",
+  forget: "/forget <node>",
+  share: "/share <node> <user>",
+  unshare: "/unshare <node> <user>",
+  status: "/status",
+};
+const ARITY: Record<AdminCommandName, number> = {
+  pair: 1,
+  revoke: 1,
+  forget: 1,
+  share: 2,
+  unshare: 2,
+  status: 0,
+};
+
+export function runAdminCommand(
+  asker: Asker,
+  name: AdminCommandName,
+  args: string[],
+  deps: RouterCommandDeps & { isAdmin: boolean },
+): string {
+  if (!deps.isAdmin)
+    return deps.admins.users.size === 0
+      ? `🔒 /${name} is for admins, and none is set: set ADMINS on the router (your id: ${asker.userId}).`
+      : `🔒 /${name} is for admins.`;
+  if (args.length !== ARITY[name]) return `Usage: ${USAGE[name]}`;
+  const [first = "", second = ""] = args;
+  const all = deps.registry.list();
+  const now = deps.clock.now();
+  switch (name) {
+    case "status":
+      return formatStatus(all, now);
+    case "pair": {
+      const result = deps.pairing.pair(first, asker.userId);
+      if (!result.ok) return `❌ ${result.error}`;
+      const minutes = Math.round((result.value.expiresAt - now) / 60_000);
+      return [
+        `🔑 Join code for ${first} (valid ${minutes} min, works once):`,
+        "",
+        result.value.code,
+        "",
+        `On that PC: pnpm host --join ${result.value.code}`,
+        "(with ROUTER_URL pointing at this router's /ws/node).",
+      ].join("\n");
+    }
+    default: {
+      // Nodes are named by id here: an admin's action must not land on a look-alike display name.
+      const node = resolve(all, first);
+      if (typeof node === "string") return node;
+      if (name === "revoke") {
+        const result = deps.pairing.revoke(node.nodeId);
+        return result.ok
+          ? `⛔ ${node.nodeId} revoked: its key is refused from now on.`
+          : `❌ ${result.error}`;
+      }
+      if (name === "forget") {
+        const result = deps.pairing.forget(node.nodeId);
+        return result.ok ? `🗑️ ${node.nodeId} forgotten.` : `❌ ${result.error}`;
+      }
+      const result =
+        name === "share"
+          ? deps.pairing.share(node.nodeId, second)
+          : deps.pairing.unshare(node.nodeId, second);
+      if (!result.ok) return `❌ ${result.error}`;
+      const users = [result.value.owner, ...result.value.sharedWith].join(", ");
+      return `✅ ${node.nodeId} now serves: ${users}.`;
+    }
+  }
+}
+
+function resolve(nodes: NodeInfo[], name: string): NodeInfo | string {
+  const found = lookupNode(nodes, name);
+  if (found.kind === "found") return found.node;
+  if (found.kind === "ambiguous")
+    return `❓ "${name}" could be ${found.nodes.map((n) => n.nodeId).join(" or ")}; use the node id.`;
+  return `❓ No node "${name}". Known: ${nodes.map((n) => n.nodeId).join(", ") || "none"}.`;
+}

@@ -1,0 +1,56 @@
+import { ConfigError, systemClock } from "@phonework/runtime";
+import type { RouterConfig } from "./config.ts";
+import { Admins } from "./pairing/admins.ts";
+import { NodeStore } from "./pairing/node-store.ts";
+import { PairingService } from "./pairing/pairing-service.ts";
+import { openRouterDatabase, routerDatabasePath } from "./state/router-db.ts";
+
+// `pnpm router pair <name> [--owner <user id>]`: a join code for the first host, from the router's
+// own machine, before any chat is set up. It writes to router.db beside a running router (same
+// DATA_DIR); the router reads codes from there at each join. The code is printed alone on the
+// last line of stdout, so scripts can take it with `tail -n 1`.
+
+export function runPairCommand(
+  config: RouterConfig,
+  args: readonly string[],
+  out: NodeJS.WritableStream,
+): void {
+  const name = args[0];
+  if (!name || name.startsWith("--"))
+    throw new ConfigError("usage: pnpm router pair <name> [--owner <user id>]");
+  const ownerIndex = args.indexOf("--owner");
+  const owner = ownerIndex >= 0 ? args[ownerIndex + 1] : defaultOwner(config);
+  if (!owner)
+    throw new ConfigError(
+      "pair: who owns this node? Pass --owner <chat user id>, or set ADMINS (or a single ALLOWED_USERS entry)",
+    );
+  const db = openRouterDatabase(routerDatabasePath(config.DATA_DIR));
+  try {
+    const pairing = new PairingService({
+      store: new NodeStore(db),
+      joinCodeTtlMs: config.JOIN_CODE_TTL_S * 1000,
+      now: () => systemClock.now(),
+    });
+    const result = pairing.pair(name, owner);
+    if (!result.ok) throw new ConfigError(`pair: ${result.error}`);
+    const minutes = Math.round(config.JOIN_CODE_TTL_S / 60);
+    out.write(
+      [
+        `Join code for node "${name}" (owner ${owner}), valid ${minutes} min, works once.`,
+        "On that PC, with ROUTER_URL pointing at this router's /ws/node:",
+        `  pnpm host --join ${result.value.code}`,
+        result.value.code,
+        "",
+      ].join("\n"),
+    );
+  } finally {
+    db.close();
+  }
+}
+
+/** The single admin; on a router without chat platforms, the terminal's user. */
+function defaultOwner(config: RouterConfig): string | undefined {
+  const sole = new Admins(config.ADMINS, config.ALLOWED_USERS).sole;
+  if (sole) return sole;
+  return config.FEISHU_APP_ID ? undefined : "local";
+}

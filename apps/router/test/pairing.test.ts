@@ -1,0 +1,263 @@
+import { connectFakeNode, makeNodeKey, signChallenge, waitFor } from "@phonework/testkit";
+import { describe, expect, it } from "vitest";
+import { ADMIN, askJoinCode, echo, pairedNode, reconnect, startPairingRouter } from "./pairing-support.ts";
+import { onCleanup, SECRET, startTestRouter } from "./support.ts";
+
+// Hosts are paired, each with its own key, over real sockets — and every way an attacker would
+// try to become, or speak for, another node fails.
+
+const refusedWith = (reason: string) => ({
+  type: "register_error",
+  code: "UNAUTHORIZED",
+  reason: expect.stringContaining(reason),
+});
+
+describe("pairing", () => {
+  it("an admin's /pair gives a one-time code; the host joins with it, then its key alone gets it in", async () => {
+    const t = await startPairingRouter();
+    const code = await askJoinCode(t, "home-pc");
+    expect(code).toMatch(/^home-pc:[0-9A-Z]{4}(-[0-9A-Z]{4}){3}$/);
+    expect(t.chat.textsFor(ADMIN)[0]).toContain(`pnpm host --join ${code}`);
+
+    const key = makeNodeKey();
+    const first = await connectFakeNode({ url: t.nodeUrl });
+    expect(await first.registerWithKey(key, "home-pc", { joinCode: code })).toMatchObject({
+      type: "register_ok",
+    });
+    expect(t.router.registry.get("home-pc")).toMatchObject({
+      paired: true,
+      owner: ADMIN,
+      servesUsers: [ADMIN],
+    });
+    echo(first, "home-pc");
+    t.chat.receive({ userId: ADMIN, text: "hello" });
+    await waitFor(() => t.chat.textsFor(ADMIN).includes("home-pc: hello"));
+    first.close();
+    await waitFor(() => t.router.registry.get("home-pc")?.status === "offline");
+
+    const { answer } = await reconnect(t, key, "home-pc");
+    expect(answer).toMatchObject({ type: "register_ok", node_id: "home-pc" });
+    expect(JSON.stringify(t.logs())).not.toContain(code.split(":")[1]); // the code is in no log line
+  });
+
+  it("a join code works once, and not after JOIN_CODE_TTL_S", async () => {
+    const t = await startPairingRouter({ JOIN_CODE_TTL_S: 0.3 });
+    const code = await askJoinCode(t, "pc-a");
+    const joined = await connectFakeNode({ url: t.nodeUrl });
+    onCleanup(() => joined.kill());
+    expect(await joined.registerWithKey(makeNodeKey(), "pc-a", { joinCode: code })).toMatchObject({
+      type: "register_ok",
+    });
+    const again = await connectFakeNode({ url: t.nodeUrl });
+    expect(await again.registerWithKey(makeNodeKey(), "pc-a", { joinCode: code })).toMatchObject(
+      refusedWith("already used"),
+    );
+    expect((await again.closed).code).toBe(4401);
+
+    const late = await askJoinCode(t, "pc-b");
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const tooLate = await connectFakeNode({ url: t.nodeUrl });
+    expect(await tooLate.registerWithKey(makeNodeKey(), "pc-b", { joinCode: late })).toMatchObject(
+      refusedWith("expired"),
+    );
+    expect(t.router.registry.get("pc-b")).toBeUndefined();
+  });
+
+  it("a code is bound to its name: another node id, a made-up or altered code gets nothing", async () => {
+    const t = await startPairingRouter();
+    const code = await askJoinCode(t, "home-pc");
+    const secret = code.split(":")[1] ?? "";
+    for (const [nodeId, joinCode] of [
+      ["work-srv", `work-srv:${secret}`],
+      ["home-pc", `home-pc:${secret.replace(/^./, (c) => (c === "A" ? "B" : "A"))}`],
+      ["home-pc", "home-pc:AAAA-AAAA-AAAA-AAAA"],
+      ["home-pc", "not a code"],
+    ] as const) {
+      const node = await connectFakeNode({ url: t.nodeUrl });
+      const answer = await node.registerWithKey(makeNodeKey(), nodeId, { joinCode });
+      expect(answer, joinCode).toMatchObject({ type: "register_error", code: "UNAUTHORIZED" });
+    }
+    expect(t.router.registry.list()).toEqual([]);
+    // The real code still works after all that.
+    const node = await connectFakeNode({ url: t.nodeUrl });
+    onCleanup(() => node.kill());
+    expect(await node.registerWithKey(makeNodeKey(), "home-pc", { joinCode: code })).toMatchObject({
+      type: "register_ok",
+    });
+  });
+
+  it("only admins pair, revoke, forget and share; with no ADMINS and several users, /pair says how to set them", async () => {
+    const t = await startPairingRouter();
+    for (const command of ["/pair x", "/revoke x", "/forget x", "/share x u3", "/unshare x u3", "/status"]) {
+      t.chat.receive({ userId: "u2", text: command });
+      await waitFor(() => t.chat.textsFor("u2").length > 0);
+      expect(t.chat.textsFor("u2").pop(), command).toMatch(/^🔒 \/\w+ is for admins\.$/);
+      t.chat.sent.splice(0);
+    }
+    const open = await startTestRouter({ ALLOWED_USERS: "u1,u2" });
+    open.chat.receive({ userId: "u1", text: "/pair x" });
+    expect(await waitFor(() => open.chat.textsFor("u1")[0])).toBe(
+      "🔒 /pair is for admins, and none is set: set ADMINS on the router (your id: u1).",
+    );
+  });
+});
+
+describe("a node id belongs to its key", () => {
+  it("a second key for a paired id is refused, logged at warn with the id, and the real node keeps its traffic", async () => {
+    const t = await startPairingRouter();
+    const { node: real } = await pairedNode(t, "home-pc");
+    echo(real, "home-pc");
+    const impostor = await connectFakeNode({ url: t.nodeUrl });
+    expect(await impostor.registerWithKey(makeNodeKey(), "home-pc")).toMatchObject(
+      refusedWith("another key is paired for node home-pc"),
+    );
+    expect((await impostor.closed).code).toBe(4401);
+    const warned = t.logs().find((line) => line.msg === "node refused");
+    expect(warned).toMatchObject({ level: 40, nodeId: "home-pc" });
+    expect(real.socket.readyState).toBe(real.socket.OPEN);
+    t.chat.receive({ userId: ADMIN, text: "still mine?" });
+    await waitFor(() => t.chat.textsFor(ADMIN).includes("home-pc: still mine?"));
+    expect(impostor.inbox.ofType("forward")).toEqual([]);
+  });
+
+  it("the shared secret cannot take a paired id, and is not accepted at all on a router not bound to loopback", async () => {
+    const t = await startPairingRouter();
+    await pairedNode(t, "home-pc");
+    const withSecret = await connectFakeNode({ url: t.nodeUrl, secret: SECRET });
+    expect(await withSecret.register({ node_id: "home-pc" })).toMatchObject(
+      refusedWith("belongs to a paired key"),
+    );
+
+    const exposed = await startTestRouter({ ROUTER_HOST: "0.0.0.0" });
+    const url = exposed.nodeUrl.replace("0.0.0.0", "127.0.0.1");
+    await expect(connectFakeNode({ url, secret: SECRET })).rejects.toThrow("401");
+    expect(JSON.stringify(exposed.logs())).toContain(
+      "ROUTER_SECRET is ignored on a router that is not bound to loopback",
+    );
+  });
+
+  it("a recorded handshake replayed on a new connection is refused (the nonce is per connection)", async () => {
+    const t = await startPairingRouter();
+    const { key } = await pairedNode(t, "home-pc");
+    const spy = await connectFakeNode({ url: t.nodeUrl });
+    const challenge = await spy.inbox.next("challenge");
+    const recorded = {
+      type: "register",
+      node_id: "home-pc",
+      display_name: "home-pc",
+      serves_users: [],
+      working_dir: "/",
+      capabilities: [],
+      protocol_versions: [2],
+      auth: signChallenge(key, String(challenge.nonce), "home-pc"),
+    };
+    spy.kill();
+    const replay = await connectFakeNode({ url: t.nodeUrl });
+    replay.send(recorded);
+    expect(await replay.inbox.next(["register_ok", "register_error"])).toMatchObject(
+      refusedWith("does not verify"),
+    );
+  });
+
+  it("display-name squatting is refused: the squatter keeps its id as its name, and @name reaches the real node", async () => {
+    const t = await startPairingRouter();
+    const { node: real } = await pairedNode(t, "home-pc", { display_name: "Home PC" });
+    echo(real, "home-pc");
+    const { node: squatter } = await pairedNode(t, "other", { display_name: "home pc" });
+    echo(squatter, "other");
+    expect(t.router.registry.get("other")?.displayName).toBe("other");
+    const { node: idSquatter } = await pairedNode(t, "third", { display_name: "HOME-PC" });
+    echo(idSquatter, "third");
+    expect(t.router.registry.get("third")?.displayName).toBe("third");
+    t.chat.receive({ userId: ADMIN, text: "@Home PC are you there?" });
+    await waitFor(() => t.chat.textsFor(ADMIN).some((text) => text.endsWith("home-pc: are you there?")));
+    expect(squatter.inbox.ofType("forward")).toEqual([]);
+    expect(JSON.stringify(t.logs())).toContain("display name taken by another node of the same user");
+  });
+});
+
+describe("who a node serves is the router's decision", () => {
+  it("a host claiming another user gets nothing: SERVES_USERS only narrows its owner and shares", async () => {
+    const t = await startPairingRouter({ ALLOWED_USERS: "u1,u2" });
+    const { node } = await pairedNode(t, "home-pc", { serves_users: ["u2"] });
+    expect(t.router.registry.get("home-pc")?.servesUsers).toEqual([]);
+    t.chat.receive({ userId: "u2", text: "/shell id" });
+    t.chat.receive({ userId: ADMIN, text: "/shell id" });
+    await waitFor(() => t.chat.textsFor("u2").length > 0 && t.chat.textsFor(ADMIN).length > 1);
+    expect(t.chat.textsFor("u2")[0]).toContain("No node is serving you yet");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(node.inbox.ofType("forward")).toEqual([]);
+  });
+
+  it("/share and /unshare decide who else a node serves", async () => {
+    const t = await startPairingRouter();
+    const { node } = await pairedNode(t, "home-pc");
+    echo(node, "home-pc");
+    t.chat.receive({ userId: "u2", text: "hi" });
+    await waitFor(() => t.chat.textsFor("u2").length === 1);
+    expect(node.inbox.ofType("forward")).toEqual([]);
+
+    t.chat.receive({ userId: ADMIN, text: "/share home-pc u2" });
+    await waitFor(() => t.chat.textsFor(ADMIN).includes("✅ home-pc now serves: u1, u2."));
+    t.chat.receive({ userId: "u2", text: "hi again" });
+    await waitFor(() => t.chat.textsFor("u2").includes("home-pc: hi again"));
+
+    t.chat.receive({ userId: ADMIN, text: "/unshare home-pc u2" });
+    await waitFor(() => t.chat.textsFor(ADMIN).includes("✅ home-pc now serves: u1."));
+    t.chat.receive({ userId: "u2", text: "and now?" });
+    await waitFor(() => t.chat.textsFor("u2").length === 3);
+    expect(t.chat.textsFor("u2")[2]).not.toContain("home-pc:");
+  });
+
+  it("/revoke closes the node's socket within a second and refuses its key; /forget removes it from /nodes", async () => {
+    const t = await startPairingRouter();
+    const { node, key } = await pairedNode(t, "home-pc");
+    const started = Date.now();
+    t.chat.receive({ userId: ADMIN, text: "/revoke home-pc" });
+    const closed = await node.closed;
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(closed).toEqual({ code: 4401, reason: "this node was revoked" });
+    const { answer } = await reconnect(t, key, "home-pc");
+    expect(answer).toMatchObject(refusedWith("was revoked"));
+
+    t.chat.receive({ userId: ADMIN, text: "/nodes" });
+    await waitFor(() => t.chat.textsFor(ADMIN).some((text) => /home-pc .*revoked/.test(text)));
+    t.chat.receive({ userId: ADMIN, text: "/forget home-pc" });
+    await waitFor(() => t.chat.textsFor(ADMIN).includes("🗑️ home-pc forgotten."));
+    expect(t.router.registry.get("home-pc")).toBeUndefined();
+    // The name is free again: a new pairing under it works.
+    await pairedNode(t, "home-pc");
+  });
+
+  it("admins see owners in /nodes and everything in /status", async () => {
+    const t = await startPairingRouter();
+    await pairedNode(t, "home-pc");
+    t.chat.receive({ userId: ADMIN, text: "/nodes" });
+    await waitFor(() => t.chat.textsFor(ADMIN).some((text) => text.includes("owner: u1")));
+    t.chat.receive({ userId: ADMIN, text: "/status" });
+    await waitFor(() =>
+      t.chat
+        .textsFor(ADMIN)
+        .some((text) => text.includes("• home-pc (home-pc) — online") && text.includes("owner u1")),
+    );
+  });
+});
+
+describe("a typo never sends a command to another machine", () => {
+  it("@unknown is answered with the user's nodes and forwarded nowhere", async () => {
+    const t = await startPairingRouter();
+    const { node: work } = await pairedNode(t, "work-srv");
+    const { node: home } = await pairedNode(t, "home-pc");
+    echo(work, "work-srv");
+    t.chat.receive({ userId: ADMIN, text: "/node work-srv" });
+    await waitFor(() => t.chat.textsFor(ADMIN).includes("✅ Active node: work-srv."));
+    t.chat.receive({ userId: ADMIN, text: "@hom-pc /shell pwd" });
+    await waitFor(() =>
+      t.chat
+        .textsFor(ADMIN)
+        .includes('❓ No node named "hom-pc". Your nodes: home-pc, work-srv. Nothing was sent.'),
+    );
+    expect(work.inbox.ofType("forward")).toEqual([]);
+    expect(home.inbox.ofType("forward")).toEqual([]);
+  });
+});

@@ -1,0 +1,221 @@
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type FakeFeishu,
+  makeTempDir,
+  messageEvent,
+  type SpawnedProcess,
+  spawnApp,
+  startFakeFeishu,
+  waitFor,
+} from "@phonework/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// The README's pairing flow with real processes: `pnpm router` (Feishu through the real SDK
+// against the fake), `pnpm router pair` beside it, `pnpm host --join <code>`, a second PC paired
+// from chat — then every secret any of them was given or made is looked for in their logs.
+
+const USER = "ou_alice";
+const CHAT = "oc_alice";
+const ADMIN_TOKEN = "e2e-admin-token-0123456789";
+const OPENAI_KEY = "sk-e2e-host-key-0123456789";
+const cleanups: Array<() => void> = [];
+const logs: SpawnedProcess[] = [];
+let fake: FakeFeishu;
+let router: SpawnedProcess;
+let routerData = "";
+let nodeUrl = "";
+const joinCodes: string[] = [];
+/** Every host's DATA_DIR, to read back the private keys the hosts made. */
+const hostDirs: string[] = [];
+
+function temp(): string {
+  const dir = makeTempDir();
+  cleanups.push(dir.remove);
+  return dir.path;
+}
+
+function track(child: SpawnedProcess): SpawnedProcess {
+  logs.push(child);
+  cleanups.push(() => child.kill("SIGKILL"));
+  return child;
+}
+
+function host(dataDir: string, env: Record<string, string> = {}, args: string[] = []): SpawnedProcess {
+  hostDirs.push(dataDir);
+  return track(
+    spawnApp(
+      "host",
+      {
+        ROUTER_URL: nodeUrl,
+        ROUTER_SECRET: "",
+        NODE_ID: "",
+        JOIN_CODE: "",
+        DATA_DIR: dataDir,
+        WORKING_DIR: dataDir,
+        RECONNECT_MAX_DELAY_S: "0.3",
+        LOG_LEVEL: "debug",
+        OPENAI_API_KEY: OPENAI_KEY,
+        OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+        ...env,
+      },
+      args,
+    ),
+  );
+}
+
+const texts = () =>
+  fake
+    .sent()
+    .filter((m) => m.receive_id === CHAT || m.chat_id === CHAT)
+    .map((m) => {
+      const content = m.content as { text?: string; body?: { elements?: Array<{ content?: string }> } };
+      return content.text ?? content.body?.elements?.map((e) => e.content ?? "").join("") ?? "";
+    });
+
+async function say(text: string, expected: RegExp): Promise<string> {
+  const before = texts().length;
+  await fake.pushEvent(messageEvent({ openId: USER, chatId: CHAT, chatType: "p2p", text }));
+  return waitFor(
+    () =>
+      texts()
+        .slice(before)
+        .find((t) => expected.test(t)),
+    { message: `reply to "${text}" matching ${expected}`, timeoutMs: 15_000 },
+  );
+}
+
+describe("pairing a PC, end to end (real router, pair CLI and host processes)", () => {
+  beforeAll(async () => {
+    fake = await startFakeFeishu();
+    routerData = temp();
+    router = track(
+      spawnApp("router", {
+        ROUTER_SECRET: "",
+        ROUTER_HOST: "127.0.0.1",
+        ROUTER_PORT: "0",
+        DATA_DIR: routerData,
+        LOG_LEVEL: "debug",
+        FEISHU_APP_ID: fake.appId,
+        FEISHU_APP_SECRET: fake.appSecret,
+        FEISHU_DOMAIN: fake.url,
+        ALLOWED_USERS: USER,
+        ADMIN_TOKEN,
+        PROGRESS_INTERVAL_S: "0",
+      }),
+    );
+    const [, url] = await router.waitForStderr(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
+    nodeUrl = `${(url ?? "").replace("http", "ws")}/ws/node`;
+    await router.waitForStderr(/chat started/);
+  });
+
+  afterAll(async () => {
+    for (const fn of cleanups.splice(0).reverse()) fn();
+    await fake?.close();
+  });
+
+  it("`pnpm router pair` beside the running router prints the code alone on its last line; `pnpm host --join` pairs", async () => {
+    const pair = track(
+      spawnApp("router", { DATA_DIR: routerData, ALLOWED_USERS: USER, LOG_LEVEL: "warn" }, [
+        "pair",
+        "home-pc",
+      ]),
+    );
+    expect((await pair.exited).code).toBe(0);
+    const code = pair.stdout().trim().split("\n").at(-1) ?? "";
+    expect(code).toMatch(/^home-pc:[0-9A-Z]{4}(-[0-9A-Z]{4}){3}$/);
+    expect(pair.stdout()).toContain(`pnpm host --join ${code}`);
+    joinCodes.push(code);
+
+    const homeData = temp();
+    const home = host(homeData, {}, ["--join", code]);
+    await router.waitForStderr(/"nodeId":"home-pc".*"msg":"node paired"/);
+    await home.waitForStderr(/paired with the router/);
+    expect(await say("/nodes", /home-pc/)).toMatch(/→ home-pc\s+\[ACTIVE\]/);
+    expect(await say("/shell echo paired-and-working", /paired-and-working/)).toContain("paired-and-working");
+
+    const identity = join(homeData, "host", "identity.json");
+    expect(statSync(identity).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(identity, "utf8"))).toMatchObject({ node_id: "home-pc" });
+
+    // Restarted without the code (and without NODE_ID), it is still home-pc, by its key alone.
+    home.kill("SIGTERM");
+    await home.exited;
+    const again = host(homeData);
+    await again.waitForStderr(/registered with router/);
+    expect(await say("/shell echo back-again", /back-again/)).toContain("back-again");
+
+    // The code is spent: another PC presenting it is told so and stops (exit 2).
+    const thief = host(temp(), { JOIN_CODE: code });
+    expect((await thief.exited).code).toBe(2);
+    expect(thief.stderr()).toContain("the router refused the join code");
+  });
+
+  it("a second PC paired from chat with /pair joins under its own key", async () => {
+    const reply = await say("/pair work-srv", /Join code for work-srv/);
+    const code = reply.split("\n").find((line) => line.startsWith("work-srv:")) ?? "";
+    joinCodes.push(code);
+    const work = host(temp(), { JOIN_CODE: code });
+    await work.waitForStderr(/paired with the router/);
+    expect(await say("/nodes", /work-srv/)).toMatch(/work-srv/);
+    expect(await say("@work-srv /shell echo from-work", /from-work/)).toContain("from-work");
+  });
+
+  it("no log line of any process holds a secret it was given or made (Feishu 5xx included)", async () => {
+    fake.failNext(/\/open-apis\/im\/v1\/messages$/, { status: 500, times: 6 });
+    await fake.pushEvent(
+      messageEvent({ openId: USER, chatId: CHAT, chatType: "p2p", text: "/shell echo x" }),
+    );
+    await router.waitForStderr(/Feishu send failed/, 20_000);
+    const privateKeys = readPrivateKeys();
+    expect(privateKeys.length).toBeGreaterThanOrEqual(2);
+    const secrets = [
+      fake.appSecret,
+      ...fake.issuedTokens(),
+      ADMIN_TOKEN,
+      OPENAI_KEY,
+      ...joinCodes.map((code) => code.split(":")[1] ?? ""),
+      ...privateKeys,
+    ];
+    expect(fake.issuedTokens().length).toBeGreaterThan(0);
+    const all = logs.map((p) => p.stderr()).join("\n"); // stdout is output (the pair CLI prints its code there)
+    expect(all.length).toBeGreaterThan(10_000); // debug logs of several processes: there was plenty to leak into
+    for (const secret of secrets) expect(all.includes(secret), `leaked: ${secret.slice(0, 12)}…`).toBe(false);
+  });
+
+  it("Feishu unreachable at start: the app secret is in no log line", async () => {
+    const down = track(
+      spawnApp("router", {
+        ROUTER_HOST: "127.0.0.1",
+        ROUTER_PORT: "0",
+        DATA_DIR: temp(),
+        LOG_LEVEL: "debug",
+        FEISHU_APP_ID: "cli_unreachable",
+        FEISHU_APP_SECRET: "unreachable-app-secret-0123456789",
+        FEISHU_DOMAIN: "http://127.0.0.1:9",
+        ALLOWED_USERS: USER,
+      }),
+    );
+    await down.waitForStderr(/"level":50/, 20_000);
+    expect(down.stderr()).not.toContain("unreachable-app-secret-0123456789");
+  });
+});
+
+/** The base64 body of every node private key the hosts saved. */
+function readPrivateKeys(): string[] {
+  return hostDirs.flatMap((dir) => {
+    try {
+      const file = JSON.parse(readFileSync(join(dir, "host", "identity.json"), "utf8")) as {
+        private_key: string;
+      };
+      return [
+        file.private_key
+          .split("\n")
+          .filter((line) => !line.startsWith("-----"))
+          .join(""),
+      ];
+    } catch {
+      return []; // a host that never paired (the thief)
+    }
+  });
+}
