@@ -10,14 +10,19 @@ import { WebSocket } from "./ws.ts";
 
 const BACKOFF = { baseMs: 500, maxMs: 30_000 };
 const fixture = JSON.parse(
-  readFileSync(new URL("../packages/protocol/fixtures/v1/register.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../packages/protocol/fixtures/v2/register.json", import.meta.url), "utf8"),
 ) as Record<string, unknown>;
 
-/** The protocol's sample registration, as node `nodeId` serving one user of its own. */
+/**
+ * The protocol's sample registration, as node `nodeId` serving one user of its own. Simulated
+ * hosts are admitted by the bench router's shared secret (it listens on loopback), so the sample's
+ * key proof is left out.
+ */
 export function registrationFor(nodeId: string): string {
+  const { auth: _keyProof, ...shape } = fixture;
   return encodeFrame(
     RegisterFrame.parse({
-      ...fixture,
+      ...shape,
       node_id: nodeId,
       display_name: nodeId,
       serves_users: [`user-${nodeId}`],

@@ -1,5 +1,10 @@
-import { startFakeRouter, waitFor } from "@phonework/testkit";
+import { createPublicKey, verify } from "node:crypto";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { nodeAuthPayload } from "@phonework/protocol";
+import { makeTempDir, startFakeRouter, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
+import { loadIdentity, newIdentity } from "../src/identity/node-identity.ts";
 import { onCleanup, startHost } from "./support.ts";
 
 // The host's link against a fake router over real sockets.
@@ -205,5 +210,59 @@ describe("router link", () => {
     router.latest().send({ type: "push_ack", delivery_id: a.delivery_id, ok: true });
     router.latest().send({ type: "push_ack", delivery_id: b.delivery_id, ok: true });
     await waitFor(() => h.outbox.pending() === 0);
+  });
+
+  it("a push the router answers RATE_LIMITED stays in the outbox and is sent again after retry_after_s", async () => {
+    const router = await fakeRouter();
+    const h = host(router.url);
+    await h.ready();
+    h.push({ type: "notify", user_id: "u1", text: "later, please" });
+    const first = await router.latest().inbox.next(["notify"]);
+    const refusedAt = Date.now();
+    router.latest().send({
+      type: "error",
+      code: "RATE_LIMITED",
+      delivery_id: first.delivery_id,
+      retry_after_s: 1,
+      message: "too many pushes",
+    });
+    const again = await router.latest().inbox.next(["notify"], () => true, 5000);
+    expect(Date.now() - refusedAt).toBeGreaterThanOrEqual(900);
+    expect(again).toMatchObject({ delivery_id: first.delivery_id, text: "later, please" });
+    expect(h.outbox.pending()).toBe(1);
+    router.latest().send({ type: "push_ack", delivery_id: first.delivery_id, ok: true });
+    await waitFor(() => h.outbox.pending() === 0);
+  });
+
+  it("signs the router's challenge with its key, and presents a join code only until it is accepted", async () => {
+    const router = await fakeRouter({ secret: undefined });
+    const dir = makeTempDir();
+    onCleanup(dir.remove);
+    const dataDir = dir.path;
+    const identity = newIdentity(dataDir, "laptop", "laptop:AAAA-BBBB-CCCC-DDDD");
+    const h = host(router.url, { ROUTER_SECRET: undefined, DATA_DIR: dataDir }, { identity });
+    await h.ready();
+    const [first] = router.registrations as Array<{ auth: Record<string, string>; node_id: string }>;
+    expect(first?.auth.join_code).toBe("laptop:AAAA-BBBB-CCCC-DDDD");
+    const key = createPublicKey({
+      key: Buffer.from(identity.publicKey, "base64"),
+      format: "der",
+      type: "spki",
+    });
+    const payload = nodeAuthPayload(router.nonces[0] ?? "", "laptop", identity.publicKey);
+    expect(verify(null, Buffer.from(payload), key, Buffer.from(first?.auth.signature ?? "", "base64"))).toBe(
+      true,
+    );
+    // Accepted: the key is saved (owner-only) and the code is never sent again.
+    expect(statSync(join(dataDir, "host", "identity.json")).mode & 0o777).toBe(0o600);
+    expect(loadIdentity(dataDir)?.publicKey).toBe(identity.publicKey);
+    router.dropAll();
+    await router.waitForRegistrations(2);
+    const second = router.registrations[1] as { auth: Record<string, string> };
+    expect(second.auth.join_code).toBeUndefined();
+    const payload2 = nodeAuthPayload(router.nonces[1] ?? "", "laptop", identity.publicKey);
+    expect(verify(null, Buffer.from(payload2), key, Buffer.from(second.auth.signature ?? "", "base64"))).toBe(
+      true,
+    );
   });
 });

@@ -53,4 +53,17 @@ describe("docker-compose.yml and Dockerfiles", () => {
   it("the host reaches the router by its service name on the node endpoint", () => {
     expect(compose.services.host?.environment.ROUTER_URL).toBe("ws://router:8000/ws/node");
   });
+
+  it("shows the pairing flow: no shared secret anywhere, the host joins with a code", () => {
+    for (const service of Object.values(compose.services))
+      expect(Object.keys(service.environment)).not.toContain("ROUTER_SECRET");
+    expect(compose.services.host?.environment.JOIN_CODE).toMatch(/^\$\{JOIN_CODE:-\}$/);
+    expect(compose.services.host?.environment.ALLOW_INSECURE_TRANSPORT).toBe("1");
+    const text = readFileSync(join(repoRoot, "docker-compose.yml"), "utf8");
+    // The pairing command in the comment runs the router's own entry point inside its container.
+    expect(text).toContain("docker compose exec router node --import tsx src/main.ts pair docker-host");
+    expect(readFileSync(join(repoRoot, "apps/router/Dockerfile"), "utf8")).toMatch(
+      /WORKDIR \/app\/apps\/router\nCMD \["node", "--import", "tsx", "src\/main.ts"\]/,
+    );
+  });
 });

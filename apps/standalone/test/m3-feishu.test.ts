@@ -2,9 +2,10 @@ import {
   connectFakeNode,
   type FakeFeishu,
   type FakeOpenAI,
+  type FeishuConversation,
+  feishuConversation,
   fetchHealth,
   makeTempDir,
-  messageEvent,
   type SpawnedProcess,
   spawnApp,
   spawnHostApp,
@@ -37,32 +38,16 @@ function startHost(nodeId: string, secret = SECRET): SpawnedProcess {
   return host;
 }
 
-const texts = () =>
-  fake
-    .sent()
-    .filter((m) => m.receive_id === CHAT || m.chat_id === CHAT)
-    .map((m) => {
-      const content = m.content as { text?: string; body?: { elements?: Array<{ content?: string }> } };
-      return content.text ?? content.body?.elements?.map((e) => e.content ?? "").join("") ?? "";
-    });
-
-async function say(text: string, expected: RegExp): Promise<string> {
-  const before = texts().length;
-  await fake.pushEvent(messageEvent({ openId: USER, chatId: CHAT, chatType: "p2p", text }));
-  return waitFor(
-    () =>
-      texts()
-        .slice(before)
-        .find((t) => expected.test(t)),
-    { message: `reply to "${text}" matching ${expected}` },
-  );
-}
+let chat: FeishuConversation;
+const texts = () => chat.texts();
+const say = (text: string, expected: RegExp) => chat.say(text, expected);
 
 describe("seed M3 checklist over Feishu (pnpm router + pnpm host processes)", () => {
   let workServer: SpawnedProcess;
 
   beforeAll(async () => {
     fake = await startFakeFeishu();
+    chat = feishuConversation(fake, USER, CHAT);
     routingLlm = await startFakeOpenAI();
     routingLlm.fallback = () => ({ text: "no idea" });
     const dir = makeTempDir();

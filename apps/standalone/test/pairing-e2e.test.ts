@@ -2,12 +2,13 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
   type FakeFeishu,
+  type FeishuConversation,
+  feishuConversation,
   makeTempDir,
   messageEvent,
   type SpawnedProcess,
   spawnApp,
   startFakeFeishu,
-  waitFor,
 } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -64,30 +65,13 @@ function host(dataDir: string, env: Record<string, string> = {}, args: string[] 
   );
 }
 
-const texts = () =>
-  fake
-    .sent()
-    .filter((m) => m.receive_id === CHAT || m.chat_id === CHAT)
-    .map((m) => {
-      const content = m.content as { text?: string; body?: { elements?: Array<{ content?: string }> } };
-      return content.text ?? content.body?.elements?.map((e) => e.content ?? "").join("") ?? "";
-    });
-
-async function say(text: string, expected: RegExp): Promise<string> {
-  const before = texts().length;
-  await fake.pushEvent(messageEvent({ openId: USER, chatId: CHAT, chatType: "p2p", text }));
-  return waitFor(
-    () =>
-      texts()
-        .slice(before)
-        .find((t) => expected.test(t)),
-    { message: `reply to "${text}" matching ${expected}`, timeoutMs: 15_000 },
-  );
-}
+let chat: FeishuConversation;
+const say = (text: string, expected: RegExp) => chat.say(text, expected);
 
 describe("pairing a PC, end to end (real router, pair CLI and host processes)", () => {
   beforeAll(async () => {
     fake = await startFakeFeishu();
+    chat = feishuConversation(fake, USER, CHAT);
     routerData = temp();
     router = track(
       spawnApp("router", {
@@ -181,6 +165,18 @@ describe("pairing a PC, end to end (real router, pair CLI and host processes)", 
     const all = logs.map((p) => p.stderr()).join("\n"); // stdout is output (the pair CLI prints its code there)
     expect(all.length).toBeGreaterThan(10_000); // debug logs of several processes: there was plenty to leak into
     for (const secret of secrets) expect(all.includes(secret), `leaked: ${secret.slice(0, 12)}…`).toBe(false);
+  });
+
+  it("a host that would talk in plaintext to another machine, or is not paired, stops at once (exit 2) saying why", async () => {
+    const plaintext = host(temp(), {
+      ROUTER_URL: "ws://10.0.0.5:8000/ws/node",
+      JOIN_CODE: "x:AAAA-AAAA-AAAA-AAAA",
+    });
+    expect((await plaintext.exited).code).toBe(2);
+    expect(plaintext.stderr()).toContain("ROUTER_URL: is ws:// (plaintext) to a router on another machine");
+    const unpaired = host(temp());
+    expect((await unpaired.exited).code).toBe(2);
+    expect(unpaired.stderr()).toContain("this host is not paired with a router");
   });
 
   it("Feishu unreachable at start: the app secret is in no log line", async () => {

@@ -43,10 +43,12 @@ export function resolveIdentity(config: IdentityConfig): IdentityChoice {
       throw mismatch(saved.nodeId, "this DATA_DIR is paired as node");
     return { nodeId: saved.nodeId, identity: saved };
   }
+  // A configuration problem (exit 2): the key that is missing is JOIN_CODE.
   if (!config.ROUTER_SECRET)
-    throw new StartupError(
-      "this host is not paired with a router: ask an admin for a join code (/pair <name> in chat, or " +
-        "`pnpm router pair <name>` on the router), then start it once with `pnpm host --join <code>`",
+    throw new ConfigError(
+      "this host is not paired with a router (no JOIN_CODE, no saved key): ask an admin for a join code " +
+        "(/pair <name> in chat, or `pnpm router pair <name>` on the router), then start it once with " +
+        "`pnpm host --join <code>`",
     );
   return { nodeId: config.NODE_ID, identity: undefined };
 }

@@ -1,3 +1,4 @@
+export { type FeishuConversation, feishuConversation } from "./conversation.ts";
 export type { MessageEventInput, PostElement } from "./events.ts";
 export { DEFAULT_VERIFICATION_TOKEN, FAKE_TENANT_KEY, messageEvent, urlVerificationEvent } from "./events.ts";
 export {
