@@ -20,6 +20,7 @@ export interface PushLimits {
 }
 
 export class PushGuard {
+  /** One per node that pushed: paired nodes, and local ones admitted by the shared secret. */
   private readonly buckets = new Map<string, TokenBucket>();
 
   constructor(
@@ -35,11 +36,6 @@ export class PushGuard {
     const bucket = this.bucketOf(nodeId);
     if (!bucket.tryTake()) return { ok: false, kind: "rate_limited", retryAfterS: Math.ceil(bucket.waitS()) };
     return { ok: true, frame: this.capped(frame) };
-  }
-
-  /** A node that is gone needs no bucket (bounded by the number of nodes anyway). */
-  forget(nodeId: string): void {
-    this.buckets.delete(nodeId);
   }
 
   private bucketOf(nodeId: string): TokenBucket {

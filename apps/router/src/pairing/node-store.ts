@@ -116,15 +116,6 @@ export class NodeStore {
     })();
   }
 
-  /** True while an unused, unexpired code for `nodeId` exists. */
-  hasPendingCode(nodeId: string, now: number): boolean {
-    return (
-      this.db
-        .prepare("SELECT 1 FROM join_codes WHERE node_id = ? AND used_at IS NULL AND expires_at > ?")
-        .get(nodeId, now) !== undefined
-    );
-  }
-
   /** Drops codes past their expiry (they can never be used; no reason to keep even their hashes). */
   pruneJoinCodes(now: number): void {
     this.db.prepare("DELETE FROM join_codes WHERE expires_at <= ? OR used_at IS NOT NULL").run(now);
