@@ -21,6 +21,7 @@ import { Scheduler } from "./schedule/scheduler.ts";
 import { createAgentFactory } from "./sessions/agent-factory.ts";
 import { ApprovalBroker } from "./sessions/approval-broker.ts";
 import type { CodingAgent } from "./sessions/coding-agent.ts";
+import { findExecutable } from "./sessions/find-executable.ts";
 import { SessionManager } from "./sessions/session-manager.ts";
 import { type AgentName, SessionStore } from "./sessions/session-store.ts";
 import { openHostDatabase } from "./state-db.ts";
@@ -125,7 +126,19 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     });
 
   const approvals = new ApprovalBroker(config.APPROVAL_TIMEOUT_S * 1000, notify);
-  const agentFactory = deps.agents ?? createAgentFactory(config, { env: deps.env ?? process.env, logger });
+  // The real CLIs must be installed; agents handed in (tests, embedding) are there by definition.
+  const agentEnv = deps.env ?? process.env;
+  const missingAgent = (name: AgentName): string | undefined => {
+    if (deps.agents) return undefined;
+    const [bin, key, pkg] =
+      name === "claude"
+        ? [config.CLAUDE_BIN, "CLAUDE_BIN", "@anthropic-ai/claude-code"]
+        : [config.CODEX_BIN, "CODEX_BIN", "@openai/codex"];
+    return findExecutable(bin, agentEnv.PATH)
+      ? undefined
+      : `\`${bin}\` not found on this host: install it (npm i -g ${pkg}) or set ${key}`;
+  };
+  const agentFactory = deps.agents ?? createAgentFactory(config, { env: agentEnv, logger });
   const agents = new Map<AgentName, CodingAgent>();
   const sessions = new SessionManager({
     store: SessionStore.open(join(stateDir, "sessions.json")),
@@ -144,6 +157,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     clock,
     logger,
     onChange: () => sendSessions(),
+    missingAgent,
   });
 
   const web = config.METASO_API_KEY
@@ -182,12 +196,13 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     ...(web ? [createWebTool(web)] : []),
   ];
   const model = deps.model ?? buildModel(config);
-  const capabilities = [
+  // Worked out at each registration: a CLI installed while the host runs shows up on reconnect.
+  const capabilities = () => [
     "shell",
     "file_ops",
     "background",
-    "claude_code",
-    "codex",
+    ...(missingAgent("claude") ? [] : ["claude_code"]),
+    ...(missingAgent("codex") ? [] : ["codex"]),
     ...(web ? ["web"] : []),
     ...(model ? ["assistant"] : []),
   ];
@@ -246,7 +261,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       display_name: config.DISPLAY_NAME ?? config.NODE_ID,
       serves_users: config.SERVES_USERS,
       working_dir: config.WORKING_DIR,
-      capabilities,
+      capabilities: capabilities(),
       protocol_versions: [CURRENT_PROTOCOL_VERSION],
       sessions: sessions.summaries(),
       commands: [

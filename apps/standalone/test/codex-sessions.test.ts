@@ -56,7 +56,19 @@ afterEach(async () => {
   await harness?.stop();
   harness = undefined;
   await model.close();
-  dir.remove();
+  // Codex's own helpers can still be flushing into CODEX_HOME for a moment after the app-server
+  // is gone; removal is retried until they are done instead of failing on ENOTEMPTY.
+  await waitFor(
+    () => {
+      try {
+        dir.remove();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { timeoutMs: 10_000, message: "the temp dir to be removable" },
+  );
 });
 
 describe("Codex sessions (real codex app-server, fake model)", () => {

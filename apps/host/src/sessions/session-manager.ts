@@ -24,6 +24,8 @@ export interface SessionManagerOptions {
   logger: Logger;
   /** Called whenever the sessions or their busy state change (to tell the router). */
   onChange: () => void;
+  /** Why an agent cannot run here (its CLI is not installed), or undefined when it can. */
+  missingAgent?: (name: AgentName) => string | undefined;
 }
 
 export interface SendContext extends TaskOwner {
@@ -51,6 +53,8 @@ export class SessionManager {
   }
 
   create(owner: TaskOwner, project: string, agent: AgentName): SessionRecord {
+    const missing = this.options.missingAgent?.(agent);
+    if (missing) throw new ToolError(missing);
     const cwd = this.projectDir(project);
     const now = this.options.clock.now();
     const session = this.options.store.create({
