@@ -1,7 +1,16 @@
 import { statSync } from "node:fs";
 import { homedir, hostname } from "node:os";
-import { join, resolve } from "node:path";
-import { isLoopbackHost, logLevel, openAiFields, positiveInt, seconds, stringList } from "@phonework/runtime";
+import { join } from "node:path";
+import {
+  commandField,
+  isLoopbackHost,
+  logLevel,
+  openAiFields,
+  pathField,
+  positiveInt,
+  seconds,
+  stringList,
+} from "@phonework/runtime";
 import { z } from "zod";
 import { isTimeZone } from "./schedule/when.ts";
 
@@ -35,7 +44,7 @@ export const HostConfigFields = z.object({
     .default("0")
     .transform((value) => value === "1" || value === "true"),
   /** CA certificate (PEM) that signed a self-signed router's certificate. */
-  ROUTER_CA_FILE: z.string().min(1).optional(),
+  ROUTER_CA_FILE: pathField().optional(),
   /** Or pin the router's certificate by its SHA-256 fingerprint (hex, colons optional). */
   ROUTER_CERT_SHA256: z
     .string()
@@ -49,12 +58,11 @@ export const HostConfigFields = z.object({
   DISPLAY_NAME: z.string().min(1).optional(),
   /** Users this host serves; empty serves every user the router lets in. */
   SERVES_USERS: stringList(),
-  WORKING_DIR: z
-    .string()
-    .default(() => process.cwd())
-    .transform((path) => resolve(path))
-    .refine(isDirectory, "must be an existing directory"),
-  DATA_DIR: z.string().min(1).default(join(homedir(), ".phonework")),
+  WORKING_DIR: pathField()
+    // The expanded, absolute path: what was checked, which may differ from what was typed.
+    .refine(isDirectory, { error: (issue) => `${issue.input} is not an existing directory` })
+    .default(() => process.cwd()),
+  DATA_DIR: pathField().default(() => join(homedir(), ".phonework")),
   RECONNECT_MAX_DELAY_S: seconds(30),
   MAX_PAYLOAD_BYTES: positiveInt(16 * 1024 * 1024),
   LOG_LEVEL: logLevel(),
@@ -77,7 +85,7 @@ export const HostConfigFields = z.object({
 
   // Coding sessions.
   DEFAULT_AGENT: z.enum(["claude", "codex"], { error: "must be claude or codex" }).default("claude"),
-  CLAUDE_BIN: z.string().min(1).default("claude"),
+  CLAUDE_BIN: commandField("claude"),
   /** Claude Code's --permission-mode for headless turns; see the README for the trade-off. */
   CLAUDE_PERMISSION_MODE: z
     .enum(["default", "acceptEdits", "bypassPermissions", "plan"], {
@@ -95,7 +103,7 @@ export const HostConfigFields = z.object({
     "LS",
     "TodoWrite",
   ]),
-  CODEX_BIN: z.string().min(1).default("codex"),
+  CODEX_BIN: commandField("codex"),
   /** Codex's approval policy: on-request sends approval requests to the chat; never runs without asking. */
   CODEX_APPROVAL_POLICY: z
     .enum(["untrusted", "on-request", "never"], { error: "must be one of untrusted, on-request, never" })

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { ensureWritableDir, runMain, StartupError, startProgram } from "@phonework/runtime";
+import { ensureWritableDir, lockDataDir, runMain, StartupError, startProgram } from "@phonework/runtime";
 import { HostConfigSchema } from "./config.ts";
 import { createHost } from "./create-host.ts";
 import { resolveIdentity } from "./identity/resolve-identity.ts";
@@ -11,6 +11,7 @@ runMain(async () => {
     flags: { "--join": "JOIN_CODE" },
   });
   ensureWritableDir(loaded.DATA_DIR);
+  lockDataDir(loaded.DATA_DIR, "phonework-host"); // released at exit
   const { nodeId, identity } = resolveIdentity(loaded);
   const config = { ...loaded, NODE_ID: nodeId };
   const joining = identity?.joinCode !== undefined;

@@ -1,3 +1,5 @@
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 import { ConfigError, loadConfig } from "@phonework/runtime";
 import { describe, expect, it } from "vitest";
 import { defaultNodeId, HostConfigSchema } from "../src/config.ts";
@@ -57,8 +59,49 @@ describe("host config", () => {
     );
     expect(() => load({ ROUTER_SECRET: "s", NODE_ID: "bad id!" })).toThrow(/NODE_ID: may only contain/);
     expect(() => load({ ROUTER_SECRET: "s", WORKING_DIR: "/definitely/not/here" })).toThrow(
-      /WORKING_DIR: must be an existing directory/,
+      /WORKING_DIR: \/definitely\/not\/here is not an existing directory/,
     );
     expect(() => load({ NODE_ID: "", WORKING_DIR: "/nope" })).toThrow(ConfigError);
+  });
+
+  // Only strings are compared: nothing is created in (or read from) the real home directory,
+  // except WORKING_DIR=~, which is the home directory itself.
+  describe("~ and $HOME in path keys", () => {
+    const home = homedir();
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the braced form, as written in a YAML file
+    const braced = "${HOME}";
+
+    it("expands them from YAML and from the environment, to absolute paths under the home directory", () => {
+      expect(load({}, "DATA_DIR: ~/pwdata\nROUTER_CA_FILE: $HOME/certs/ca.pem\n")).toMatchObject({
+        DATA_DIR: join(home, "pwdata"),
+        ROUTER_CA_FILE: join(home, "certs", "ca.pem"),
+      });
+      expect(load({ DATA_DIR: "$HOME/pwdata" }).DATA_DIR).toBe(join(home, "pwdata"));
+      expect(load({ DATA_DIR: `${braced}/x` }).DATA_DIR).toBe(join(home, "x"));
+      expect(load({}, `DATA_DIR: ${braced}/x\n`).DATA_DIR).toBe(join(home, "x"));
+      expect(load({ WORKING_DIR: "~" }).WORKING_DIR).toBe(home);
+    });
+
+    it("leaves other paths as written, made absolute", () => {
+      expect(load({ DATA_DIR: "/srv/phonework" }).DATA_DIR).toBe("/srv/phonework");
+      expect(load({ DATA_DIR: "pwdata" }).DATA_DIR).toBe(resolve("pwdata"));
+      // `~user` is another user's home: that needs a password-database lookup, which is not done,
+      // so it stays a relative name (as it would in a shell that could not find the user).
+      expect(load({ DATA_DIR: "~user/x" }).DATA_DIR).toBe(resolve("~user/x"));
+    });
+
+    it("a coding CLI: a bare name stays a PATH lookup; ~/… is expanded", () => {
+      expect(load({}).CLAUDE_BIN).toBe("claude");
+      expect(load({ CLAUDE_BIN: "~/.local/bin/claude", CODEX_BIN: "codex" })).toMatchObject({
+        CLAUDE_BIN: join(home, ".local", "bin", "claude"),
+        CODEX_BIN: "codex",
+      });
+    });
+
+    it("the WORKING_DIR error shows the expanded path it checked", () => {
+      expect(() => load({ WORKING_DIR: "~/projcts-that-do-not-exist" })).toThrow(
+        `WORKING_DIR: ${join(home, "projcts-that-do-not-exist")} is not an existing directory`,
+      );
+    });
   });
 });

@@ -1,6 +1,14 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { logLevel, openAiFields, port, positiveInt, seconds, stringList } from "@phonework/runtime";
+import {
+  logLevel,
+  openAiFields,
+  pathField,
+  port,
+  positiveInt,
+  seconds,
+  stringList,
+} from "@phonework/runtime";
 import { z } from "zod";
 
 /** A secret left empty ("" in .env or YAML, or nothing after the colon) is unset, not an error. */
@@ -16,7 +24,7 @@ export const RouterConfigFields = z.object({
   ROUTER_SECRET: z.string().min(1).optional(),
   ROUTER_HOST: z.string().min(1).default("0.0.0.0"),
   ROUTER_PORT: port(8000),
-  DATA_DIR: z.string().min(1).default(join(homedir(), ".phonework")),
+  DATA_DIR: pathField().default(() => join(homedir(), ".phonework")),
   HEARTBEAT_INTERVAL_S: seconds(30),
   HEARTBEAT_TIMEOUT_S: seconds(10),
   /** How long a forwarded message may take before the user is told it timed out. */
@@ -50,10 +58,18 @@ export const RouterConfigFields = z.object({
   /** Messages waiting to be sent to one chat; past it, more are refused. */
   MAX_CHAT_QUEUE: positiveInt(200),
   /** Serve HTTPS/WSS with this certificate and key (PEM files); both or neither. */
-  TLS_CERT_FILE: z.string().min(1).optional(),
-  TLS_KEY_FILE: z.string().min(1).optional(),
+  TLS_CERT_FILE: pathField().optional(),
+  TLS_KEY_FILE: pathField().optional(),
 
-  // Feishu (Lark). With no FEISHU_APP_ID the router chats on its terminal.
+  // Which chat the router serves.
+  /**
+   * auto: Feishu when FEISHU_APP_ID is set, else the terminal when stdin is one, else none.
+   * terminal: chat on stdin even when it is a pipe; end of input then stops the router (exit 0).
+   * none: no chat (headless): hosts still connect; a service never stops at end of input.
+   */
+  CHAT: z.enum(["auto", "terminal", "none"], { error: "must be auto, terminal or none" }).default("auto"),
+
+  // Feishu (Lark), the chat when CHAT=auto and FEISHU_APP_ID is set.
   FEISHU_APP_ID: z.string().min(1).optional(),
   FEISHU_APP_SECRET: z.string().min(1).optional(),
   /** "feishu", "lark", or a base URL (a proxy). */

@@ -1,13 +1,24 @@
 import { join } from "node:path";
-import { ensureWritableDir, runMain, startProgram, systemClock } from "@phonework/runtime";
+import {
+  ensureWritableDir,
+  loadConfig,
+  lockDataDir,
+  runMain,
+  startProgram,
+  systemClock,
+} from "@phonework/runtime";
 import { selectChatAdapters } from "./chat/select-adapters.ts";
 import { createTerminalAdapter } from "./chat/terminal-adapter.ts";
 import { RouterConfigSchema } from "./config.ts";
 import { createRouter, type Router } from "./create-router.ts";
+import { listenFailure } from "./listen-failure.ts";
 import { runPairCommand } from "./pair-cli.ts";
+import { reloadLogLevel } from "./reload-log-level.ts";
 import { openRouterDatabase, routerDatabasePath } from "./state/router-db.ts";
 
-// `pnpm router`: the public router. With no chat platform configured it chats on the terminal.
+// `pnpm router`: the public router, chatting where CHAT says (see selectChatAdapters); headless,
+// it runs until SIGTERM or SIGINT. Exit 0 only for a requested stop (a signal, or the end of input
+// of the terminal chat); every failure exits non-zero. SIGHUP reloads LOG_LEVEL.
 // `pnpm router pair <name>`: prints a join code for a new host and exits.
 runMain(async () => {
   const { config, logger, secrets } = startProgram(RouterConfigSchema, "phonework-router");
@@ -17,13 +28,23 @@ runMain(async () => {
     runPairCommand(config, args, process.stdout);
     return;
   }
+  lockDataDir(config.DATA_DIR, "phonework-router"); // released at exit; `pair` above runs beside a live router
 
   let router: Router | undefined;
+  let stopping = false;
+  // A signal and the end of input can both ask; the router is closed once.
   const shutdown = async (reason: string, waitForReplies = false) => {
+    if (stopping) return;
+    stopping = true;
     logger.info({ reason }, "stopping router");
-    // Piped input: every line gets its answer, however long it takes. A signal: a bounded drain.
-    if (waitForReplies) await router?.dispatcher.drain();
-    await router?.close();
+    try {
+      // Piped input: every line gets its answer, however long it takes. A signal: a bounded drain.
+      if (waitForReplies) await router?.dispatcher.drain();
+      await router?.close();
+    } catch (error) {
+      logger.error({ err: error }, "router did not close cleanly");
+      process.exit(1);
+    }
     process.exit(0);
   };
   // One router.db for the router and its chat adapters; the router closes it.
@@ -32,6 +53,7 @@ runMain(async () => {
     logger,
     clock: systemClock,
     db,
+    stdinIsTerminal: process.stdin.isTTY === true,
     terminal: () =>
       createTerminalAdapter({
         input: process.stdin,
@@ -43,7 +65,14 @@ runMain(async () => {
   router = createRouter(config, { logger, chat, secrets, db });
   process.once("SIGINT", () => void shutdown("SIGINT"));
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
-  await router.start();
+  // Same sources as at start: the --config file (or PHONEWORK_CONFIG) and this environment.
+  const reload = () =>
+    loadConfig(RouterConfigSchema, { argv: process.argv.slice(2), env: process.env }).config;
+  process.on("SIGHUP", () => reloadLogLevel(reload, logger));
+  await router.listen().catch((error: unknown) => {
+    throw listenFailure(error, config.ROUTER_HOST, config.ROUTER_PORT);
+  });
+  await router.startChat();
 });
 
 /** `--config file` is the config loader's; everything else is the command line. */

@@ -34,6 +34,7 @@ export async function startFeishuRouter(
     logger,
     clock: options.clock ?? { now: () => Date.now() },
     db,
+    stdinIsTerminal: false,
     terminal: () => createTerminalAdapter({ input: process.stdin, output: process.stdout, filesDir: "/tmp" }),
   });
   const router = createRouter(config, { logger, chat, db });

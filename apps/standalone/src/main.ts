@@ -1,4 +1,4 @@
-import { ensureWritableDir, runMain, startProgram } from "@phonework/runtime";
+import { ensureWritableDir, lockDataDir, runMain, startProgram } from "@phonework/runtime";
 import { StandaloneConfigSchema } from "./config.ts";
 import { startStandalone } from "./standalone.ts";
 
@@ -6,6 +6,7 @@ import { startStandalone } from "./standalone.ts";
 runMain(async () => {
   const { config, logger } = startProgram(StandaloneConfigSchema, "phonework");
   ensureWritableDir(config.DATA_DIR);
+  lockDataDir(config.DATA_DIR, "phonework-standalone"); // released at exit
 
   const app = await startStandalone(config, { logger, input: process.stdin, output: process.stdout });
   logger.info({ nodeUrl: app.router.nodeUrl, nodeId: config.NODE_ID }, "standalone ready");

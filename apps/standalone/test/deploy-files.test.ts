@@ -50,6 +50,13 @@ describe("docker-compose.yml and Dockerfiles", () => {
     });
   }
 
+  it("the router runs as a service: no stdin or terminal kept open for it", () => {
+    const router = compose.services.router as ComposeService & Record<string, unknown>;
+    expect(router).not.toHaveProperty("stdin_open");
+    expect(router).not.toHaveProperty("tty");
+    expect(router.environment.CHAT).toMatch(/^\$\{CHAT:-auto\}$/);
+  });
+
   it("the host reaches the router by its service name on the node endpoint", () => {
     expect(compose.services.host?.environment.ROUTER_URL).toBe("ws://router:8000/ws/node");
   });

@@ -1,7 +1,7 @@
 import {
+  CleanupScope,
   connectFakeNode,
   type FakeOpenAI,
-  makeTempDir,
   type SpawnedProcess,
   spawnApp,
   spawnHostApp,
@@ -17,23 +17,10 @@ import { afterEach, describe, expect, it } from "vitest";
 // exactly once, or told clearly that it failed — none lost, none doubled.
 
 const SECRET = "fault-secret";
-const cleanups: Array<() => void | Promise<void>> = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
-});
-
-function tempDir(): string {
-  const dir = makeTempDir();
-  cleanups.push(dir.remove);
-  return dir.path;
-}
-
-function track(child: SpawnedProcess): SpawnedProcess {
-  cleanups.push(() => {
-    child.kill("SIGKILL");
-  });
-  return child;
-}
+const scope = new CleanupScope();
+afterEach(() => scope.run());
+const tempDir = () => scope.tempDir();
+const track = (child: SpawnedProcess) => scope.track(child);
 
 async function startRouter(dataDir: string, port = "0", extra: Record<string, string> = {}) {
   const router = track(
@@ -42,6 +29,8 @@ async function startRouter(dataDir: string, port = "0", extra: Record<string, st
       ROUTER_HOST: "127.0.0.1",
       ROUTER_PORT: port,
       DATA_DIR: dataDir,
+      // Chat on the piped stdin (CHAT=auto would run headless: stdin is not a terminal here).
+      CHAT: "terminal",
       LOG_LEVEL: "info",
       PROGRESS_INTERVAL_S: "0",
       ...extra,
@@ -64,13 +53,13 @@ function startHost(routerUrl: string, dataDir: string, model: FakeOpenAI): Spawn
     dataDir,
     env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-test" },
   });
-  cleanups.push(cleanup);
+  scope.add(cleanup);
   return host;
 }
 
 async function startModel(): Promise<FakeOpenAI> {
   const model = await startFakeOpenAI({ apiKey: "sk-test" });
-  cleanups.push(() => model.close());
+  scope.add(() => model.close());
   return model;
 }
 
@@ -134,7 +123,7 @@ describe("faults (real router and host processes)", () => {
       HEARTBEAT_TIMEOUT_S: "0.3",
     });
     const proxy: TcpProxy = await startTcpProxy(Number(port));
-    cleanups.push(() => proxy.close());
+    scope.add(() => proxy.close());
     startHost(proxy.wrap(`ws://127.0.0.1:${port}/ws/node`), tempDir(), model);
     await router.waitForStderr(/"msg":"node registered"/);
 

@@ -60,6 +60,8 @@ describe("seed M3 verification checklist", () => {
       ROUTER_PORT: "0",
       DATA_DIR: dir.path,
       LOG_LEVEL: "info",
+      // Chat on the piped stdin (CHAT=auto would run headless: stdin is not a terminal here).
+      CHAT: "terminal",
       ROUTER_LLM_BASE_URL: routingLlm.url,
       ROUTER_LLM_API_KEY: "routing-key",
     });

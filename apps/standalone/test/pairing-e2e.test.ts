@@ -1,10 +1,10 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
+  CleanupScope,
   type FakeFeishu,
   type FeishuConversation,
   feishuConversation,
-  makeTempDir,
   messageEvent,
   type SpawnedProcess,
   spawnApp,
@@ -20,7 +20,7 @@ const USER = "ou_alice";
 const CHAT = "oc_alice";
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
 const OPENAI_KEY = "sk-e2e-host-key-0123456789";
-const cleanups: Array<() => void> = [];
+const scope = new CleanupScope();
 const logs: SpawnedProcess[] = [];
 let fake: FakeFeishu;
 let router: SpawnedProcess;
@@ -30,16 +30,11 @@ const joinCodes: string[] = [];
 /** Every host's DATA_DIR, to read back the private keys the hosts made. */
 const hostDirs: string[] = [];
 
-function temp(): string {
-  const dir = makeTempDir();
-  cleanups.push(dir.remove);
-  return dir.path;
-}
+const temp = () => scope.tempDir();
 
 function track(child: SpawnedProcess): SpawnedProcess {
   logs.push(child);
-  cleanups.push(() => child.kill("SIGKILL"));
-  return child;
+  return scope.track(child);
 }
 
 function host(dataDir: string, env: Record<string, string> = {}, args: string[] = []): SpawnedProcess {
@@ -94,7 +89,7 @@ describe("pairing a PC, end to end (real router, pair CLI and host processes)", 
   });
 
   afterAll(async () => {
-    for (const fn of cleanups.splice(0).reverse()) fn();
+    await scope.run();
     await fake?.close();
   });
 

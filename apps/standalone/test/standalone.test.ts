@@ -1,18 +1,15 @@
-import { makeTempDir, spawnPnpmScript, startFakeOpenAI } from "@phonework/testkit";
+import { CleanupScope, spawnPnpmScript, startFakeOpenAI } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 
 // `pnpm standalone` exactly as a user runs it: a real process with piped stdin.
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const fn of cleanups.splice(0)) fn();
-});
+const scope = new CleanupScope();
+afterEach(() => scope.run());
 
 function run(input: string, env: Record<string, string> = {}) {
-  const dir = makeTempDir();
-  cleanups.push(dir.remove);
-  const child = spawnPnpmScript("standalone", { DATA_DIR: dir.path, NODE_ID: "my-box", ...env });
-  cleanups.push(() => child.kill("SIGKILL"));
+  const child = scope.track(
+    spawnPnpmScript("standalone", { DATA_DIR: scope.tempDir(), NODE_ID: "my-box", ...env }),
+  );
   child.child.stdin?.end(input);
   return child;
 }
@@ -37,7 +34,7 @@ describe("pnpm standalone", () => {
 
   it("with OPENAI_BASE_URL pointing at an OpenAI-compatible server, holds a real conversation", async () => {
     const model = await startFakeOpenAI({ apiKey: "sk-local" });
-    cleanups.push(() => void model.close());
+    scope.add(() => void model.close());
     model.script({ text: "Hello! I am your PhoneWork assistant." }, (request) => ({
       text: `You said "${model.lastUserText(request)}" after ${request.messages.length - 2} earlier messages.`,
     }));

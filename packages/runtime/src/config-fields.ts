@@ -1,4 +1,7 @@
+import { homedir } from "node:os";
+import { resolve } from "node:path";
 import { z } from "zod";
+import { expandHome, expandHomeInCommand } from "./home-path.ts";
 
 // Field types that accept both YAML values and the strings environment variables carry.
 
@@ -44,6 +47,29 @@ export const logLevel = () =>
       error: "must be one of fatal, error, warn, info, debug, trace, silent",
     })
     .default("info");
+
+export interface HomeOptions {
+  /** The home directory `~` and `$HOME` stand for; the user's own by default. */
+  home?: () => string;
+}
+
+/**
+ * A file or directory: `~` and `$HOME` at the start are expanded (see home-path.ts), then the path
+ * is made absolute, so the value checked, logged and used is the same one.
+ */
+export const pathField = ({ home = homedir }: HomeOptions = {}) =>
+  z
+    .string({ error: "must be a path" })
+    .min(1, "must be a path")
+    .transform((path) => resolve(expandHome(path, home())));
+
+/** A program to run: a bare name is looked up on PATH; `~/bin/claude` has its home expanded. */
+export const commandField = (fallback: string, { home = homedir }: HomeOptions = {}) =>
+  z
+    .string({ error: "must be a command" })
+    .min(1, "must be a command")
+    .transform((command) => expandHomeInCommand(command, home()))
+    .default(fallback);
 
 export const nonEmpty = (what: string) => z.string({ error: `must be ${what}` }).min(1, `must be ${what}`);
 

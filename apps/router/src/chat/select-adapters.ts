@@ -5,16 +5,44 @@ import type { ChatAdapter } from "./chat-adapter.ts";
 import { createFeishuAdapter, type FeishuDelivery } from "./feishu/feishu-adapter.ts";
 import { SeenEvents } from "./feishu/seen-events.ts";
 
+/** What CHAT resolves to on this machine. */
+export type ChatChoice = "feishu" | "terminal" | "none";
+
 /**
- * Feishu when it is configured; otherwise the terminal (built lazily: it owns stdin).
+ * CHAT=auto picks Feishu when it is configured, else the terminal only when stdin is one: under
+ * systemd, nohup or `docker run -d` stdin is empty, and chatting on it would stop the router.
+ */
+export function chooseChat(config: RouterConfig, stdinIsTerminal: boolean): ChatChoice {
+  if (config.CHAT === "terminal" || config.CHAT === "none") return config.CHAT;
+  if (config.FEISHU_APP_ID) return "feishu";
+  return stdinIsTerminal ? "terminal" : "none";
+}
+
+/**
+ * The chat adapters CHAT asks for: Feishu, the terminal (built lazily: it owns stdin), or none
+ * (headless: hosts connect, nobody chats; one line says how to change that).
  * `db` is the router's database (router.db), where Feishu remembers the events it has handled.
  */
 export function selectChatAdapters(
   config: RouterConfig,
-  deps: { logger: Logger; clock: Clock; db: SqliteDatabase; terminal: () => ChatAdapter },
+  deps: {
+    logger: Logger;
+    clock: Clock;
+    db: SqliteDatabase;
+    stdinIsTerminal: boolean;
+    terminal: () => ChatAdapter;
+  },
 ): ChatAdapter[] {
-  if (!config.FEISHU_APP_ID) return [deps.terminal()];
-  if (!config.FEISHU_APP_SECRET)
+  const choice = chooseChat(config, deps.stdinIsTerminal);
+  if (choice !== "feishu" && config.FEISHU_APP_ID)
+    deps.logger.warn(`FEISHU_APP_ID is set but CHAT=${config.CHAT}: Feishu is not served`);
+  if (choice === "terminal") return [deps.terminal()];
+  if (choice === "none") {
+    logHeadless(config, deps.logger);
+    return [];
+  }
+  // chooseChat picks Feishu only with FEISHU_APP_ID set; naming it here convinces the type checker.
+  if (!config.FEISHU_APP_ID || !config.FEISHU_APP_SECRET)
     throw new ConfigError("invalid configuration:\n  FEISHU_APP_SECRET: is required with FEISHU_APP_ID");
   const access = new AccessControl(config.ALLOWED_USERS);
   if (access.open) deps.logger.warn("ALLOWED_USERS=* : the bot answers anyone who can message it");
@@ -33,6 +61,15 @@ export function selectChatAdapters(
       logger: deps.logger.child({ component: "feishu" }),
     }),
   ];
+}
+
+/** Asked for (CHAT=none) it is news; fallen into (CHAT=auto) it is likely a missing setting. */
+function logHeadless(config: RouterConfig, logger: Logger): void {
+  const line =
+    "no chat: the router runs headless (hosts can connect, nobody can chat). To chat, set " +
+    "FEISHU_APP_ID and FEISHU_APP_SECRET, or CHAT=terminal to chat on stdin";
+  if (config.CHAT === "none") logger.info({ CHAT: config.CHAT }, line);
+  else logger.warn({ CHAT: config.CHAT, stdin: "not a terminal" }, line);
 }
 
 function feishuDelivery(config: RouterConfig): FeishuDelivery {
