@@ -4,6 +4,7 @@ import { join } from "node:path";
 import {
   commandField,
   isLoopbackHost,
+  logFormat,
   logLevel,
   openAiFields,
   pathField,
@@ -66,6 +67,7 @@ export const HostConfigFields = z.object({
   RECONNECT_MAX_DELAY_S: seconds(30),
   MAX_PAYLOAD_BYTES: positiveInt(16 * 1024 * 1024),
   LOG_LEVEL: logLevel(),
+  LOG_FORMAT: logFormat(),
 
   // The assistant's model: any OpenAI-compatible endpoint (OpenAI, GLM, DeepSeek, a local server…).
   ...openAiFields,
@@ -113,6 +115,8 @@ export const HostConfigFields = z.object({
       error: "must be one of read-only, workspace-write, danger-full-access",
     })
     .default("workspace-write"),
+  /** A Codex turn that has not reached its model provider after this (Codex keeps retrying) fails. */
+  CODEX_CONNECT_TIMEOUT_S: seconds(30),
   /** An unanswered approval request is declined after this. */
   APPROVAL_TIMEOUT_S: seconds(300),
   /** Queued coding turns per host; past this, new turns get QUEUE_FULL at once. */

@@ -207,7 +207,13 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     ...(model ? ["assistant"] : []),
   ];
   const commands = [
-    ...basicCommands({ workingDir: config.WORKING_DIR, tasks, clock }),
+    ...basicCommands({
+      workingDir: config.WORKING_DIR,
+      tasks,
+      clock,
+      longTurnMs: config.LONG_TURN_S * 1000,
+      timeoutMs: config.BACKGROUND_TIMEOUT_S * 1000,
+    }),
     ...sessionCommands({ sessions, approvals, defaultAgent: config.DEFAULT_AGENT, clock }),
     ...scheduleCommands(schedules),
   ];

@@ -7,11 +7,12 @@ import type { RouterTls } from "./link/router-link.ts";
 
 // `pnpm host`: one host client, dialing out to ROUTER_URL. `pnpm host --join <code>` pairs it first.
 runMain(async () => {
-  const { config: loaded, logger } = startProgram(HostConfigSchema, "phonework-host", {
+  const { config: loaded, openLog } = startProgram(HostConfigSchema, "phonework-host", {
     flags: { "--join": "JOIN_CODE" },
   });
   ensureWritableDir(loaded.DATA_DIR);
   lockDataDir(loaded.DATA_DIR, "phonework-host"); // released at exit
+  const { logger } = await openLog({ toFile: false }); // a host never chats: its log is on stderr
   const { nodeId, identity } = resolveIdentity(loaded);
   const config = { ...loaded, NODE_ID: nodeId };
   const joining = identity?.joinCode !== undefined;

@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import {
+  logFormat,
   logLevel,
   openAiFields,
   pathField,
@@ -43,6 +44,7 @@ export const RouterConfigFields = z.object({
   /** Minimum seconds between two edits of a progress message. */
   PROGRESS_INTERVAL_S: z.coerce.number().nonnegative().default(5),
   LOG_LEVEL: logLevel(),
+  LOG_FORMAT: logFormat(),
 
   // Trust: who may pair hosts, what a node may push, who may see the full status.
   /** Users allowed to pair, revoke, forget and share nodes (default: the only ALLOWED_USERS entry). */

@@ -7,7 +7,7 @@ import {
   startProgram,
   systemClock,
 } from "@phonework/runtime";
-import { selectChatAdapters } from "./chat/select-adapters.ts";
+import { chooseChat, selectChatAdapters } from "./chat/select-adapters.ts";
 import { createTerminalAdapter } from "./chat/terminal-adapter.ts";
 import { RouterConfigSchema } from "./config.ts";
 import { createRouter, type Router } from "./create-router.ts";
@@ -21,14 +21,23 @@ import { openRouterDatabase, routerDatabasePath } from "./state/router-db.ts";
 // of the terminal chat); every failure exits non-zero. SIGHUP reloads LOG_LEVEL.
 // `pnpm router pair <name>`: prints a join code for a new host and exits.
 runMain(async () => {
-  const { config, logger, secrets } = startProgram(RouterConfigSchema, "phonework-router");
+  const { config, secrets, openLog } = startProgram(RouterConfigSchema, "phonework-router");
   ensureWritableDir(config.DATA_DIR);
   const [command, ...args] = process.argv.slice(2).filter((_arg, i, all) => !isConfigFlag(all, i));
   if (command === "pair") {
+    await openLog({ toFile: false }); // only to warn about a config file's unknown keys
     runPairCommand(config, args, process.stdout);
     return;
   }
   lockDataDir(config.DATA_DIR, "phonework-router"); // released at exit; `pair` above runs beside a live router
+  const stdinIsTerminal = process.stdin.isTTY === true;
+  // Chatting on the terminal: the log goes to DATA_DIR/logs/phonework-router.log and a terminal's
+  // stderr shows warnings only. A redirected stderr (a pipe, a file, a supervisor) is not on screen
+  // beside the chat, so it keeps the whole log, as without the terminal chat.
+  const { logger } = await openLog({
+    toFile: chooseChat(config, stdinIsTerminal) === "terminal",
+    stderrLevel: process.stderr.isTTY ? "warn" : "trace",
+  });
 
   let router: Router | undefined;
   let stopping = false;
@@ -53,7 +62,7 @@ runMain(async () => {
     logger,
     clock: systemClock,
     db,
-    stdinIsTerminal: process.stdin.isTTY === true,
+    stdinIsTerminal,
     terminal: () =>
       createTerminalAdapter({
         input: process.stdin,

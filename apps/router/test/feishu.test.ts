@@ -13,6 +13,8 @@ beforeEach(async () => {
 
 const startFeishuRouter = (overrides: Record<string, unknown> = {}) => startRouter(fake, overrides);
 const sentTexts = (chatId?: string) => sentTo(fake, chatId);
+/** Answers are replies to the message they answer; other messages are plain sends. */
+const SEND_OR_REPLY = /\/open-apis\/im\/v1\/messages(?:\/[^/]+\/reply)?$/;
 
 describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
   it("a private message is forwarded and answered with a card in the same chat", async () => {
@@ -201,7 +203,7 @@ describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
   it("rate-limit answers (429) are retried after backoff and the reply is delivered", async () => {
     const { router } = await startFeishuRouter();
     await withHost(router);
-    fake.failNext(/\/open-apis\/im\/v1\/messages$/, {
+    fake.failNext(SEND_OR_REPLY, {
       status: 429,
       headers: { "x-ogw-ratelimit-reset": "1" },
       times: 2,
@@ -216,7 +218,7 @@ describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
   it("Feishu answering 429, 5xx and slowly: every message answered exactly once (none lost, none doubled)", async () => {
     const { router } = await startFeishuRouter();
     await withHost(router);
-    const send = /\/open-apis\/im\/v1\/messages$/;
+    const send = SEND_OR_REPLY;
     fake.failNext(send, { status: 500, times: 2 });
     fake.failNext(send, { status: 429, headers: { "x-ogw-ratelimit-reset": "1" } });
     fake.failNext(send, { status: 200, delayMs: 1500 }); // slow, then answers

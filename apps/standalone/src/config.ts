@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { defaultNodeId, HostConfigFields } from "@phonework/host";
 import { RouterConfigFields, webhookNeedsSecrets } from "@phonework/router";
-import { logLevel, port } from "@phonework/runtime";
+import { port } from "@phonework/runtime";
 import { z } from "zod";
 
 // Standalone = router + host in one process on loopback. Nothing is required: the secret is
@@ -25,8 +25,6 @@ export const StandaloneConfigSchema = RouterConfigFields.extend(
       .default(() => randomBytes(24).toString("hex")),
     ROUTER_HOST: z.string().min(1).default("127.0.0.1"),
     ROUTER_PORT: port(0),
-    // The terminal is the chat here, so only warnings and errors are logged (to stderr) by default.
-    LOG_LEVEL: logLevel().default("warn"),
   })
   .superRefine(webhookNeedsSecrets, { when: () => true })
   .transform((config) => ({

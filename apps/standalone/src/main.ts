@@ -4,15 +4,17 @@ import { startStandalone } from "./standalone.ts";
 
 // `pnpm standalone`: everything on one machine, chatting on this terminal. Zero config needed.
 runMain(async () => {
-  const { config, logger } = startProgram(StandaloneConfigSchema, "phonework");
+  const { config, openLog } = startProgram(StandaloneConfigSchema, "phonework");
   ensureWritableDir(config.DATA_DIR);
   lockDataDir(config.DATA_DIR, "phonework-standalone"); // released at exit
+  // The terminal is the chat: the log goes to DATA_DIR/logs/phonework.log, warnings to stderr.
+  const { logger, file } = await openLog({ toFile: true });
 
   const app = await startStandalone(config, { logger, input: process.stdin, output: process.stdout });
   logger.info({ nodeUrl: app.router.nodeUrl, nodeId: config.NODE_ID }, "standalone ready");
   if (process.stdin.isTTY) {
     process.stdout.write(
-      `PhoneWork standalone: node "${config.NODE_ID}" is online. Type /help, Ctrl-D to quit.\n`,
+      `PhoneWork standalone: node "${config.NODE_ID}" is online. Type /help, Ctrl-D to quit. Log: ${file}\n`,
     );
   }
   const quit = () => void app.stop().then(() => process.exit(0));

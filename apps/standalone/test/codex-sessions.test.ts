@@ -7,6 +7,7 @@ import {
   processRunning,
   repoRoot,
   startFakeResponses,
+  type TempDir,
   waitFor,
 } from "@phonework/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -17,7 +18,7 @@ const FAKE_CODEX = join(repoRoot, "packages", "testkit", "bin", "fake-codex-app-
 // Coding sessions with the real `codex app-server`, offline against a fake Responses API.
 
 let model: FakeResponses;
-let dir: { path: string; remove: () => void };
+let dir: TempDir;
 let harness: ChatHarness | undefined;
 
 const env = () => ({
@@ -56,19 +57,7 @@ afterEach(async () => {
   await harness?.stop();
   harness = undefined;
   await model.close();
-  // Codex's own helpers can still be flushing into CODEX_HOME for a moment after the app-server
-  // is gone; removal is retried until they are done instead of failing on ENOTEMPTY.
-  await waitFor(
-    () => {
-      try {
-        dir.remove();
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { timeoutMs: 10_000, message: "the temp dir to be removable" },
-  );
+  await dir.removeWhenQuiet(); // Codex's helpers may still be flushing into CODEX_HOME
 });
 
 describe("Codex sessions (real codex app-server, fake model)", () => {

@@ -141,7 +141,8 @@ describe("pairing a PC, end to end (real router, pair CLI and host processes)", 
   });
 
   it("no log line of any process holds a secret it was given or made (Feishu 5xx included)", async () => {
-    fake.failNext(/\/open-apis\/im\/v1\/messages$/, { status: 500, times: 6 });
+    // Answers are replies (…/messages/:id/reply); other messages are plain sends.
+    fake.failNext(/\/open-apis\/im\/v1\/messages(?:\/[^/]+\/reply)?$/, { status: 500, times: 6 });
     await fake.pushEvent(
       messageEvent({ openId: USER, chatId: CHAT, chatType: "p2p", text: "/shell echo x" }),
     );

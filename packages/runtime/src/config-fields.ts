@@ -48,6 +48,10 @@ export const logLevel = () =>
     })
     .default("info");
 
+/** How log lines look: `auto` is human-readable on a terminal and JSON anywhere else (a pipe, a file). */
+export const logFormat = () =>
+  z.enum(["auto", "pretty", "json"], { error: "must be one of auto, pretty, json" }).default("auto");
+
 export interface HomeOptions {
   /** The home directory `~` and `$HOME` stand for; the user's own by default. */
   home?: () => string;

@@ -1,19 +1,40 @@
 import type { z } from "zod";
 import { loadConfig } from "./config-loader.ts";
-import { createLogger, type Logger } from "./logger.ts";
+import type { LogFormat } from "./log-format.ts";
+import type { Level } from "./logger.ts";
+import { openProgramLog, type ProgramLog } from "./program-log.ts";
 import { addConfigSecrets, SecretValues } from "./secret-values.ts";
 
+/** Where the log goes; see openLog. */
+export interface LogPlacement {
+  /** The terminal is the chat: the whole log goes to DATA_DIR/logs/<name>.log. */
+  toFile: boolean;
+  /** With `toFile`, the least level stderr still gets: warn by default. */
+  stderrLevel?: Level;
+}
+
+export interface Program<C> {
+  config: C;
+  /**
+   * Already holds every secret-named config value (…_SECRET, …_KEY, …_TOKEN, …_PASSWORD,
+   * JOIN_CODE); add secrets minted at run time to it and no log line will show them.
+   */
+  secrets: SecretValues;
+  /**
+   * Creates the one logger that is passed down. Called once DATA_DIR is this program's (checked
+   * and locked): the log file lives there, and a second program refused the lock must not write
+   * to it.
+   */
+  openLog(placement: LogPlacement): Promise<ProgramLog>;
+}
+
 /**
- * The start of every entry point: load and validate the config from argv and the environment,
- * then create the one logger that is passed down. Throws ConfigError (see runMain) on bad config.
- * `secrets` already holds every secret-named config value (…_SECRET, …_KEY, …_TOKEN, …_PASSWORD,
- * JOIN_CODE); add secrets minted at run time to it and no log line will show them.
+ * The start of every entry point: load and validate the config from argv and the environment.
+ * Throws ConfigError (see runMain) on bad config. Nothing is logged until openLog.
  */
-export function startProgram<S extends z.ZodType<{ LOG_LEVEL: string }>>(
-  schema: S,
-  name: string,
-  options: { flags?: Record<string, string> } = {},
-): { config: z.output<S>; logger: Logger; secrets: SecretValues } {
+export function startProgram<
+  S extends z.ZodType<{ LOG_LEVEL: string; LOG_FORMAT: LogFormat; DATA_DIR: string }>,
+>(schema: S, name: string, options: { flags?: Record<string, string> } = {}): Program<z.output<S>> {
   const { config, path, unknownKeys } = loadConfig(schema, {
     argv: process.argv.slice(2),
     env: process.env,
@@ -21,8 +42,17 @@ export function startProgram<S extends z.ZodType<{ LOG_LEVEL: string }>>(
   });
   const secrets = new SecretValues();
   addConfigSecrets(secrets, config as Record<string, unknown>);
-  const logger = createLogger({ level: config.LOG_LEVEL, name, secrets });
-  if (unknownKeys.length > 0)
-    logger.warn({ keys: unknownKeys, path }, "config file has keys this program does not use");
-  return { config, logger, secrets };
+  const openLog = async ({ toFile, stderrLevel }: LogPlacement): Promise<ProgramLog> => {
+    const log = await openProgramLog({
+      name,
+      level: config.LOG_LEVEL,
+      format: config.LOG_FORMAT,
+      secrets,
+      ...(toFile ? { file: { dataDir: config.DATA_DIR, ...(stderrLevel ? { stderrLevel } : {}) } } : {}),
+    });
+    if (unknownKeys.length > 0)
+      log.logger.warn({ keys: unknownKeys, path }, "config file has keys this program does not use");
+    return log;
+  };
+  return { config, secrets, openLog };
 }

@@ -34,8 +34,11 @@ export interface FakeResponses {
   userTexts(request?: ResponsesRequest): string[];
   /** Outputs of function calls the CLI ran, in a request. */
   toolOutputs(request?: ResponsesRequest): string[];
-  /** A Codex config.toml that points a provider named "fake" at this server. */
-  codexConfig(): string;
+  /**
+   * A Codex config.toml that points a provider named "fake" at this server. Codex fails a turn at
+   * the first error unless `streamRetries` is given: then it retries that often ("Reconnecting…").
+   */
+  codexConfig(options?: { streamRetries?: number }): string;
   close(): Promise<void>;
 }
 
@@ -65,7 +68,7 @@ export async function startFakeResponses(): Promise<FakeResponses> {
       pick(request)
         .filter((item) => item.type === "function_call_output")
         .map((item) => (typeof item.output === "string" ? item.output : JSON.stringify(item.output))),
-    codexConfig: () =>
+    codexConfig: ({ streamRetries = 0 } = {}) =>
       [
         'model = "fake-model"',
         'model_provider = "fake"',
@@ -76,7 +79,7 @@ export async function startFakeResponses(): Promise<FakeResponses> {
         'env_key = "OPENAI_API_KEY"',
         // Fail fast in tests instead of retrying with backoff.
         "request_max_retries = 0",
-        "stream_max_retries = 0",
+        `stream_max_retries = ${streamRetries}`,
         "",
       ].join("\n"),
     close: async () => {},

@@ -1,16 +1,38 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "./wait-for.ts";
 
-/**
- * A fresh directory under the OS temp dir, and a function that removes it. Removal retries: a
- * child process that was just killed (a coding CLI) can still be writing into it, which makes a
- * single pass fail with ENOTEMPTY.
- */
-export function makeTempDir(prefix = "phonework-test-"): { path: string; remove: () => void } {
+export interface TempDir {
+  path: string;
+  /** Removes it now (retrying briefly). */
+  remove(): void;
+  /**
+   * Removes it once nothing writes into it any more: a child process that was just stopped (a
+   * coding CLI's helpers) can still be flushing files for a moment, which fails a removal with
+   * ENOTEMPTY.
+   */
+  removeWhenQuiet(timeoutMs?: number): Promise<void>;
+}
+
+/** A fresh directory under the OS temp dir, and the ways to remove it. */
+export function makeTempDir(prefix = "phonework-test-"): TempDir {
   const path = mkdtempSync(join(tmpdir(), prefix));
+  const remove = () => rmSync(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   return {
     path,
-    remove: () => rmSync(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }),
+    remove,
+    removeWhenQuiet: (timeoutMs = 10_000) =>
+      waitFor(
+        () => {
+          try {
+            remove();
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        { timeoutMs, message: `${path} to be removable` },
+      ).then(() => undefined),
   };
 }

@@ -1,7 +1,8 @@
+import type { ForwardFrame } from "@phonework/protocol";
 import type { Clock, Logger } from "@phonework/runtime";
-import { KeyedQueue } from "@phonework/runtime";
 import { formatCommandList, type HostCommand, parseCommand } from "../commands/host-command.ts";
 import type { MessageHandler, RequestContext } from "../handler/message-handler.ts";
+import { MessageLine } from "../handler/message-line.ts";
 import type { SessionManager } from "../sessions/session-manager.ts";
 import type { OutgoingFile, Tool, ToolContext } from "../tools/tool.ts";
 import { runAgentLoop } from "./agent-loop.ts";
@@ -9,8 +10,9 @@ import type { HistoryStore } from "./history-store.ts";
 import type { ModelClient } from "./model-client.ts";
 
 // The mailboy: host commands first; then the user's active coding session (passthrough), or
-// the model with tools. One assistant turn at a time per user, in order; /stop cancels the
-// running turn (or coding turn) and everything it started.
+// the model with tools. Each user's messages, commands included, run one at a time in the order
+// they came (see MessageLine), so the answers come back in that order; /stop and the other
+// immediate commands act at once on what is running.
 
 export interface AssistantDeps {
   nodeId: string;
@@ -36,8 +38,11 @@ export const noModelText = (nodeId: string) =>
 export const STOP_COMMAND = { usage: "/stop", description: "stop your running request and what it started" };
 export const HELP_COMMAND = { usage: "/help", description: "this help" };
 
+type Command = NonNullable<ReturnType<typeof parseCommand>>;
+
 export function createAssistant(deps: AssistantDeps): MessageHandler {
-  const queue = new KeyedQueue();
+  const line = new MessageLine();
+  /** Each user's message now running in their line, until it is handed to a coding session. */
   const running = new Map<string, AbortController>();
   const byName = new Map(deps.commands.map((command) => [command.name, command]));
 
@@ -50,24 +55,29 @@ export function createAssistant(deps: AssistantDeps): MessageHandler {
       "Anything else is answered by the assistant, or by your active coding session.",
     ].join("\n");
 
+  // What the user is waiting for first; else a coding turn of theirs, also one in the background.
   const stop = (userId: string): string => {
+    const current = running.get(userId);
+    if (current) {
+      current.abort(new Error("stopped by the user"));
+      return "⏹️ Stopping your running request.";
+    }
     const session = deps.sessions.stop(userId);
     if (session) return `⏹️ Stopping session #${session.id} (${session.agent} · ${session.project}).`;
-    const current = running.get(userId);
-    if (!current) return "Nothing is running.";
-    current.abort(new Error("stopped by the user"));
-    return "⏹️ Stopping your running request.";
+    return "Nothing is running.";
   };
 
-  const turn = async (
-    request: { user_id: string; chat_id: string; platform: string; text: string },
-    ctx: RequestContext,
-  ) => {
+  const runCommand = (command: Command, request: ForwardFrame, ctx: RequestContext): Promise<string> => {
+    if (command.name === "help") return Promise.resolve(help());
+    const handler = byName.get(command.name);
+    if (!handler) return Promise.resolve(`Unknown command /${command.name}. /help lists the commands.`);
+    return handler.run(command.args, request, ctx);
+  };
+
+  const turn = async (request: ForwardFrame, ctx: RequestContext) => {
     const userId = request.user_id;
-    const stopper = new AbortController();
-    running.set(userId, stopper);
     const context: ToolContext = {
-      signal: AbortSignal.any([ctx.signal, stopper.signal]),
+      signal: ctx.signal,
       userId,
       chatId: request.chat_id,
       platform: request.platform,
@@ -75,55 +85,75 @@ export function createAssistant(deps: AssistantDeps): MessageHandler {
       sendFile: (file) =>
         deps.sendFile({ userId, chatId: request.chat_id, platform: request.platform }, file),
     };
+    const history = deps.history.load(userId);
+    const result = await runAgentLoop({
+      model: deps.model as ModelClient,
+      tools: deps.tools,
+      unavailableTools: deps.unavailableTools,
+      systemPrompt: deps.systemPrompt(),
+      history,
+      input: request.text,
+      maxSteps: deps.maxSteps,
+      context,
+      logger: deps.logger.child({ userId }),
+    });
+    // Appended to what is stored now, not to the copy loaded above: a reminder sent during the
+    // turn was added to the history meanwhile and must stay.
+    deps.history.append(userId, result.added);
+    deps.logger.info({ userId, stopReason: result.stopReason, toolCalls: result.toolCalls }, "turn finished");
+    return result.reply;
+  };
+
+  /** One message at the head of the user's line. */
+  const answer = async (
+    request: ForwardFrame,
+    command: Command | undefined,
+    ctx: RequestContext,
+    queuedIn: (queue: string) => void,
+  ): Promise<string> => {
+    ctx.signal.throwIfAborted(); // given up on while it waited its turn
+    const userId = request.user_id;
+    const stopper = new AbortController();
+    running.set(userId, stopper);
+    const release = () => running.get(userId) === stopper && running.delete(userId);
+    const mine: RequestContext = {
+      signal: AbortSignal.any([ctx.signal, stopper.signal]),
+      progress: ctx.progress,
+      queuedIn: (queue) => {
+        release(); // in a coding session's queue: the session manager's /stop owns it from now on
+        queuedIn(queue);
+      },
+    };
     try {
-      const history = deps.history.load(userId);
-      const result = await runAgentLoop({
-        model: deps.model as ModelClient,
-        tools: deps.tools,
-        unavailableTools: deps.unavailableTools,
-        systemPrompt: deps.systemPrompt(),
-        history,
-        input: request.text,
-        maxSteps: deps.maxSteps,
-        context,
-        logger: deps.logger.child({ userId }),
-      });
-      // Appended to what is stored now, not to the copy loaded above: a reminder sent during the
-      // turn was added to the history meanwhile and must stay.
-      deps.history.append(userId, result.added);
-      deps.logger.info(
-        { userId, stopReason: result.stopReason, toolCalls: result.toolCalls },
-        "turn finished",
-      );
-      return result.reply;
+      if (command) return await runCommand(command, request, mine);
+      const session = deps.sessions.active(userId);
+      if (session) {
+        return await deps.sessions.send(session, request.text, {
+          userId,
+          chatId: request.chat_id,
+          platform: request.platform,
+          signal: mine.signal,
+          progress: mine.progress,
+          onQueued: () => mine.queuedIn?.(session.id),
+        });
+      }
+      if (!deps.model) return noModelText(deps.nodeId);
+      return await turn(request, mine);
     } finally {
-      if (running.get(userId) === stopper) running.delete(userId);
+      release();
     }
   };
 
   return {
     async handle(request, ctx) {
-      const userId = request.user_id;
       const command = parseCommand(request.text);
-      if (command) {
-        if (command.name === "help") return help();
-        if (command.name === "stop") return stop(userId);
-        const handler = byName.get(command.name);
-        if (!handler) return `Unknown command /${command.name}. /help lists the commands.`;
-        return handler.run(command.args, request, ctx);
-      }
-      const session = deps.sessions.active(userId);
-      if (session) {
-        return deps.sessions.send(session, request.text, {
-          userId,
-          chatId: request.chat_id,
-          platform: request.platform,
-          signal: ctx.signal,
-          progress: ctx.progress,
-        });
-      }
-      if (!deps.model) return noModelText(deps.nodeId);
-      return queue.run(userId, () => turn(request, ctx));
+      if (command?.name === "stop") return stop(request.user_id);
+      if (command && byName.get(command.name)?.immediate) return runCommand(command, request, ctx);
+      return line.run(request.user_id, {
+        // A plain message follows the user's earlier ones into their active session's queue.
+        joins: () => (command ? undefined : deps.sessions.active(request.user_id)?.id),
+        run: (queuedIn) => answer(request, command, ctx, queuedIn),
+      });
     },
   };
 }

@@ -1,28 +1,13 @@
 import type { Clock } from "@phonework/runtime";
 import { formatTaskList } from "../tasks/format-tasks.ts";
 import type { TaskRunner } from "../tasks/task-runner.ts";
-import { executeShell, RunShellArgs } from "../tools/run-shell.ts";
-import { ToolError } from "../tools/tool.ts";
 import type { HostCommand } from "./host-command.ts";
+import { type ShellCommandDeps, shellCommand } from "./shell-command.ts";
 
 /** /shell and /tasks: the machine without the model. */
-export function basicCommands(deps: { workingDir: string; tasks: TaskRunner; clock: Clock }): HostCommand[] {
+export function basicCommands(deps: ShellCommandDeps & { tasks: TaskRunner; clock: Clock }): HostCommand[] {
   return [
-    {
-      name: "shell",
-      usage: "/shell <command>",
-      description: "run a shell command directly (no AI)",
-      async run(args, _request, ctx) {
-        const parsed = RunShellArgs.safeParse({ command: args });
-        if (!parsed.success) return "Usage: /shell <command>";
-        try {
-          return await executeShell(deps.workingDir, parsed.data, ctx.signal);
-        } catch (error) {
-          if (error instanceof ToolError) return `❌ ${error.message}`;
-          throw error;
-        }
-      },
-    },
+    shellCommand(deps),
     {
       name: "tasks",
       usage: "/tasks",

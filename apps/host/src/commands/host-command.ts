@@ -1,13 +1,16 @@
 import type { ForwardFrame } from "@phonework/protocol";
 import type { RequestContext } from "../handler/message-handler.ts";
 
-// A chat command the host answers itself. Commands run at once, never behind a queued turn,
-// so /stop and /approve work while something else is running.
+// A chat command the host answers itself. A command waits its turn in the user's message line
+// like any message, so its answer comes in order; an `immediate` one acts on what is running
+// (/stop, /approve) and so runs at once.
 
 export interface HostCommand {
   name: string;
   usage: string;
   description: string;
+  /** Runs at once, not behind the user's earlier messages: what it answers may be waiting for it. */
+  immediate?: boolean;
   run(args: string, request: ForwardFrame, ctx: RequestContext): Promise<string>;
 }
 

@@ -54,6 +54,7 @@ export function sessionCommands(deps: SessionCommandDeps): HostCommand[] {
           ...owner(request),
           signal: ctx.signal,
           progress: ctx.progress,
+          onQueued: () => ctx.queuedIn?.(session.id),
         });
       },
     },
@@ -116,12 +117,14 @@ export function sessionCommands(deps: SessionCommandDeps): HostCommand[] {
       name: "approve",
       usage: "/approve <id>",
       description: "allow what a coding agent asked to do",
+      immediate: true, // the agent's turn is waiting for it
       run: async (args, request) => deps.approvals.answer(request.user_id, args, true),
     },
     {
       name: "deny",
       usage: "/deny <id>",
       description: "refuse what a coding agent asked to do",
+      immediate: true,
       run: async (args, request) => deps.approvals.answer(request.user_id, args, false),
     },
   ];

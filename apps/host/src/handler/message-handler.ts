@@ -7,6 +7,11 @@ export interface RequestContext {
   signal: AbortSignal;
   /** Sends a short status line to the user's chat while the request runs. */
   progress(text: string): void;
+  /**
+   * Tells the user's message line that this request now waits in an ordered queue of its own (a
+   * coding session's), so the user's next message for that queue may follow it there at once.
+   */
+  queuedIn?(queue: string): void;
 }
 
 export interface MessageHandler {

@@ -7,7 +7,8 @@ import { WireError } from "../handler/wire-error.ts";
 // The correlation id is the idempotency key: a request delivered twice runs once, and the second
 // delivery gets the first result. Answers go through the durable outbox (`deliver`), so one
 // outlives the router connection it was asked on — failures too: a handler failure is an answer
-// carrying an error. Only a cancellation (the router or the user gave up on it) is sent live.
+// carrying an error. Only a cancelled request (the router gave up on it, or the host is
+// stopping) is reported live, whatever the handler returned.
 
 /** How many finished requests are remembered for duplicate deliveries. */
 const REMEMBERED = 1000;
@@ -44,23 +45,27 @@ export class RequestRunner {
     const progress = (text: string) => {
       if (!controller.signal.aborted) this.send({ type: "progress", id: request.id, text });
     };
+    // Cancelled (the router gave up, or the host is stopping): whatever the handler made of it,
+    // nobody waits for an answer, so it is reported live and not kept to be shown late.
+    const cancelled = () => {
+      const frame: HostFrame = {
+        type: "error",
+        id: request.id,
+        code: "CANCELLED",
+        message: "request cancelled",
+      };
+      if (!this.send(frame)) log.info("router link is down; cancellation not reported");
+    };
     this.handler
       .handle(request, { signal: controller.signal, progress })
       .then(
-        (text) => this.answer(request, { text }),
+        (text) => (controller.signal.aborted ? cancelled() : this.answer(request, { text })),
         (error: unknown) => {
           if (error instanceof WireError) {
             log.warn({ code: error.code, message: error.message }, "request refused");
             this.fail(request, error.code, error.message);
           } else if (controller.signal.aborted) {
-            // Live, not through the outbox: whoever cancelled it is no longer waiting for an answer.
-            const cancelled: HostFrame = {
-              type: "error",
-              id: request.id,
-              code: "CANCELLED",
-              message: "request cancelled",
-            };
-            if (!this.send(cancelled)) log.info("router link is down; cancellation not reported");
+            cancelled();
           } else {
             log.error({ err: error }, "handler failed");
             this.fail(request, "INTERNAL", `the host failed: ${(error as Error)?.message ?? error}`);

@@ -23,6 +23,7 @@ export function createAgentFactory(config: HostConfig, deps: { env: NodeJS.Proce
           approvalPolicy: config.CODEX_APPROVAL_POLICY,
           sandbox: config.CODEX_SANDBOX,
           stopGraceMs: config.STOP_GRACE_S * 1000,
+          connectTimeoutMs: config.CODEX_CONNECT_TIMEOUT_S * 1000,
           approvals,
           env: deps.env,
           logger: deps.logger.child({ agent: "codex" }),

@@ -15,10 +15,17 @@ export interface TurnRequest {
   effort?: string;
 }
 
-export interface TurnResult {
-  /** The agent's final answer, verbatim (code blocks intact). */
+/** How a turn ended, as data: callers (background tasks, checks) never read it from the text. */
+export interface TurnOutcome {
+  /** The agent finished the turn and answered; false when it failed or was stopped. */
+  ok: boolean;
+  /** Ended by /stop (or its session closing) before it finished. */
+  stopped: boolean;
+  /** The agent's final answer verbatim (code blocks intact), or what went wrong. */
   text: string;
-  isError: boolean;
+}
+
+export interface TurnResult extends TurnOutcome {
   /** The agent's session/thread id to resume with next time. */
   agentSessionId: string | undefined;
   /** Something the user should know first (e.g. the old conversation was gone, a fresh one started). */

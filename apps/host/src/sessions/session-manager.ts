@@ -1,12 +1,14 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionSummary } from "@phonework/protocol";
-import { type Clock, formatDuration, KeyedQueue, type Logger } from "@phonework/runtime";
+import { type Clock, KeyedQueue, type Logger } from "@phonework/runtime";
 import { WireError } from "../handler/wire-error.ts";
+import { finishOrDetach } from "../tasks/finish-or-detach.ts";
+import { movedToBackgroundText } from "../tasks/format-tasks.ts";
 import type { TaskOwner, TaskRunner } from "../tasks/task-runner.ts";
 import { resolveInside } from "../tools/path-guard.ts";
 import { ToolError } from "../tools/tool.ts";
-import type { CodingAgent } from "./coding-agent.ts";
+import type { CodingAgent, TurnOutcome, TurnResult } from "./coding-agent.ts";
 import type { AgentName, SessionRecord, SessionStore } from "./session-store.ts";
 
 // Coding sessions on this host: a FIFO queue of turns per session, a bound on queued turns
@@ -32,6 +34,8 @@ export interface SendContext extends TaskOwner {
   /** Cancels the turn while the user is still waiting for it (not once it runs in the background). */
   signal: AbortSignal;
   progress(line: string): void;
+  /** Called once the turn has its place in the session's queue (not when refused with QUEUE_FULL). */
+  onQueued?(): void;
 }
 
 const PROJECT_NAME = /^(?!.*(?:^|\/)\.\.(?:\/|$))[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
@@ -146,6 +150,38 @@ export class SessionManager {
     /** When to hand a still-running turn to the task runner (default LONG_TURN_S; Infinity: never). */
     detachAfterMs = this.options.longTurnMs,
   ): Promise<string> {
+    const turn = this.enqueue(session, prompt, ctx);
+    const done = await finishOrDetach(
+      this.options.tasks,
+      {
+        result: turn.done,
+        outcome: (outcome) => ({ ok: outcome.ok, stopped: outcome.stopped, output: outcome.text }),
+        detach: (signal, onOutput) => {
+          signal.addEventListener("abort", () => turn.cancel(new Error("task cancelled")), { once: true });
+          turn.moveToBackground((line) => onOutput(`${line}\n`));
+        },
+      },
+      {
+        kind: "session",
+        description: `${session.agent} · ${session.project}: ${prompt.slice(0, 80)}`,
+        command: prompt,
+        cwd: session.cwd,
+        userId: ctx.userId,
+        chatId: ctx.chatId,
+        platform: ctx.platform,
+      },
+      detachAfterMs,
+    );
+    return done.detached ? movedToBackgroundText(detachAfterMs, done.task.id) : done.result.text;
+  }
+
+  /** Runs a prompt to its end, never moved to the background, and resolves with how it ended. */
+  run(session: SessionRecord, prompt: string, ctx: SendContext): Promise<TurnOutcome> {
+    return this.enqueue(session, prompt, ctx).done;
+  }
+
+  /** Queues a turn behind the session's earlier ones; QUEUE_FULL past MAX_PENDING. */
+  private enqueue(session: SessionRecord, prompt: string, ctx: SendContext) {
     const { options } = this;
     if (this.pending >= options.maxPending) {
       throw new WireError(
@@ -163,9 +199,10 @@ export class SessionManager {
     ctx.signal.addEventListener("abort", onUserCancel, { once: true });
     if (ahead > 0) progress(`queued behind ${ahead} turn(s) in session ${session.id}`);
 
-    const turn = this.queue
-      .run(session.id, async () => {
-        if (controller.signal.aborted) return "⏹️ Stopped before it started.";
+    const done = this.queue
+      .run(session.id, async (): Promise<TurnOutcome> => {
+        if (controller.signal.aborted)
+          return { ok: false, stopped: true, text: "⏹️ Stopped before it started." };
         this.running.set(session.id, controller);
         options.onChange();
         try {
@@ -186,35 +223,18 @@ export class SessionManager {
 
     this.unfinished.set(
       controller,
-      turn.catch(() => undefined),
+      done.catch(() => undefined),
     );
-
-    if (!Number.isFinite(detachAfterMs)) return turn;
-    let timer: NodeJS.Timeout | undefined;
-    const ranLong = new Promise<"long">((resolve) => {
-      timer = setTimeout(() => resolve("long"), detachAfterMs);
-    });
-    const first = await Promise.race([turn, ranLong]).finally(() => clearTimeout(timer));
-    if (first !== "long") return first;
-
-    // Still running: hand it to the task runner and answer now.
-    background = true;
-    const task = options.tasks.submit({
-      kind: "session",
-      description: `${session.agent} · ${session.project}: ${prompt.slice(0, 80)}`,
-      command: prompt,
-      cwd: session.cwd,
-      userId: ctx.userId,
-      chatId: ctx.chatId,
-      platform: ctx.platform,
-      run: async (signal, onOutput) => {
-        signal.addEventListener("abort", () => controller.abort(new Error("task cancelled")), { once: true });
-        progress = (line) => onOutput(`${line}\n`);
-        const text = await turn;
-        return { ok: !text.startsWith("❌"), output: text };
+    ctx.onQueued?.();
+    return {
+      done,
+      cancel: (reason: Error) => controller.abort(reason),
+      /** The caller stopped waiting: its cancellation no longer ends the turn; progress goes here now. */
+      moveToBackground: (onProgress: (line: string) => void) => {
+        background = true;
+        progress = onProgress;
       },
-    });
-    return `⏳ This is taking a while (over ${formatDuration(detachAfterMs)}), so it continues as task #${task.id}. I'll send the answer when it's done; /tasks shows it.`;
+    };
   }
 
   private async runTurn(
@@ -222,10 +242,10 @@ export class SessionManager {
     prompt: string,
     signal: AbortSignal,
     onProgress: (line: string) => void,
-  ): Promise<string> {
+  ): Promise<TurnOutcome> {
     const { options } = this;
     const current = options.store.get(session.id) ?? session;
-    let result: Awaited<ReturnType<CodingAgent["runTurn"]>>;
+    let result: TurnResult;
     try {
       result = await options.agents(current.agent).runTurn({
         session: current,
@@ -237,18 +257,21 @@ export class SessionManager {
       });
     } catch (error) {
       options.logger.error({ err: error, sessionId: current.id }, "coding agent failed");
-      return `❌ ${current.agent} could not run: ${(error as Error)?.message ?? error}`;
+      return {
+        ok: false,
+        stopped: false,
+        text: `❌ ${current.agent} could not run: ${(error as Error)?.message ?? error}`,
+      };
     }
     options.store.update(current.id, {
       last_activity: options.clock.now(),
       ...(result.agentSessionId ? { agent_session_id: result.agentSessionId } : {}),
     });
-    options.logger.info(
-      { sessionId: current.id, agent: current.agent, isError: result.isError },
-      "coding turn finished",
-    );
-    const text = result.isError ? `❌ ${current.agent} reported an error:\n${result.text}` : result.text;
-    return result.notice ? `${result.notice}\n\n${text}` : text;
+    const { ok, stopped } = result;
+    options.logger.info({ sessionId: current.id, agent: current.agent, ok, stopped }, "coding turn finished");
+    const failed = !ok && !stopped;
+    const text = failed ? `❌ ${current.agent} reported an error:\n${result.text}` : result.text;
+    return { ok, stopped, text: result.notice ? `${result.notice}\n\n${text}` : text };
   }
 
   /** The project's directory under WORKING_DIR, created if it does not exist yet. */

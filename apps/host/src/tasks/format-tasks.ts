@@ -7,6 +7,7 @@ const ICON: Record<TaskRecord["status"], string> = {
   running: "⏳",
   done: "✅",
   failed: "❌",
+  stopped: "⏹️",
   cancelled: "⏹️",
   lost: "💀",
 };
@@ -33,3 +34,7 @@ export function formatTaskStatus(task: TaskRecord, now: number): string {
   const output = task.output.trim() ? `\noutput so far:\n${task.output}` : "\n(no output yet)";
   return `${taskLine(task, now)}\ncommand: ${task.command}${task.exit_code !== undefined && task.exit_code !== null ? `\nexit code: ${task.exit_code}` : ""}${output}`;
 }
+
+/** The answer to a request that ran long and now continues as a background task. */
+export const movedToBackgroundText = (afterMs: number, taskId: string) =>
+  `⏳ This is taking a while (over ${formatDuration(afterMs)}), so it continues as task #${taskId}. I'll send the answer when it's done; /tasks shows it.`;

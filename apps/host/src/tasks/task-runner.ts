@@ -24,6 +24,8 @@ export interface ShellTaskRequest extends TaskOwner {
 
 export interface JobOutcome {
   ok: boolean;
+  /** The work was stopped from outside the task runner (a coding turn ended by /stop). */
+  stopped?: boolean;
   /** The whole result (e.g. an agent's answer); the record keeps a bounded copy. */
   output: string;
   exitCode?: number | null;
@@ -35,6 +37,13 @@ export interface JobRequest extends TaskOwner {
   command: string;
   cwd: string;
   run: (signal: AbortSignal, onOutput: (chunk: string) => void) => Promise<JobOutcome>;
+}
+
+/** A finished task's status: cancelled through the runner, stopped by the user, else by its outcome. */
+export function finishedStatus(outcome: JobOutcome, cancelled: boolean): TaskRecord["status"] {
+  if (cancelled) return "cancelled";
+  if (outcome.stopped) return "stopped";
+  return outcome.ok ? "done" : "failed";
 }
 
 export interface TaskRunnerOptions {
@@ -107,7 +116,7 @@ export class TaskRunner {
         }),
       )
       .then((outcome) => {
-        const status = controller.signal.aborted ? "cancelled" : outcome.ok ? "done" : "failed";
+        const status = finishedStatus(outcome, controller.signal.aborted);
         const finished: TaskRecord = {
           ...task,
           status,

@@ -14,7 +14,8 @@ export const TaskRecord = z.object({
   user_id: z.string(),
   chat_id: z.string(),
   platform: z.string(),
-  status: z.enum(["running", "done", "failed", "cancelled", "lost"]),
+  /** `stopped`: a coding turn ended by /stop; `cancelled`: the task itself was cancelled. */
+  status: z.enum(["running", "done", "failed", "stopped", "cancelled", "lost"]),
   started_at: z.number(),
   finished_at: z.number().optional(),
   exit_code: z.number().nullable().optional(),

@@ -61,13 +61,12 @@ export function createBackgroundTools(
           command: prompt,
           cwd: session.cwd,
           run: async (signal, onOutput) => {
-            const text = await sessions.send(
-              session,
-              prompt,
-              { ...owner, signal, progress: (line) => onOutput(`${line}\n`) },
-              Number.POSITIVE_INFINITY,
-            );
-            return { ok: !text.startsWith("❌"), output: text };
+            const outcome = await sessions.run(session, prompt, {
+              ...owner,
+              signal,
+              progress: (line) => onOutput(`${line}\n`),
+            });
+            return { ok: outcome.ok, stopped: outcome.stopped, output: outcome.text };
           },
         });
         return `⏳ Task #${task.id} started: ${task.description}. The user will be notified when it's done.`;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { resolveInside } from "./path-guard.ts";
-import { runCommand } from "./process-tree.ts";
+import { type CommandResult, runCommand } from "./process-tree.ts";
 import { blockedReason } from "./shell-guard.ts";
 import { defineTool, type Tool, type ToolContext, ToolError } from "./tool.ts";
 
@@ -8,7 +8,7 @@ import { defineTool, type Tool, type ToolContext, ToolError } from "./tool.ts";
 
 export const SHELL_TIMEOUT_DEFAULT_S = 30;
 export const SHELL_TIMEOUT_CAP_S = 120;
-const MAX_OUTPUT_CHARS = 8000;
+export const MAX_OUTPUT_CHARS = 8000;
 
 export const RunShellArgs = z.object({
   command: z.string().min(1, "command must not be empty").max(10_000),
@@ -26,14 +26,39 @@ export type RunShellArgs = z.output<typeof RunShellArgs>;
 /** The timeout actually applied: what was asked, capped. */
 export const shellTimeoutSeconds = (requested: number) => Math.min(requested, SHELL_TIMEOUT_CAP_S);
 
+/**
+ * Refuses a command that looks destructive (nothing is run) and resolves where it runs: `cwd`
+ * inside the working directory. Throws a ToolError the user can read.
+ */
+export function checkShellCommand(workingDir: string, command: string, cwd = "."): string {
+  const reason = blockedReason(command);
+  if (reason) throw new ToolError(`refused: this command looks destructive (${reason}); nothing was run`);
+  return resolveInside(workingDir, cwd);
+}
+
+/** How a finished command ended, then its output. */
+export function shellOutcomeText(result: CommandResult, timedOutStatus: string): string {
+  const status = result.timedOut
+    ? timedOutStatus
+    : result.cancelled
+      ? "cancelled"
+      : `exit code ${result.exitCode ?? `signal ${result.signal}`}`;
+  const parts = [status];
+  if (result.stdout) parts.push(`stdout:\n${result.stdout}`);
+  if (result.stderr) parts.push(`stderr:\n${result.stderr}`);
+  return parts.join("\n");
+}
+
+/** A finished command as the user reads it: the command, how it ended, then its output. */
+export const formatShellResult = (command: string, result: CommandResult, timedOutStatus: string) =>
+  `$ ${command}\n${shellOutcomeText(result, timedOutStatus)}`;
+
 export async function executeShell(
   workingDir: string,
   args: RunShellArgs,
   signal: AbortSignal,
 ): Promise<string> {
-  const reason = blockedReason(args.command);
-  if (reason) throw new ToolError(`refused: this command looks destructive (${reason}); nothing was run`);
-  const cwd = resolveInside(workingDir, args.cwd ?? ".");
+  const cwd = checkShellCommand(workingDir, args.command, args.cwd);
   const timeoutS = shellTimeoutSeconds(args.timeout);
   const result = await runCommand(args.command, {
     cwd,
@@ -41,15 +66,11 @@ export async function executeShell(
     signal,
     maxOutputChars: MAX_OUTPUT_CHARS,
   });
-  const status = result.timedOut
-    ? `killed after ${timeoutS}s (timeout)${args.timeout > SHELL_TIMEOUT_CAP_S ? `; the cap is ${SHELL_TIMEOUT_CAP_S}s, use run_background for longer work` : ""}`
-    : result.cancelled
-      ? "cancelled"
-      : `exit code ${result.exitCode ?? `signal ${result.signal}`}`;
-  const parts = [`$ ${args.command}`, status];
-  if (result.stdout) parts.push(`stdout:\n${result.stdout}`);
-  if (result.stderr) parts.push(`stderr:\n${result.stderr}`);
-  return parts.join("\n");
+  return formatShellResult(
+    args.command,
+    result,
+    `killed after ${timeoutS}s (timeout)${args.timeout > SHELL_TIMEOUT_CAP_S ? `; the cap is ${SHELL_TIMEOUT_CAP_S}s, use run_background for longer work` : ""}`,
+  );
 }
 
 export function createRunShellTool(workingDir: string): Tool {

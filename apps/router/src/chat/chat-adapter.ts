@@ -23,6 +23,15 @@ export interface SentMessage {
   messageId: string;
 }
 
+export interface SendOptions {
+  /**
+   * The id of the message this text answers (IncomingMessage.messageId): shown as a reply where
+   * the platform has replies (Feishu), quoted where answers could otherwise be mistaken (the
+   * terminal). Set for answers only, never for progress or notices.
+   */
+  replyTo?: string;
+}
+
 export interface OutgoingFile {
   name: string;
   data: Buffer;
@@ -44,7 +53,7 @@ export interface ChatAdapter {
   readonly platform: string;
   start(onMessage: MessageListener): Promise<void>;
   stop(): Promise<void>;
-  sendText(to: ChatAddress, text: string): Promise<SentMessage>;
+  sendText(to: ChatAddress, text: string, options?: SendOptions): Promise<SentMessage>;
   /** Replaces the text of a message sent earlier (progress updates). */
   editText(to: ChatAddress, messageId: string, text: string): Promise<void>;
   sendFile(to: ChatAddress, file: OutgoingFile): Promise<SentMessage>;

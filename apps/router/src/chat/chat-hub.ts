@@ -1,5 +1,12 @@
 import type { Logger } from "@phonework/runtime";
-import type { ChatAdapter, ChatAddress, MessageListener, OutgoingFile, SentMessage } from "./chat-adapter.ts";
+import type {
+  ChatAdapter,
+  ChatAddress,
+  MessageListener,
+  OutgoingFile,
+  SendOptions,
+  SentMessage,
+} from "./chat-adapter.ts";
 
 // All configured chat adapters behind one outbox, picked by the address's platform.
 // Sending never throws to the caller: a failed send is logged and reported as undefined.
@@ -49,8 +56,8 @@ export class ChatHub {
     this.muted = true;
   }
 
-  sendText(to: ChatAddress, text: string): Promise<SentMessage | undefined> {
-    return this.attempt(to, "sendText", (adapter) => adapter.sendText(to, text));
+  sendText(to: ChatAddress, text: string, options?: SendOptions): Promise<SentMessage | undefined> {
+    return this.attempt(to, "sendText", (adapter) => adapter.sendText(to, text, options));
   }
 
   async editText(to: ChatAddress, messageId: string, text: string): Promise<void> {

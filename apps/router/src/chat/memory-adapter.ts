@@ -4,7 +4,6 @@ import type {
   IncomingMessage,
   MessageListener,
   OutgoingFile,
-  SentMessage,
 } from "./chat-adapter.ts";
 
 // An in-process chat platform: messages are injected with `receive` and everything the
@@ -17,6 +16,8 @@ export interface RecordedMessage {
   /** Every text this message had, in order (progress edits). */
   history: string[];
   file?: OutgoingFile;
+  /** The incoming message it answers, when it is an answer. */
+  replyTo?: string;
 }
 
 export interface MemoryChatAdapter extends ChatAdapter {
@@ -31,9 +32,9 @@ export function createMemoryChatAdapter(platform = "memory"): MemoryChatAdapter 
   let listener: MessageListener | undefined;
   let nextId = 0;
 
-  const record = (to: ChatAddress, text: string, file?: OutgoingFile): SentMessage => {
+  const record = (to: ChatAddress, text: string, extra: Pick<RecordedMessage, "file" | "replyTo">) => {
     const messageId = `m${++nextId}`;
-    sent.push({ messageId, to, text, history: [text], ...(file ? { file } : {}) });
+    sent.push({ messageId, to, text, history: [text], ...extra });
     return { messageId };
   };
 
@@ -46,8 +47,8 @@ export function createMemoryChatAdapter(platform = "memory"): MemoryChatAdapter 
     async stop() {
       listener = undefined;
     },
-    async sendText(to, text) {
-      return record(to, text);
+    async sendText(to, text, options) {
+      return record(to, text, options?.replyTo ? { replyTo: options.replyTo } : {});
     },
     async editText(_to, messageId, text) {
       const message = sent.find((m) => m.messageId === messageId);
@@ -56,7 +57,7 @@ export function createMemoryChatAdapter(platform = "memory"): MemoryChatAdapter 
       message.history.push(text);
     },
     async sendFile(to, file) {
-      return record(to, `📎 ${file.name}`, file);
+      return record(to, `📎 ${file.name}`, { file });
     },
     receive(message) {
       if (!listener) throw new Error("memory adapter is not started");

@@ -1,4 +1,4 @@
-import type { Logger } from "@phonework/runtime";
+import { KeyedQueue, type Logger } from "@phonework/runtime";
 import {
   effectiveActiveNode,
   parseRouterCommand,
@@ -16,7 +16,15 @@ import { ProgressMessage } from "./progress-message.ts";
 import { fromNode, rpcErrorText } from "./user-messages.ts";
 
 // Every incoming chat message ends here: router command, or routed to a node and answered.
-// Nothing is dropped: each message gets a reply, a question, or a clear error.
+// Nothing is dropped: each message gets a reply, a question, or a clear error — sent as a reply
+// to it, where the platform has replies.
+//
+// Order: a user's messages are routed and forwarded one at a time, in the order they came, so a
+// node receives them in that order (routing can take a while: the routing LLM). A node answers
+// each user's messages one at a time, in that order, and its outbox sends the answers in order
+// too; the router shows a node's answers as they arrive, so they appear in the order asked.
+// Answers from different nodes, and the router's own answers, are not held back behind a slow
+// node's: they may overtake, and the reply (or the terminal's quote) says which message they answer.
 
 export interface DispatcherDeps extends RouterCommandDeps {
   chat: ChatHub;
@@ -34,14 +42,19 @@ export interface DispatcherDeps extends RouterCommandDeps {
 
 export class MessageDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
+  /** Each user's messages, routed and forwarded one at a time. */
+  private readonly intake = new KeyedQueue();
 
   constructor(private readonly deps: DispatcherDeps) {}
 
   /** Handles a message in the background; `drain()` waits for all of them. */
   handle(message: IncomingMessage): void {
-    const work = this.process(message).catch((error: unknown) => {
-      this.deps.logger.error({ err: error, userId: message.userId }, "message handling failed");
-    });
+    const work = this.intake
+      .run(`${message.platform}/${message.userId}`, () => this.accept(message))
+      .then((accepted) => accepted.answered)
+      .catch((error: unknown) => {
+        this.deps.logger.error({ err: error, userId: message.userId }, "message handling failed");
+      });
     this.inFlight.add(work);
     void work.finally(() => this.inFlight.delete(work));
   }
@@ -55,16 +68,20 @@ export class MessageDispatcher {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  private async process(message: IncomingMessage): Promise<void> {
+  /**
+   * Answers the message, or routes and forwards it; resolves as soon as the user's next message
+   * may be taken, with the answer still to come (wrapped, so the queue does not wait for it).
+   */
+  private async accept(message: IncomingMessage): Promise<{ answered: Promise<void> }> {
     const { deps } = this;
     const to: ChatAddress = { platform: message.platform, userId: message.userId, chatId: message.chatId };
+    const answer = (text: string) => deps.chat.sendText(to, text, { replyTo: message.messageId });
     deps.userState.rememberChat(message.userId, { platform: message.platform, chat_id: message.chatId });
 
     const command = parseRouterCommand(message.text);
     if (command) {
       const asker = { userId: message.userId, platform: message.platform };
-      await deps.chat.sendText(to, runRouterCommand(asker, command, deps));
-      return;
+      return { answered: answer(runRouterCommand(asker, command, deps)).then(() => undefined) };
     }
 
     const nodes = deps.registry.nodesForUser(message.userId);
@@ -76,46 +93,51 @@ export class MessageDispatcher {
     );
     if (decision.kind === "reply") {
       if (decision.activeNodeId) deps.userState.setActiveNode(message.userId, decision.activeNodeId);
-      await deps.chat.sendText(to, decision.text);
-      return;
+      return { answered: answer(decision.text).then(() => undefined) };
     }
 
     // Going somewhere other than where the user was talking: say where the answer came from.
     const switched = decision.nodeId !== activeNodeId && nodes.length > 1;
-    deps.userState.setActiveNode(message.userId, decision.nodeId);
+    const nodeId = decision.nodeId;
+    deps.userState.setActiveNode(message.userId, nodeId);
     const progress = new ProgressMessage(deps.chat, to, deps.progressIntervalMs, () => deps.clock.now());
     const id = deps.newId();
-    const log = deps.logger.child({ requestId: id, nodeId: decision.nodeId, userId: message.userId });
+    const log = deps.logger.child({ requestId: id, nodeId, userId: message.userId });
     log.info({ reason: decision.reason }, "forwarding message");
     deps.requests.record(id, {
-      nodeId: decision.nodeId,
+      nodeId,
       userId: message.userId,
       platform: message.platform,
       chatId: message.chatId,
     });
-    try {
-      const reply = await deps.forward(
-        decision.nodeId,
-        {
-          type: "forward",
-          id,
-          user_id: message.userId,
-          chat_id: message.chatId,
-          platform: message.platform,
-          text: decision.text ?? message.text,
-          message_id: message.messageId,
-        },
-        { timeoutMs: deps.requestTimeoutMs, onProgress: (line) => progress.add(line) },
-      );
-      progress.finish();
-      const sent = await deps.chat.sendText(to, switched ? fromNode(decision.nodeId, reply) : reply);
-      deps.replyShown?.(decision.nodeId, id, sent);
-    } catch (error) {
-      progress.finish();
-      if (!(error instanceof RpcError)) throw error;
-      log.warn({ code: error.code, message: error.message }, "forward failed");
-      const sent = await deps.chat.sendText(to, rpcErrorText(error, decision.nodeId));
-      deps.replyShown?.(decision.nodeId, id, sent); // a failure the node sent through its outbox
-    }
+    // Sent to the node before this returns: the user's next message cannot overtake it.
+    const reply = deps.forward(
+      nodeId,
+      {
+        type: "forward",
+        id,
+        user_id: message.userId,
+        chat_id: message.chatId,
+        platform: message.platform,
+        text: decision.text ?? message.text,
+        message_id: message.messageId,
+      },
+      { timeoutMs: deps.requestTimeoutMs, onProgress: (line) => progress.add(line) },
+    );
+    const answered = (async () => {
+      try {
+        const text = await reply;
+        progress.finish();
+        const sent = await answer(switched ? fromNode(nodeId, text) : text);
+        deps.replyShown?.(nodeId, id, sent);
+      } catch (error) {
+        progress.finish();
+        if (!(error instanceof RpcError)) throw error;
+        log.warn({ code: error.code, message: error.message }, "forward failed");
+        const sent = await answer(rpcErrorText(error, nodeId));
+        deps.replyShown?.(nodeId, id, sent); // a failure the node sent through its outbox
+      }
+    })();
+    return { answered };
   }
 }

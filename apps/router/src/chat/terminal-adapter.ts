@@ -1,10 +1,19 @@
 import { basename, join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { writePrivateFile } from "@phonework/runtime";
-import type { ChatAdapter, ChatAddress, MessageListener, OutgoingFile, SentMessage } from "./chat-adapter.ts";
+import { AnswerOrder, quote } from "./answer-order.ts";
+import type {
+  ChatAdapter,
+  ChatAddress,
+  MessageListener,
+  OutgoingFile,
+  SendOptions,
+  SentMessage,
+} from "./chat-adapter.ts";
 
 // Chat on the terminal: each stdin line is a message from one local user; replies,
 // progress and notices are printed. Works with piped input: `onEnd` fires at end of input.
+// A terminal has no replies to point at, so answers that come out of order are quoted.
 
 export interface TerminalAdapterOptions {
   input: NodeJS.ReadableStream;
@@ -25,6 +34,7 @@ export function createTerminalAdapter(options: TerminalAdapterOptions): ChatAdap
   let nextId = 0;
   // Progress is shown as a growing log; a terminal cannot edit, so only new lines are printed.
   const printedLines = new Map<string, number>();
+  const unanswered = new AnswerOrder();
 
   const print = (text: string) => options.output.write(`${text}\n`);
 
@@ -36,9 +46,11 @@ export function createTerminalAdapter(options: TerminalAdapterOptions): ChatAdap
       lines.on("line", (line) => {
         const text = line.trim();
         if (!text) return;
+        const messageId = `t${++nextId}`;
+        unanswered.received(messageId, text);
         onMessage({
           platform: TERMINAL_PLATFORM,
-          messageId: `t${++nextId}`,
+          messageId,
           chatId: CHAT_ID,
           userId,
           chatType: "private",
@@ -53,9 +65,10 @@ export function createTerminalAdapter(options: TerminalAdapterOptions): ChatAdap
       lines?.close();
     },
 
-    async sendText(_to: ChatAddress, text: string): Promise<SentMessage> {
+    async sendText(_to: ChatAddress, text: string, send?: SendOptions): Promise<SentMessage> {
       const messageId = `out${++nextId}`;
-      print(text);
+      const quoted = send?.replyTo ? unanswered.answered(send.replyTo) : undefined;
+      print(quoted === undefined ? text : `${quote(quoted)}${text}`);
       printedLines.set(messageId, text.split("\n").length);
       return { messageId };
     },

@@ -17,6 +17,8 @@ export const FeishuCode = {
   fieldValidation: 99992402,
   /** im: generic invalid parameter (bad content, unknown message, wrong message type). */
   invalidMessageParam: 230001,
+  /** im: the message was recalled (reply, update, patch of a recalled message). */
+  messageRecalled: 230011,
   /** im: message.update beyond the 20-edit limit. */
   editLimitReached: 230072,
   /** long connection endpoint: credentials rejected (the SDK's ErrorCode.auth_failed). */

@@ -2,8 +2,8 @@ import { FeishuCode, type FeishuError, feishuError, invalidParam } from "./error
 import { newMessageId, stableId } from "./ids.ts";
 import type { MessageContent, SentMessage, StoredMessage } from "./types.ts";
 
-// The im/v1 message routes: create, reply (idempotent by `uuid` for an hour), patch (shared cards
-// only) and update (text/post only, at most 20 edits). The store also learns user messages and p2p
+// The im/v1 message routes: create, reply (idempotent by `uuid` for an hour; refused for a recalled
+// message), patch (shared cards only) and update (text/post only, at most 20 edits). The store also learns user messages and p2p
 // chats from the events the fake delivers, so replies to them resolve as in production.
 
 export type RouteResult = { data: unknown } | { error: FeishuError };
@@ -111,9 +111,18 @@ export class MessageStore {
     });
   }
 
+  /** The sender withdrew the message (the fake's stand-in for a user recalling it in the app). */
+  recall(messageId: string): void {
+    const message = this.byId.get(messageId);
+    if (!message) throw new Error(`fake-feishu: no message ${messageId} to recall`);
+    message.recalled = true;
+  }
+
   reply(parentId: string, body: unknown): RouteResult {
     const parent = this.byId.get(parentId);
     if (!parent) return fail(invalidParam(`message ${parentId} not found`));
+    if (parent.recalled)
+      return fail(feishuError(400, FeishuCode.messageRecalled, "The message was recalled."));
     const { reply_in_thread } = (body ?? {}) as { reply_in_thread?: unknown };
     return this.send(body, {
       receive_id: parent.chat_id,
@@ -235,7 +244,7 @@ export class MessageStore {
       msg_type: message.msg_type,
       create_time: message.create_time,
       update_time: message.update_time,
-      deleted: false,
+      deleted: message.recalled === true,
       updated: message.edits > 0,
       chat_id: message.chat_id,
       sender: { id: this.appId, id_type: "app_id", sender_type: "app", tenant_key: this.tenantKey },

@@ -69,6 +69,7 @@ export async function startFakeFeishu(options: FakeFeishuOptions = {}): Promise<
     patches: () => [...state.messages.patches],
     updates: () => [...state.messages.updates],
     message: (messageId) => state.messages.get(messageId),
+    recall: (messageId) => state.messages.recall(messageId),
     uploads: () => [...uploads],
     tokenRequests: () => state.tokens.requests,
     issuedTokens: () => state.tokens.issued(),

@@ -30,6 +30,8 @@ export interface StoredMessage {
   parent_id: string;
   sender: "app" | "user";
   edits: number;
+  /** Recalled (withdrawn) by its sender: it shows as deleted, and nothing can reply to it. */
+  recalled?: boolean;
   create_time: string;
   update_time: string;
 }
@@ -69,6 +71,8 @@ export interface FakeFeishu {
   updates(): Array<{ message_id: string; msg_type: string; content: unknown }>;
   /** A message as it shows now (after patches and updates), bot's or a user's the fake delivered. */
   message(messageId: string): StoredMessage | undefined;
+  /** Recalls a message as its sender would: replies to it are refused from then on (code 230011). */
+  recall(messageId: string): void;
   uploads(): Upload[];
   /** How many tenant_access_token fetches reached the fake. */
   tokenRequests(): number;

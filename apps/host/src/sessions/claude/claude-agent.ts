@@ -93,14 +93,18 @@ export function createClaudeAgent(options: ClaudeAgentOptions): CodingAgent {
         outcome = await run(request, undefined);
       }
       const agentSessionId = outcome.sessionId ?? previous;
-      if (outcome.aborted) return { text: "⏹️ Stopped.", isError: false, agentSessionId };
-      if (outcome.result) return { ...outcome.result, agentSessionId, ...(notice ? { notice } : {}) };
+      if (outcome.aborted) return { ok: false, stopped: true, text: "⏹️ Stopped.", agentSessionId };
+      const withNotice = notice ? { notice } : {};
+      if (outcome.result) {
+        const { text, isError } = outcome.result;
+        return { ok: !isError, stopped: false, text, agentSessionId, ...withNotice };
+      }
       const reason = outcome.stderr.trim() || `claude exited with code ${outcome.exitCode} without a result`;
       options.logger.warn(
         { exitCode: outcome.exitCode, stderr: outcome.stderr.slice(-500) },
         "claude turn failed",
       );
-      return { text: reason.slice(-2000), isError: true, agentSessionId, ...(notice ? { notice } : {}) };
+      return { ok: false, stopped: false, text: reason.slice(-2000), agentSessionId, ...withNotice };
     },
     async close() {},
   };

@@ -1,18 +1,22 @@
-import type { Logger } from "@phonework/runtime";
+import { join } from "node:path";
+import { formatDuration, type Logger } from "@phonework/runtime";
 import type { ApprovalBroker } from "../approval-broker.ts";
-import type { CodingAgent, TurnRequest, TurnResult } from "../coding-agent.ts";
+import type { CodingAgent, TurnOutcome, TurnRequest, TurnResult } from "../coding-agent.ts";
 import { JsonRpcProcess } from "./json-rpc-process.ts";
-import { TurnWatcher } from "./turn-watcher.ts";
+import { type TurnEnd, TurnWatcher } from "./turn-watcher.ts";
 
 // Codex through one long-lived `codex app-server` per host (JSON-RPC over stdio). Threads are
 // started or resumed per session; approval requests go to the user's chat and are never left
-// unanswered; /stop sends turn/interrupt and, past the deadline, restarts the app-server.
+// unanswered; /stop sends turn/interrupt and, past the deadline, restarts the app-server. A turn
+// that cannot reach the model provider is interrupted the same way and fails with its error.
 
 export interface CodexAgentOptions {
   bin: string;
   approvalPolicy: string;
   sandbox: string;
   stopGraceMs: number;
+  /** A turn with no model output this long after it started, while Codex retries the provider, fails. */
+  connectTimeoutMs: number;
   approvals: ApprovalBroker;
   env: NodeJS.ProcessEnv;
   logger: Logger;
@@ -33,8 +37,30 @@ function describeApproval(params: Params, project: string): string {
   return `Codex in ${project} asks to change files${reason}`;
 }
 
+/**
+ * How a turn ended, from its end and, if it was cut off for not reaching the provider, the
+ * sentence saying so. A turn Codex completed anyway keeps its answer.
+ */
+export function turnOutcome(end: TurnEnd, unreachable: string | undefined): TurnOutcome {
+  if (unreachable !== undefined && end.status !== "completed")
+    return { ok: false, stopped: false, text: unreachable };
+  switch (end.status) {
+    case "completed":
+      return { ok: true, stopped: false, text: end.text || "(Codex finished without a message)" };
+    case "interrupted":
+      return { ok: false, stopped: true, text: "⏹️ Stopped." };
+    default:
+      return { ok: false, stopped: false, text: end.error ?? "the turn failed" };
+  }
+}
+
 export function createCodexAgent(options: CodexAgentOptions): CodingAgent {
   const { logger } = options;
+  const configFile = options.env.CODEX_HOME
+    ? join(options.env.CODEX_HOME, "config.toml")
+    : "~/.codex/config.toml (or $CODEX_HOME/config.toml)";
+  const unreachableText = (providerError: string) =>
+    `Codex could not reach its model provider within ${formatDuration(options.connectTimeoutMs)} (${providerError}): check the provider (model_provider, base_url, API key) in ${configFile}.`;
   let server: { rpc: JsonRpcProcess; ready: Promise<void> } | undefined;
   const watchers = new Map<string, TurnWatcher>();
 
@@ -73,7 +99,11 @@ export function createCodexAgent(options: CodexAgentOptions): CodingAgent {
       },
     });
     const ready = rpc
-      .request("initialize", { clientInfo: { name: "phonework", title: "PhoneWork", version: "0.1.0" } })
+      .request("initialize", {
+        clientInfo: { name: "phonework", title: "PhoneWork", version: "0.1.0" },
+        // For thread/backgroundTerminals/terminate: /stop must end the commands a turn started.
+        capabilities: { experimentalApi: true },
+      })
       .then(() => rpc.notify("initialized"));
     return { rpc, ready };
   };
@@ -118,6 +148,21 @@ export function createCodexAgent(options: CodexAgentOptions): CodingAgent {
     return { threadId: started.thread.id };
   };
 
+  /**
+   * Codex keeps a command that an interrupted turn was running alive as a background terminal
+   * (once it has run for about a second): end those this turn started, bounded by the grace time.
+   */
+  const endCommands = async (rpc: JsonRpcProcess, threadId: string, commandIds: Set<string>) => {
+    if (!rpc.alive || commandIds.size === 0) return;
+    const ended = [...commandIds].map((processId) =>
+      rpc.request("thread/backgroundTerminals/terminate", { threadId, processId }).catch((error: Error) => {
+        logger.warn({ threadId, processId, err: error.message }, "could not end a command of a stopped turn");
+      }),
+    );
+    const late = new Promise((resolve) => setTimeout(resolve, options.stopGraceMs).unref());
+    await Promise.race([Promise.all(ended), late]);
+  };
+
   return {
     name: "codex",
     async runTurn(request): Promise<TurnResult> {
@@ -138,7 +183,10 @@ export function createCodexAgent(options: CodexAgentOptions): CodingAgent {
         platform: request.session.platform,
         project: request.session.project,
       };
-      const watcher = new TurnWatcher(owner, request.signal, request.onProgress);
+      const watcher = new TurnWatcher(owner, request.signal, request.onProgress, (providerError) => {
+        logger.warn({ threadId, providerError }, "Codex cannot reach its model provider; ending the turn");
+        void interrupt();
+      });
       watchers.set(threadId, watcher);
       const interrupt = async () => {
         const deadline = new Promise<"late">((resolve) =>
@@ -153,6 +201,8 @@ export function createCodexAgent(options: CodexAgentOptions): CodingAgent {
         }
       };
       request.signal.addEventListener("abort", () => void interrupt(), { once: true });
+      const connectTimer = setTimeout(() => watcher.connectDeadline(), options.connectTimeoutMs);
+      connectTimer.unref();
       try {
         const started = await rpc.request<{ turn: { id: string } }>("turn/start", {
           threadId,
@@ -161,26 +211,18 @@ export function createCodexAgent(options: CodexAgentOptions): CodingAgent {
           ...(request.effort ? { effort: request.effort } : {}),
         });
         watcher.turnId = started.turn.id;
-        if (request.signal.aborted) void interrupt();
+        // Either may have come before the turn had an id to interrupt.
+        if (request.signal.aborted || watcher.unreachable !== undefined) void interrupt();
         const end = await watcher.done;
-        const withNotice = notice ? { notice } : {};
-        if (end.status === "interrupted")
-          return { text: "⏹️ Stopped.", isError: false, agentSessionId: threadId, ...withNotice };
-        if (end.status === "failed") {
-          return {
-            text: end.error ?? "the turn failed",
-            isError: true,
-            agentSessionId: threadId,
-            ...withNotice,
-          };
-        }
+        if (end.status === "interrupted") await endCommands(rpc, threadId, watcher.commandIds);
+        const unreachable = watcher.unreachable;
         return {
-          text: end.text || "(Codex finished without a message)",
-          isError: false,
+          ...turnOutcome(end, unreachable === undefined ? undefined : unreachableText(unreachable)),
           agentSessionId: threadId,
-          ...withNotice,
+          ...(notice ? { notice } : {}),
         };
       } finally {
+        clearTimeout(connectTimer);
         watchers.delete(threadId);
       }
     },

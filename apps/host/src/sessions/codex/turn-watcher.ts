@@ -1,5 +1,5 @@
 // Follows one Codex turn through the app-server's notifications: status lines for progress,
-// the agent's messages, and the end of the turn.
+// the agent's messages, the end of the turn, and whether Codex ever reached its model provider.
 
 export interface TurnEnd {
   status: "completed" | "interrupted" | "failed" | string;
@@ -14,6 +14,17 @@ const clip = (text: string, max = 90) => {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
+
+/**
+ * Notifications that show the model provider answered: the model's items and their deltas (not
+ * the user's own message, which Codex echoes before calling the model), its plan, token usage.
+ */
+export function isModelActivity(method: string, params: Params): boolean {
+  if (method.startsWith("item/")) return ((params.item as Params | undefined)?.type ?? "") !== "userMessage";
+  return (
+    method === "turn/plan/updated" || method === "turn/diff/updated" || method === "thread/tokenUsage/updated"
+  );
+}
 
 /** A status line for an item Codex started, or undefined for items not worth a line. */
 export function describeItem(item: Params): string | undefined {
@@ -36,15 +47,26 @@ export function describeItem(item: Params): string | undefined {
 
 export class TurnWatcher {
   turnId: string | undefined;
+  /** Codex's ids of the commands this turn started (to end the ones an interrupt leaves running). */
+  readonly commandIds = new Set<string>();
   private readonly messages: string[] = [];
   private lastPlanLine = "";
   readonly done: Promise<TurnEnd>;
   private finish!: (end: TurnEnd) => void;
+  private ended = false;
+  // Reaching the provider: Codex retries an unreachable one for minutes ("Reconnecting…"), and a
+  // slow one says nothing at all until it answers. Only the first, with its retry errors, is cut off.
+  private reachedProvider = false;
+  private connectDeadlinePassed = false;
+  private retryError: string | undefined;
+  private unreachableError: string | undefined;
 
   constructor(
     readonly owner: { userId: string; chatId: string; platform: string; project: string },
     readonly signal: AbortSignal,
     private readonly onProgress: (line: string) => void,
+    /** Codex has not reached its model provider by the connect deadline and keeps retrying it. */
+    private readonly onUnreachable: (providerError: string) => void = () => {},
   ) {
     this.done = new Promise((resolve) => {
       this.finish = resolve;
@@ -53,9 +75,12 @@ export class TurnWatcher {
 
   onNotification(method: string, params: Params): void {
     if (this.turnId && typeof params.turnId === "string" && params.turnId !== this.turnId) return;
+    if (!this.reachedProvider && isModelActivity(method, params)) this.reachedProvider = true;
     switch (method) {
       case "item/started": {
-        const line = describeItem((params.item as Params) ?? {});
+        const item = (params.item as Params) ?? {};
+        if (item.type === "commandExecution" && str(item.processId)) this.commandIds.add(str(item.processId));
+        const line = describeItem(item);
         if (line) this.onProgress(line);
         return;
       }
@@ -76,7 +101,11 @@ export class TurnWatcher {
       case "error": {
         const error = (params.error as Params) ?? {};
         const message = str(error.message) || "error";
-        if (params.willRetry) this.onProgress(`retrying: ${clip(message)}`);
+        if (!params.willRetry) return; // the turn ends with this error in turn/completed
+        this.onProgress(`retrying: ${clip(message)}`);
+        // "Reconnecting... 2/5" is Codex's; the provider's own words are in additionalDetails.
+        this.retryError = str(error.additionalDetails) || message;
+        this.checkReach();
         return;
       }
       case "turn/completed": {
@@ -95,6 +124,29 @@ export class TurnWatcher {
 
   /** Ends the turn from outside (the app-server died, the interrupt deadline passed). */
   end(end: TurnEnd): void {
+    this.ended = true;
     this.finish(end);
+  }
+
+  /** Called CODEX_CONNECT_TIMEOUT_S after the turn started. */
+  connectDeadline(): void {
+    this.connectDeadlinePassed = true;
+    this.checkReach();
+  }
+
+  /** The provider error, once the turn was found unable to reach its model provider. */
+  get unreachable(): string | undefined {
+    return this.unreachableError;
+  }
+
+  /**
+   * Unreachable: past the deadline, no model output yet, and Codex said it is retrying. A turn
+   * that already got an answer from the model is never cut off here, however long it runs.
+   */
+  private checkReach(): void {
+    if (this.ended || this.signal.aborted || this.reachedProvider || !this.connectDeadlinePassed) return;
+    if (this.retryError === undefined || this.unreachableError !== undefined) return;
+    this.unreachableError = this.retryError;
+    this.onUnreachable(this.retryError);
   }
 }

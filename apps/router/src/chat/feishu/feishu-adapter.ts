@@ -27,7 +27,8 @@ import { type FeishuWebhookSecrets, feishuWebhookVerifier } from "./webhook-veri
 import { type RetryPolicy, withRetry } from "./with-retry.ts";
 
 // Feishu (Lark) as a chat platform: events over the SDK's long connection or a webhook;
-// replies as markdown cards, split when long; files uploaded; one serial send queue per chat.
+// answers as markdown cards replying to the message they answer, split when long; files
+// uploaded; one serial send queue per chat.
 
 /** How events arrive: the long connection, or signed webhooks checked against these secrets. */
 export type FeishuDelivery = { mode: "ws" } | ({ mode: "webhook"; maxAgeMs: number } & FeishuWebhookSecrets);
@@ -84,6 +85,22 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): ChatAdapter 
       if (failure.retriable) throw failure;
       logger.warn({ code: failure.code, err: failure.message }, "card refused; sending as text");
       return retrying(() => api.send(to, "text", textContent(text), randomUUID()));
+    }
+  };
+
+  /** A card replying to `messageId`; refused for good (the message was recalled…), a plain message. */
+  const replyOne = async (to: Recipient, messageId: string, text: string): Promise<string> => {
+    const uuid = randomUUID();
+    try {
+      return await retrying(() => api.reply(messageId, "interactive", markdownCard(text), uuid));
+    } catch (error) {
+      const failure = toFeishuError(error);
+      if (failure.retriable) throw failure;
+      logger.warn(
+        { code: failure.code, err: failure.message, messageId },
+        "reply refused; sending as a plain message",
+      );
+      return sendOne(to, text);
     }
   };
 
@@ -183,13 +200,17 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): ChatAdapter 
       wsClient?.close({ force: true });
     },
 
-    sendText(to, text) {
+    sendText(to, text, sendOptions) {
       return inOrder(to, async (): Promise<SentMessage> => {
         const target = recipient(to);
         let last = "";
-        for (const chunk of splitForChat(text)) {
+        // Only the first part is the reply: the rest follow it in the chat.
+        for (const [index, chunk] of splitForChat(text).entries()) {
           try {
-            last = await sendOne(target, chunk);
+            last =
+              index === 0 && sendOptions?.replyTo
+                ? await replyOne(target, sendOptions.replyTo, chunk)
+                : await sendOne(target, chunk);
           } catch (error) {
             await reportFailure(target, error, "text");
             throw error;

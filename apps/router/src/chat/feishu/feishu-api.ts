@@ -37,6 +37,21 @@ export class FeishuApi {
     return id;
   }
 
+  /** Sends the message as a reply to `messageId` (a quote of it above, in the same chat). */
+  async reply(messageId: string, msgType: string, content: unknown, uuid: string): Promise<string> {
+    const result = check(
+      await this.client.im.v1.message.reply({
+        path: { message_id: messageId },
+        data: { msg_type: msgType, content: JSON.stringify(content), uuid },
+      }),
+      "reply to message",
+    );
+    const id = result.data?.message_id;
+    if (!id)
+      throw new FeishuError("reply to message: no message_id in the answer", 200, undefined, undefined);
+    return id;
+  }
+
   async patchCard(messageId: string, card: unknown): Promise<void> {
     check(
       await this.client.im.v1.message.patch({
