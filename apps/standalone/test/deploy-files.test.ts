@@ -73,4 +73,13 @@ describe("docker-compose.yml and Dockerfiles", () => {
       /WORKDIR \/app\/apps\/router\nCMD \["node", "--import", "tsx", "src\/main.ts"\]/,
     );
   });
+
+  it(".env.example names every variable docker-compose.yml reads, and nothing else", () => {
+    const composeText = readFileSync(join(repoRoot, "docker-compose.yml"), "utf8");
+    const used = [...new Set([...composeText.matchAll(/\$\{([A-Z_]+)/g)].map((m) => m[1]))].sort();
+    const example = readFileSync(join(repoRoot, ".env.example"), "utf8");
+    const listed = [...example.matchAll(/^([A-Z_]+)=/gm)].map((m) => m[1]).sort();
+    expect(used.length).toBeGreaterThan(10);
+    expect(listed).toEqual(used);
+  });
 });
