@@ -1,7 +1,6 @@
 import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
-import { Writable } from "node:stream";
-import { CleanupScope } from "@phonework/testkit";
+import { CleanupScope, captureStream } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { chooseFormat, createLogger, isTerminal, logFormat } from "../src/index.ts";
 
@@ -11,20 +10,7 @@ import { chooseFormat, createLogger, isTerminal, logFormat } from "../src/index.
 const scope = new CleanupScope();
 afterEach(() => scope.run());
 
-/** A stream that says whether it is a terminal, as process.stderr does. */
-function capture(isTTY: boolean) {
-  let out = "";
-  const stream = Object.assign(
-    new Writable({
-      write(chunk, _encoding, done) {
-        out += chunk.toString();
-        done();
-      },
-    }),
-    { isTTY },
-  );
-  return { stream, output: () => out };
-}
+const capture = captureStream;
 
 describe("chooseFormat", () => {
   it("auto follows the destination; pretty and json override it", () => {

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Writable } from "node:stream";
-import { CleanupScope } from "@phonework/testkit";
+import { CleanupScope, captureStream } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { openProgramLog, type ProgramLogOptions, SecretValues } from "../src/index.ts";
 
@@ -14,19 +13,7 @@ afterEach(() => scope.run());
 const ROUTER_SECRET = "router-secret-3b9d0a";
 const QUOTED_SECRET = 'pa"ss\\word-123';
 
-function captureStderr(isTTY: boolean) {
-  let out = "";
-  const stream = Object.assign(
-    new Writable({
-      write(chunk, _encoding, done) {
-        out += chunk.toString();
-        done();
-      },
-    }),
-    { isTTY },
-  );
-  return { stream, output: () => out };
-}
+const captureStderr = captureStream;
 
 async function open(options: Partial<ProgramLogOptions> & { tty?: boolean; toFile?: boolean } = {}) {
   const dataDir = scope.tempDir();
