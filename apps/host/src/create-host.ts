@@ -86,6 +86,7 @@ function buildModel(config: HostConfig): ModelClient | undefined {
 
 export function createHost(config: HostConfig, deps: HostDeps): Host {
   const logger = deps.logger.child({ component: "host", nodeId: config.NODE_ID });
+  const displayName = config.DISPLAY_NAME ?? config.NODE_ID;
   const clock = deps.clock ?? systemClock;
   const stateDir = join(config.DATA_DIR, "host", config.NODE_ID);
   const db = openHostDatabase(join(stateDir, "state.db"));
@@ -232,7 +233,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       systemPrompt: () =>
         buildSystemPrompt({
           nodeId: config.NODE_ID,
-          displayName: config.DISPLAY_NAME ?? config.NODE_ID,
+          displayName: displayName,
           workingDir: config.WORKING_DIR,
           toolNames: tools.map((t) => t.name),
           webAvailable: Boolean(web),
@@ -264,7 +265,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     registration: () => ({
       type: "register",
       node_id: config.NODE_ID,
-      display_name: config.DISPLAY_NAME ?? config.NODE_ID,
+      display_name: displayName,
       serves_users: config.SERVES_USERS,
       working_dir: config.WORKING_DIR,
       capabilities: capabilities(),

@@ -15,14 +15,14 @@ runMain(async () => {
   const { logger } = await openLog({ toFile: false }); // a host never chats: its log is on stderr
   const { nodeId, identity } = resolveIdentity(loaded);
   const config = { ...loaded, NODE_ID: nodeId };
-  const joining = identity?.joinCode !== undefined;
   const host = createHost(config, {
     logger,
     ...(identity ? { identity } : {}),
     tls: routerTls(config),
     // A join code refused is final (used, expired, mistyped): say so and stop, do not retry.
     onRefused: (reason) => {
-      if (!joining || identity?.joinCode === undefined) return;
+      // Still holding the code: this was the join (the code is cleared once it is accepted).
+      if (identity?.joinCode === undefined) return;
       logger.error({ reason }, "the router refused the join code; ask an admin for a new one (/pair)");
       void host.stop().then(() => process.exit(2));
     },

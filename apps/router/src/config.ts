@@ -105,14 +105,35 @@ export const RouterConfigFields = z.object({
 });
 
 // `when`: checked even when another key is wrong too, so one run names every problem.
-export const RouterConfigSchema = RouterConfigFields.superRefine(webhookNeedsSecrets, { when: () => true });
+export const RouterConfigSchema = RouterConfigFields.superRefine(routerConfigChecks, { when: () => true });
+
+/** The checks across keys, for the router and for the standalone (which extends its fields). */
+export function routerConfigChecks(
+  config: Parameters<typeof webhookNeedsSecrets>[0] & Parameters<typeof tlsFilesTogether>[0],
+  ctx: z.RefinementCtx,
+): void {
+  webhookNeedsSecrets(config, ctx);
+  tlsFilesTogether(config, ctx);
+}
+
+/** A certificate without its key (or the other way round) cannot serve TLS. */
+function tlsFilesTogether(
+  config: { TLS_CERT_FILE?: string | undefined; TLS_KEY_FILE?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (Boolean(config.TLS_CERT_FILE) === Boolean(config.TLS_KEY_FILE)) return;
+  const [missing, given] = config.TLS_CERT_FILE
+    ? ["TLS_KEY_FILE", "TLS_CERT_FILE"]
+    : ["TLS_CERT_FILE", "TLS_KEY_FILE"];
+  ctx.addIssue({ code: "custom", path: [missing], message: `is required with ${given}` });
+}
 
 /**
  * Webhook mode is a public URL: without the encrypt key nothing is signed, and without the token
  * nothing identifies the app, so anyone could post events as any user. One issue naming both keys
  * (the loader prints it as one line), saying which are missing.
  */
-export function webhookNeedsSecrets(
+function webhookNeedsSecrets(
   config: {
     FEISHU_MODE: string;
     FEISHU_ENCRYPT_KEY?: string | undefined;

@@ -7,6 +7,6 @@ export type {
 } from "./chat/chat-adapter.ts";
 export { createMemoryChatAdapter, type MemoryChatAdapter } from "./chat/memory-adapter.ts";
 export { createTerminalAdapter, TERMINAL_PLATFORM } from "./chat/terminal-adapter.ts";
-export { type RouterConfig, RouterConfigFields, RouterConfigSchema, webhookNeedsSecrets } from "./config.ts";
+export { type RouterConfig, RouterConfigFields, RouterConfigSchema, routerConfigChecks } from "./config.ts";
 export { createRouter, type Router, type RouterDeps } from "./create-router.ts";
 export { UserStateStore } from "./state/user-state-store.ts";

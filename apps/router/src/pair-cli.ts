@@ -1,4 +1,4 @@
-import { ConfigError, systemClock } from "@phonework/runtime";
+import { ConfigError, flagValue, systemClock } from "@phonework/runtime";
 import type { RouterConfig } from "./config.ts";
 import { Admins } from "./pairing/admins.ts";
 import { NodeStore } from "./pairing/node-store.ts";
@@ -18,8 +18,7 @@ export function runPairCommand(
   const name = args[0];
   if (!name || name.startsWith("--"))
     throw new ConfigError("usage: pnpm router pair <name> [--owner <user id>]");
-  const ownerIndex = args.indexOf("--owner");
-  const owner = ownerIndex >= 0 ? args[ownerIndex + 1] : defaultOwner(config);
+  const owner = flagValue(args, "--owner", "a chat user id") ?? defaultOwner(config);
   if (!owner)
     throw new ConfigError(
       "pair: who owns this node? Pass --owner <chat user id>, or set ADMINS (or a single ALLOWED_USERS entry)",

@@ -1,16 +1,13 @@
 import { readFileSync } from "node:fs";
-import { ConfigError, StartupError } from "@phonework/runtime";
+import { StartupError } from "@phonework/runtime";
 import type { RouterConfig } from "./config.ts";
 
 // The router serving TLS itself (TLS_CERT_FILE + TLS_KEY_FILE), for a VPS without a proxy in front.
+// The config schema already refuses one without the other.
 
 export function readTlsFiles(config: RouterConfig): { cert: Buffer; key: Buffer } | undefined {
   const { TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile } = config;
-  if (!certFile && !keyFile) return undefined;
-  if (!certFile || !keyFile)
-    throw new ConfigError(
-      `invalid configuration:\n  ${certFile ? "TLS_KEY_FILE" : "TLS_CERT_FILE"}: is required with ${certFile ? "TLS_CERT_FILE" : "TLS_KEY_FILE"}`,
-    );
+  if (!certFile || !keyFile) return undefined;
   const read = (key: string, path: string) => {
     try {
       return readFileSync(path);
@@ -21,12 +18,4 @@ export function readTlsFiles(config: RouterConfig): { cert: Buffer; key: Buffer 
     }
   };
   return { cert: read("TLS_CERT_FILE", certFile), key: read("TLS_KEY_FILE", keyFile) };
-}
-
-/** This package's version, for GET /health. */
-export function routerVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-    version?: string;
-  };
-  return manifest.version ?? "unknown";
 }

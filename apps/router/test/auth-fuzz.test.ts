@@ -307,6 +307,30 @@ describe("register fuzz", () => {
   });
 });
 
+describe("the shared secret through a reverse proxy", () => {
+  it("a loopback router refuses the right secret when a proxy forwarded the request: the caller is on the internet", async () => {
+    const setup = await routerWatched();
+    const forwarded: Array<Record<string, string>> = [
+      { "X-Forwarded-For": "203.0.113.7" },
+      { Forwarded: "for=203.0.113.7;proto=https" },
+      { "x-forwarded-for": "127.0.0.1" },
+    ];
+    for (const headers of forwarded) {
+      await expect(
+        connectFakeNode({ url: setup.nodeUrl, secret: SECRET, headers }),
+        JSON.stringify(headers),
+      ).rejects.toThrow("401");
+    }
+    expect((await health(setup.url)).nodes).toEqual([]);
+    expect(JSON.stringify(setup.logs())).toContain("shared secret through a proxy");
+    // The same secret straight from this machine still gets in.
+    const direct = await connectFakeNode({ url: setup.nodeUrl, secret: SECRET });
+    expect(await direct.register({ node_id: "direct" })).toMatchObject({ type: "register_ok" });
+    direct.close();
+    await expectStillServing(setup);
+  });
+});
+
 describe("upgrade paths and the handshake budget", () => {
   it("only /ws/node upgrades: other paths and other spellings of it get 404, even with the right secret", async () => {
     const setup = await routerWatched();

@@ -1,5 +1,6 @@
 import { connectFakeNode, makeNodeKey, signChallenge, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
+import { parseRouterCommand } from "../src/commands/router-commands.ts";
 import { ADMIN, askJoinCode, echo, pairedNode, reconnect, startPairingRouter } from "./pairing-support.ts";
 import { onCleanup, SECRET, startTestRouter } from "./support.ts";
 
@@ -259,5 +260,19 @@ describe("a typo never sends a command to another machine", () => {
     );
     expect(work.inbox.ofType("forward")).toEqual([]);
     expect(home.inbox.ofType("forward")).toEqual([]);
+  });
+});
+
+describe("parsing router commands", () => {
+  it("takes the command word whole, in any case, with its arguments split on white space", () => {
+    expect(parseRouterCommand("/pair  home-pc")).toEqual({ name: "pair", args: ["home-pc"] });
+    expect(parseRouterCommand(" /SHARE home-pc\tou_b ")).toEqual({
+      name: "share",
+      args: ["home-pc", "ou_b"],
+    });
+    expect(parseRouterCommand("/status")).toEqual({ name: "status", args: [] });
+    expect(parseRouterCommand('/node "Home PC"')).toEqual({ name: "node", arg: "Home PC" });
+    for (const text of ["/pairing x", "/pairx", "/statuses", "pair x", "/shell /pair x"])
+      expect(parseRouterCommand(text), text).toBeUndefined();
   });
 });

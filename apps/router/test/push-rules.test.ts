@@ -96,6 +96,21 @@ describe("pushes from a node", () => {
     expect(t.chat.sent.some((m) => m.text.includes("spam"))).toBe(false);
   });
 
+  it("a late answer over the node's push rate is kept by the host (RATE_LIMITED), not dropped", async () => {
+    const t = await setup({ REQUEST_TIMEOUT_S: 0.2, PUSH_RATE_PER_MIN: 1 });
+    t.chat.receive({ userId: ADMIN, text: "take your time" });
+    const forward = await t.node.inbox.next("forward");
+    await waitFor(() => t.chat.textsFor(ADMIN).some((text) => text.startsWith("⏱️")));
+    t.node.send(notify("n1", { text: "uses the minute's only push" }));
+    await t.node.inbox.next("push_ack", (f) => f.delivery_id === "n1");
+    t.node.send({ type: "forward_response", id: forward.id, delivery_id: "late-1", text: "done at last" });
+    expect(await t.node.inbox.next("error", (f) => f.delivery_id === "late-1")).toMatchObject({
+      code: "RATE_LIMITED",
+    });
+    expect(t.node.inbox.ofType("push_ack").map((f) => f.delivery_id)).toEqual(["n1"]);
+    expect(t.chat.sent.some((m) => m.text.includes("done at last"))).toBe(false);
+  });
+
   it("a text over MAX_PUSH_CHARS is cut with a marker, and task output too", async () => {
     const t = await setup({ MAX_PUSH_CHARS: 100 });
     t.node.send(notify("n1", { text: "x".repeat(1_000_000) }));

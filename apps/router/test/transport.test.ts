@@ -1,8 +1,10 @@
 import { createHash, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createHost, type Host, HostConfigSchema, newIdentity } from "@phonework/host";
+import { loadConfig } from "@phonework/runtime";
 import { createTestLogger, tlsFixture, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
+import { RouterConfigSchema } from "../src/config.ts";
 import { ADMIN, askJoinCode } from "./pairing-support.ts";
 import { echoHandler, onCleanup, SECRET, startTestRouter, tempDataDir } from "./support.ts";
 
@@ -88,6 +90,22 @@ describe("TLS", () => {
     const real = await tlsRouter();
     const good = host(real.nodeUrl, {}, { pinSha256: fingerprint(tlsFixture("router.pem")) });
     await good.host.ready();
+  });
+});
+
+describe("TLS configuration", () => {
+  it("a certificate without its key, or a key without its certificate, is refused naming the missing key", () => {
+    const load = (env: Record<string, string>) => () =>
+      loadConfig(RouterConfigSchema, { argv: [], env: { DATA_DIR: tempDataDir(), ...env } });
+    expect(load({ TLS_CERT_FILE: tlsFixture("router.pem") })).toThrow(
+      "TLS_KEY_FILE: is required with TLS_CERT_FILE",
+    );
+    expect(load({ TLS_KEY_FILE: tlsFixture("router.key") })).toThrow(
+      "TLS_CERT_FILE: is required with TLS_KEY_FILE",
+    );
+    expect(
+      load({ TLS_CERT_FILE: tlsFixture("router.pem"), TLS_KEY_FILE: tlsFixture("router.key") })().config,
+    ).toMatchObject({ TLS_CERT_FILE: tlsFixture("router.pem") });
   });
 });
 

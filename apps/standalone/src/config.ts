@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { defaultNodeId, HostConfigFields } from "@phonework/host";
-import { RouterConfigFields, webhookNeedsSecrets } from "@phonework/router";
+import { RouterConfigFields, routerConfigChecks } from "@phonework/router";
 import { port } from "@phonework/runtime";
 import { z } from "zod";
 
@@ -26,7 +26,7 @@ export const StandaloneConfigSchema = RouterConfigFields.extend(
     ROUTER_HOST: z.string().min(1).default("127.0.0.1"),
     ROUTER_PORT: port(0),
   })
-  .superRefine(webhookNeedsSecrets, { when: () => true })
+  .superRefine(routerConfigChecks, { when: () => true })
   .transform((config) => ({
     ...config,
     NODE_ID: config.NODE_ID ?? defaultNodeId(),

@@ -1,7 +1,6 @@
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { readFileSync, renameSync } from "node:fs";
 import type { z } from "zod";
-import { ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "./private-files.ts";
+import { writePrivateFile } from "./private-files.ts";
 
 // Small JSON state files: read back through a schema, written atomically (temp file + rename)
 // so a crash mid-write never leaves a half-written file behind.
@@ -34,10 +33,8 @@ export function readJsonFile<S extends z.ZodType>(path: string, schema: S, fallb
 }
 
 export function writeJsonFileAtomic(path: string, data: unknown): void {
-  ensurePrivateDir(dirname(path));
+  // The renamed file keeps the temp file's mode (writePrivateFile also tightens a leftover one).
   const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
-  // The renamed file keeps the temp file's mode; a temp file left by a crash keeps its old one.
-  restrictMode(temp, PRIVATE_FILE_MODE);
+  writePrivateFile(temp, `${JSON.stringify(data, null, 2)}\n`);
   renameSync(temp, path);
 }

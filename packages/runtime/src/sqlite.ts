@@ -7,6 +7,7 @@ import { StartupError } from "./startup-error.ts";
 // migrated forward by `PRAGMA user_version`: migration i brings the schema from version i to i+1.
 
 export type SqliteDatabase = Database.Database;
+export type SqliteStatement = Database.Statement<unknown[]>;
 
 export interface OpenDatabaseOptions {
   /** Each entry is the SQL that moves the schema one version forward. Never edit a shipped one. */

@@ -15,8 +15,6 @@ export interface FakeRouterOptions {
   heartbeatTimeoutS?: number;
   /** Answer `register` automatically (default true). */
   acceptRegistrations?: boolean;
-  /** Send no challenge (a router of an older protocol). */
-  silent?: boolean;
 }
 
 export interface FakeRouterConnection {
@@ -63,11 +61,9 @@ export async function startFakeRouter(options: FakeRouterOptions): Promise<FakeR
     const inbox = new FrameInbox(socket);
     const send = (frame: object) => socket.send(JSON.stringify(frame));
     connections.push({ socket, inbox, send });
-    if (!options.silent) {
-      const nonce = randomBytes(24).toString("base64url");
-      nonces.push(nonce);
-      send({ type: "challenge", nonce, protocol_versions: [2] });
-    }
+    const nonce = randomBytes(24).toString("base64url");
+    nonces.push(nonce);
+    send({ type: "challenge", nonce, protocol_versions: [2] });
     socket.on("message", (data) => {
       const frame = JSON.parse(data.toString()) as Record<string, unknown>;
       if (frame.type !== "register") return;

@@ -6,7 +6,7 @@ import type { RequestLog } from "../state/request-log.ts";
 import type { PushFrame } from "../ws/node-socket.ts";
 import type { SentMessage } from "./chat-adapter.ts";
 import type { NodeNotices, PushOutcome } from "./node-notices.ts";
-import type { PushGuard } from "./push-guard.ts";
+import type { PushGuard, PushVerdict } from "./push-guard.ts";
 import { lateReplyText, rpcErrorText } from "./user-messages.ts";
 
 // Exactly-once for the user over an at-least-once wire. An item with a delivery id (a push, or
@@ -35,17 +35,31 @@ export class PushDelivery {
     const deliveryId = frame.delivery_id;
     if (deliveryId && !this.start(nodeId, deliveryId)) return;
     const verdict = this.guard.check(nodeId, frame);
-    if (verdict.ok) {
-      if (deliveryId) await this.deliver(nodeId, deliveryId, verdict.frame);
-      else await this.notices.deliverPush(nodeId, verdict.frame);
+    if (!verdict.ok) {
+      this.refuse(nodeId, deliveryId, verdict, { userId: frame.user_id, type: frame.type });
       return;
     }
+    if (deliveryId) await this.deliver(nodeId, deliveryId, verdict.frame);
+    else await this.notices.deliverPush(nodeId, verdict.frame);
+  }
+
+  /**
+   * A push the guard did not let through. Refused for good: acknowledged as not delivered, so the
+   * host stops resending it. Over the rate: the claim is released and the host told to retry later
+   * (the item stays in its outbox), so nothing is lost.
+   */
+  private refuse(
+    nodeId: string,
+    deliveryId: string | undefined,
+    verdict: Exclude<PushVerdict, { ok: true }>,
+    about: Record<string, unknown>,
+  ): void {
     if (verdict.kind === "refused") {
-      this.logger.warn({ nodeId, userId: frame.user_id, type: frame.type }, `push dropped: ${verdict.error}`);
+      this.logger.warn({ nodeId, ...about }, `push dropped: ${verdict.error}`);
       if (deliveryId) this.settle(nodeId, deliveryId, { ok: false, error: verdict.error });
       return;
     }
-    this.logger.warn({ nodeId, type: frame.type }, "push over the node's rate; told to retry");
+    this.logger.warn({ nodeId, ...about }, "push over the node's rate; told to retry");
     if (deliveryId) this.delivered.abandon(`${nodeId}/${deliveryId}`);
     this.sendToNode(nodeId, {
       type: "error",
@@ -92,9 +106,7 @@ export class PushDelivery {
     };
     const verdict = this.guard.check(nodeId, late);
     if (!verdict.ok) {
-      const error = verdict.kind === "refused" ? verdict.error : "over the node's push rate";
-      this.logger.warn({ nodeId, requestId: frame.id }, `late answer dropped: ${error}`);
-      this.settle(nodeId, deliveryId, { ok: false, error });
+      this.refuse(nodeId, deliveryId, verdict, { requestId: frame.id, type: "late answer" });
       return;
     }
     await this.deliver(nodeId, deliveryId, verdict.frame);

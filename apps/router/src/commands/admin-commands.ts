@@ -4,24 +4,19 @@ import type { Asker, RouterCommandDeps } from "./router-commands.ts";
 
 // Pairing and sharing, for admins only: /pair, /revoke, /forget, /share, /unshare, /status.
 
-export type AdminCommandName = "pair" | "revoke" | "forget" | "share" | "unshare" | "status";
-
-const USAGE: Record<AdminCommandName, string> = {
+/** Every admin command, with its usage; the number of arguments it takes is read from the usage. */
+const USAGE = {
   pair: "/pair <name>",
   revoke: "/revoke <node>",
   forget: "/forget <node>",
   share: "/share <node> <user>",
   unshare: "/unshare <node> <user>",
   status: "/status",
-};
-const ARITY: Record<AdminCommandName, number> = {
-  pair: 1,
-  revoke: 1,
-  forget: 1,
-  share: 2,
-  unshare: 2,
-  status: 0,
-};
+} as const;
+
+export type AdminCommandName = keyof typeof USAGE;
+export const ADMIN_COMMANDS = Object.keys(USAGE) as AdminCommandName[];
+const arity = (name: AdminCommandName) => USAGE[name].split(" ").length - 1;
 
 export function runAdminCommand(
   asker: Asker,
@@ -33,7 +28,7 @@ export function runAdminCommand(
     return deps.admins.users.size === 0
       ? `🔒 /${name} is for admins, and none is set: set ADMINS on the router (your id: ${asker.userId}).`
       : `🔒 /${name} is for admins.`;
-  if (args.length !== ARITY[name]) return `Usage: ${USAGE[name]}`;
+  if (args.length !== arity(name)) return `Usage: ${USAGE[name]}`;
   const [first = "", second = ""] = args;
   const all = deps.registry.list();
   const now = deps.clock.now();
@@ -54,7 +49,8 @@ export function runAdminCommand(
       ].join("\n");
     }
     default: {
-      // Nodes are named by id here: an admin's action must not land on a look-alike display name.
+      // Ids first; a display name only when exactly one node has it (lookupNode): an admin's
+      // action must never land on a look-alike.
       const node = resolve(all, first);
       if (typeof node === "string") return node;
       if (name === "revoke") {

@@ -5,7 +5,7 @@ import type { PairingService } from "../pairing/pairing-service.ts";
 import { lookupNode, type NodeInfo } from "../registry/node-info.ts";
 import type { NodeDirectory } from "../registry/node-registry.ts";
 import type { UserStateStore } from "../state/user-state-store.ts";
-import { type AdminCommandName, runAdminCommand } from "./admin-commands.ts";
+import { ADMIN_COMMANDS, type AdminCommandName, runAdminCommand } from "./admin-commands.ts";
 import { formatNodeList } from "./format-node-list.ts";
 
 // Commands the router answers itself, without asking any node.
@@ -16,19 +16,10 @@ export type RouterCommand =
   | { name: "help" }
   | { name: AdminCommandName; args: string[] };
 
-const ADMIN_COMMANDS: readonly AdminCommandName[] = [
-  "pair",
-  "revoke",
-  "forget",
-  "share",
-  "unshare",
-  "status",
-];
+const COMMAND = new RegExp(String.raw`^/(nodes|node|help|${ADMIN_COMMANDS.join("|")})(?:\s+(.*))?$`, "is");
 
 export function parseRouterCommand(text: string): RouterCommand | undefined {
-  const match = /^\/(nodes|node|help|pair|revoke|forget|share|unshare|status)(?:\s+(.*))?$/is.exec(
-    text.trim(),
-  );
+  const match = COMMAND.exec(text.trim());
   if (!match) return undefined;
   const name = match[1]?.toLowerCase() ?? "";
   const arg = (match[2] ?? "").trim();

@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from "@phonework/runtime";
+import type { SqliteDatabase, SqliteStatement } from "@phonework/runtime";
 
 // The router's table of paired nodes: who each node is (its public key), who paired it (the
 // owner), who else it serves (shares), and the one-time join codes that create them. Kept in
@@ -40,13 +40,6 @@ export interface PairedNode {
   sharedWith: string[];
 }
 
-export interface JoinCodeRow {
-  nodeId: string;
-  owner: string;
-  expiresAt: number;
-  usedAt: number | undefined;
-}
-
 interface NodeRow {
   node_id: string;
   display_name: string;
@@ -58,25 +51,35 @@ interface NodeRow {
 }
 
 export class NodeStore {
+  /** Each statement is prepared once: `get` and `touch` run on every node handshake. */
+  private readonly statements = new Map<string, SqliteStatement>();
+
   constructor(private readonly db: SqliteDatabase) {}
 
+  private sql(text: string): SqliteStatement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
+  }
+
   get(nodeId: string): PairedNode | undefined {
-    const row = this.db.prepare("SELECT * FROM nodes WHERE node_id = ?").get(nodeId) as NodeRow | undefined;
+    const row = this.sql("SELECT * FROM nodes WHERE node_id = ?").get(nodeId) as NodeRow | undefined;
     return row ? this.toNode(row) : undefined;
   }
 
   list(): PairedNode[] {
-    const rows = this.db.prepare("SELECT * FROM nodes ORDER BY node_id").all() as NodeRow[];
+    const rows = this.sql("SELECT * FROM nodes ORDER BY node_id").all() as NodeRow[];
     return rows.map((row) => this.toNode(row));
   }
 
   /** Records a join code (only its hash: the code itself is shown once and never stored). */
   addJoinCode(secretHash: string, nodeId: string, owner: string, now: number, expiresAt: number): void {
-    this.db
-      .prepare(
-        "INSERT INTO join_codes (secret_hash, node_id, owner, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-      )
-      .run(secretHash, nodeId, owner, now, expiresAt);
+    this.sql(
+      "INSERT INTO join_codes (secret_hash, node_id, owner, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+    ).run(secretHash, nodeId, owner, now, expiresAt);
   }
 
   /**
@@ -91,9 +94,9 @@ export class NodeStore {
     now: number,
   ): { ok: true; owner: string } | { ok: false; reason: string } {
     return this.db.transaction(() => {
-      const code = this.db
-        .prepare("SELECT node_id, owner, expires_at, used_at FROM join_codes WHERE secret_hash = ?")
-        .get(secretHash) as
+      const code = this.sql(
+        "SELECT node_id, owner, expires_at, used_at FROM join_codes WHERE secret_hash = ?",
+      ).get(secretHash) as
         | { node_id: string; owner: string; expires_at: number; used_at: number | null }
         | undefined;
       if (!code || code.node_id !== nodeId) return { ok: false as const, reason: "unknown join code" };
@@ -102,55 +105,54 @@ export class NodeStore {
       const existing = this.get(nodeId);
       if (existing && existing.revokedAt === undefined)
         return { ok: false as const, reason: `node ${nodeId} is already paired with another key` };
-      this.db.prepare("UPDATE join_codes SET used_at = ? WHERE secret_hash = ?").run(now, secretHash);
+      this.sql("UPDATE join_codes SET used_at = ? WHERE secret_hash = ?").run(now, secretHash);
       // Re-pairing a revoked node keeps its shares: the admin chose the same name on purpose.
-      this.db
-        .prepare(
-          `INSERT INTO nodes (node_id, display_name, public_key, owner, paired_at, last_seen, revoked_at)
+      this.sql(
+        `INSERT INTO nodes (node_id, display_name, public_key, owner, paired_at, last_seen, revoked_at)
            VALUES (?, ?, ?, ?, ?, ?, NULL)
            ON CONFLICT (node_id) DO UPDATE SET public_key = excluded.public_key, owner = excluded.owner,
              paired_at = excluded.paired_at, revoked_at = NULL`,
-        )
-        .run(nodeId, displayName, publicKey, code.owner, now, now);
+      ).run(nodeId, displayName, publicKey, code.owner, now, now);
       return { ok: true as const, owner: code.owner };
     })();
   }
 
   /** Drops codes past their expiry (they can never be used; no reason to keep even their hashes). */
   pruneJoinCodes(now: number): void {
-    this.db.prepare("DELETE FROM join_codes WHERE expires_at <= ? OR used_at IS NOT NULL").run(now);
+    this.sql("DELETE FROM join_codes WHERE expires_at <= ? OR used_at IS NOT NULL").run(now);
   }
 
   touch(nodeId: string, displayName: string, now: number): void {
-    this.db
-      .prepare("UPDATE nodes SET last_seen = ?, display_name = ? WHERE node_id = ?")
-      .run(now, displayName, nodeId);
+    this.sql("UPDATE nodes SET last_seen = ?, display_name = ? WHERE node_id = ?").run(
+      now,
+      displayName,
+      nodeId,
+    );
   }
 
   revoke(nodeId: string, now: number): boolean {
-    return this.db.prepare("UPDATE nodes SET revoked_at = ? WHERE node_id = ?").run(now, nodeId).changes > 0;
+    return this.sql("UPDATE nodes SET revoked_at = ? WHERE node_id = ?").run(now, nodeId).changes > 0;
   }
 
   forget(nodeId: string): boolean {
-    this.db.prepare("DELETE FROM join_codes WHERE node_id = ?").run(nodeId);
-    return this.db.prepare("DELETE FROM nodes WHERE node_id = ?").run(nodeId).changes > 0;
+    this.sql("DELETE FROM join_codes WHERE node_id = ?").run(nodeId);
+    return this.sql("DELETE FROM nodes WHERE node_id = ?").run(nodeId).changes > 0;
   }
 
   share(nodeId: string, userId: string): void {
-    this.db.prepare("INSERT OR IGNORE INTO node_shares (node_id, user_id) VALUES (?, ?)").run(nodeId, userId);
+    this.sql("INSERT OR IGNORE INTO node_shares (node_id, user_id) VALUES (?, ?)").run(nodeId, userId);
   }
 
   unshare(nodeId: string, userId: string): boolean {
     return (
-      this.db.prepare("DELETE FROM node_shares WHERE node_id = ? AND user_id = ?").run(nodeId, userId)
-        .changes > 0
+      this.sql("DELETE FROM node_shares WHERE node_id = ? AND user_id = ?").run(nodeId, userId).changes > 0
     );
   }
 
   private toNode(row: NodeRow): PairedNode {
-    const shares = this.db
-      .prepare("SELECT user_id FROM node_shares WHERE node_id = ? ORDER BY user_id")
-      .all(row.node_id) as Array<{ user_id: string }>;
+    const shares = this.sql("SELECT user_id FROM node_shares WHERE node_id = ? ORDER BY user_id").all(
+      row.node_id,
+    ) as Array<{ user_id: string }>;
     return {
       nodeId: row.node_id,
       displayName: row.display_name,

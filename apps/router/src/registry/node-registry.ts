@@ -48,6 +48,8 @@ interface Entry<C> {
 
 export class NodeRegistry<C extends LiveConnection = LiveConnection> implements NodeDirectory {
   private readonly entries = new Map<string, Entry<C>>();
+  /** Offline nodes without a pairing, oldest first (the order they went offline). */
+  private readonly unpairedOffline = new Set<string>();
   private readonly listeners = new Set<(event: RegistryEvent<C>) => void>();
 
   constructor(private readonly clock: Clock) {}
@@ -109,6 +111,7 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
       lastSeen: now,
     };
     this.entries.set(frame.node_id, { info, connection, requested: frame.serves_users });
+    this.unpairedOffline.delete(frame.node_id);
     const returning = previous?.info.status === "offline";
     this.emit({ type: "online", node: info, connection, returning });
     return previous?.connection;
@@ -121,7 +124,7 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
     entry.connection = undefined;
     entry.info = { ...entry.info, status: "offline", lastSeen: this.clock.now() };
     this.emit({ type: "offline", node: entry.info, connection });
-    if (!entry.info.paired) this.pruneUnpaired();
+    if (!entry.info.paired) this.rememberUnpairedOffline(nodeId);
     return true;
   }
 
@@ -143,15 +146,18 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
     const entry = this.entries.get(nodeId);
     if (!entry || entry.connection) return false;
     this.entries.delete(nodeId);
+    this.unpairedOffline.delete(nodeId);
     return true;
   }
 
-  private pruneUnpaired(): void {
-    const offline = [...this.entries.values()]
-      .filter((entry) => !entry.info.paired && !entry.connection)
-      .sort((a, b) => a.info.lastSeen - b.info.lastSeen);
-    for (const entry of offline.slice(0, Math.max(0, offline.length - MAX_UNPAIRED_OFFLINE)))
-      this.entries.delete(entry.info.nodeId);
+  /** Keeps the newest MAX_UNPAIRED_OFFLINE of them; O(1), so a mass disconnect stays linear. */
+  private rememberUnpairedOffline(nodeId: string): void {
+    this.unpairedOffline.add(nodeId);
+    if (this.unpairedOffline.size <= MAX_UNPAIRED_OFFLINE) return;
+    const [oldest] = this.unpairedOffline;
+    if (oldest === undefined) return;
+    this.unpairedOffline.delete(oldest);
+    this.entries.delete(oldest);
   }
 
   touch(nodeId: string): void {

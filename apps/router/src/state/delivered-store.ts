@@ -1,4 +1,5 @@
 import { atEndOfTurn, type SqliteDatabase } from "@phonework/runtime";
+import { ExpiringRows } from "./expiring-rows.ts";
 
 // The delivery ids (per node) the router has handed to a chat platform, kept for a TTL so a
 // host that resends after a reconnect gets its ack again instead of the user getting a duplicate.
@@ -17,10 +18,7 @@ export type DeliveryStart =
   | { state: "in_flight" }
   | { state: "delivered"; messageId: string | undefined };
 
-const PRUNE_EVERY_MS = 3_600_000;
-
 export class DeliveredStore {
-  private lastPrune = 0;
   /** Claimed and being handed to the platform. Only this process can be delivering, so memory suffices. */
   private readonly inFlight = new Set<string>();
   /** Delivered, written at the end of this turn of the event loop with the others (one commit). */
@@ -28,11 +26,11 @@ export class DeliveredStore {
   private readonly flushSoon = atEndOfTurn(() => this.flush());
   private readonly select;
   private readonly record;
-  private readonly expire;
+  private readonly expiring;
 
   constructor(
     private readonly db: SqliteDatabase,
-    private readonly ttlMs: number,
+    ttlMs: number,
     private readonly now: () => number,
   ) {
     // Rows of this state were written by earlier versions; such a delivery's outcome is unknown,
@@ -42,13 +40,13 @@ export class DeliveredStore {
     this.record = db.prepare(
       "INSERT OR REPLACE INTO delivered (key, state, message_id, at) VALUES (?, 'delivered', ?, ?)",
     );
-    this.expire = db.prepare("DELETE FROM delivered WHERE at < ?");
-    this.prune();
+    this.expiring = new ExpiringRows(db, "delivered", ttlMs, now);
+    this.expiring.sweep();
   }
 
   /** Claims a delivery id; only the caller that gets "new" delivers it. */
   begin(key: string): DeliveryStart {
-    if (this.now() - this.lastPrune > PRUNE_EVERY_MS) this.prune();
+    this.expiring.sweepIfDue();
     if (this.inFlight.has(key)) return { state: "in_flight" };
     const recorded = this.toRecord.get(key);
     if (recorded !== undefined) return { state: "delivered", messageId: recorded ?? undefined };
@@ -83,10 +81,5 @@ export class DeliveredStore {
   /** Not delivered: forget the claim so a later resend can try again. */
   abandon(key: string): void {
     this.inFlight.delete(key);
-  }
-
-  prune(): number {
-    this.lastPrune = this.now();
-    return this.expire.run(this.now() - this.ttlMs).changes;
   }
 }

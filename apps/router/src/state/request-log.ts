@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from "@phonework/runtime";
+import { ExpiringRows } from "./expiring-rows.ts";
 
 // Where each forwarded message came from, so an answer that arrives after the router forgot the
 // request (it restarted, or gave up waiting) still goes to that chat, and only there: never to
@@ -22,28 +23,25 @@ export interface RequestOrigin {
   chatId: string;
 }
 
-const PRUNE_EVERY_MS = 3_600_000;
-
 export class RequestLog {
-  private lastPrune = 0;
   private readonly insert;
   private readonly select;
-  private readonly expire;
+  private readonly expiring;
 
   constructor(
     db: SqliteDatabase,
-    private readonly ttlMs: number,
+    ttlMs: number,
     private readonly now: () => number,
   ) {
     this.insert = db.prepare(
       "INSERT OR REPLACE INTO requests (id, node_id, user_id, platform, chat_id, at) VALUES (?, ?, ?, ?, ?, ?)",
     );
     this.select = db.prepare("SELECT node_id, user_id, platform, chat_id FROM requests WHERE id = ?");
-    this.expire = db.prepare("DELETE FROM requests WHERE at < ?");
+    this.expiring = new ExpiringRows(db, "requests", ttlMs, now);
   }
 
   record(id: string, origin: RequestOrigin): void {
-    if (this.now() - this.lastPrune > PRUNE_EVERY_MS) this.prune();
+    this.expiring.sweepIfDue();
     this.insert.run(id, origin.nodeId, origin.userId, origin.platform, origin.chatId, this.now());
   }
 
@@ -54,10 +52,5 @@ export class RequestLog {
       | undefined;
     if (!row || row.node_id !== nodeId) return undefined;
     return { nodeId: row.node_id, userId: row.user_id, platform: row.platform, chatId: row.chat_id };
-  }
-
-  prune(): void {
-    this.lastPrune = this.now();
-    this.expire.run(this.now() - this.ttlMs);
   }
 }

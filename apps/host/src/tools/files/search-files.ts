@@ -22,8 +22,9 @@ export function searchFiles(boundary: Boundary, start: Opened, query: string): s
 
   const searchFile = ({ fd, stat, shown }: Opened) => {
     if (!stat.isFile() || stat.nlink > 1 || stat.size > MAX_FILE_BYTES) return;
+    // A binary file is told by its first bytes; only a text file is read whole.
+    if (readRange(fd, 0, Math.min(stat.size, BINARY_PROBE_BYTES)).includes(0)) return;
     const content = readRange(fd, 0, stat.size);
-    if (content.subarray(0, BINARY_PROBE_BYTES).includes(0)) return;
     filesRead++;
     const lines = content.toString("utf8").split("\n");
     for (let i = 0; i < lines.length && matches.length < MAX_MATCHES; i++) {

@@ -1,4 +1,5 @@
 import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
+import { ExpiringRows } from "../../state/expiring-rows.ts";
 
 // Event and message ids already handled, so a redelivered event (Feishu retries after ~3 s
 // without an ack, and again after a restart) or a replayed webhook is dropped. One row per id in
@@ -11,13 +12,10 @@ export const SEEN_EVENTS_MIGRATION = `
   );
   CREATE INDEX seen_events_at ON seen_events (at);`;
 
-const PRUNE_EVERY_MS = 3_600_000;
-
 export class SeenEvents {
-  private lastPrune = 0;
   private readonly select;
   private readonly remember;
-  private readonly expire;
+  private readonly expiring;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -28,8 +26,8 @@ export class SeenEvents {
     this.remember = db.prepare(
       "INSERT INTO seen_events (key, at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET at = excluded.at",
     );
-    this.expire = db.prepare("DELETE FROM seen_events WHERE at <= ?");
-    this.prune();
+    this.expiring = new ExpiringRows(db, "seen_events", ttlMs, now);
+    this.expiring.sweep();
   }
 
   /** The same store on a private in-memory database (tests, headless use). */
@@ -40,7 +38,7 @@ export class SeenEvents {
   /** Records the keys; returns true if any of them was seen within the TTL (a redelivery). */
   checkAndRemember(keys: string[]): boolean {
     const now = this.now();
-    if (now - this.lastPrune > PRUNE_EVERY_MS) this.prune();
+    this.expiring.sweepIfDue();
     // One transaction: the check and the write are one commit, and nothing runs in between.
     return this.db.transaction(() => {
       const repeat = keys.some((key) => {
@@ -53,7 +51,6 @@ export class SeenEvents {
   }
 
   prune(): number {
-    this.lastPrune = this.now();
-    return this.expire.run(this.lastPrune - this.ttlMs).changes;
+    return this.expiring.sweep();
   }
 }
