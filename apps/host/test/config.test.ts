@@ -6,7 +6,7 @@ import { HostConfigSchema } from "../src/config.ts";
 
 const load = (env: Record<string, string | undefined>, file?: string) =>
   loadConfig(HostConfigSchema, {
-    argv: file ? ["--config", "host.yaml"] : [],
+    configPath: file ? "host.yaml" : undefined,
     env,
     readFile: () => file ?? "",
   }).config;

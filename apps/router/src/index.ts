@@ -9,4 +9,6 @@ export { createMemoryChatAdapter, type MemoryChatAdapter } from "./chat/memory-a
 export { createTerminalAdapter, TERMINAL_PLATFORM } from "./chat/terminal-adapter.ts";
 export { type RouterConfig, RouterConfigFields, RouterConfigSchema, routerConfigChecks } from "./config.ts";
 export { createRouter, type Router, type RouterDeps } from "./create-router.ts";
+export { runPair } from "./pair-cli.ts";
+export { runRouter } from "./router-program.ts";
 export { UserStateStore } from "./state/user-state-store.ts";

@@ -1,24 +1,40 @@
-import { ConfigError, flagValue, systemClock } from "@phonework/runtime";
+import {
+  ConfigError,
+  ensureWritableDir,
+  type ProgramArgs,
+  startProgram,
+  systemClock,
+} from "@phonework/runtime";
 import type { RouterConfig } from "./config.ts";
+import { RouterConfigSchema } from "./config.ts";
 import { Admins } from "./pairing/admins.ts";
 import { NodeStore } from "./pairing/node-store.ts";
 import { PairingService } from "./pairing/pairing-service.ts";
 import { openRouterDatabase, routerDatabasePath } from "./state/router-db.ts";
 
-// `pnpm router pair <name> [--owner <user id>]`: a join code for the first host, from the router's
+// `phonework pair <name> [--owner <user id>]`: a join code for the first host, from the router's
 // own machine, before any chat is set up. It writes to router.db beside a running router (same
-// DATA_DIR); the router reads codes from there at each join. The code is printed alone on the
-// last line of stdout, so scripts can take it with `tail -n 1`.
+// DATA_DIR, so it does not take the lock); the router reads codes from there at each join. The
+// code is printed alone on the last line of stdout, so scripts can take it with `tail -n 1`.
 
-export function runPairCommand(
+export async function runPair(
+  args: ProgramArgs,
+  request: { name: string; owner?: string | undefined },
+  out: NodeJS.WritableStream,
+): Promise<void> {
+  const { config, openLog } = startProgram(RouterConfigSchema, "phonework-router", args);
+  ensureWritableDir(config.DATA_DIR);
+  await openLog({ toFile: false }); // only to warn about a config file's unknown keys
+  printJoinCode(config, request, out);
+}
+
+export function printJoinCode(
   config: RouterConfig,
-  args: readonly string[],
+  request: { name: string; owner?: string | undefined },
   out: NodeJS.WritableStream,
 ): void {
-  const name = args[0];
-  if (!name || name.startsWith("--"))
-    throw new ConfigError("usage: pnpm router pair <name> [--owner <user id>]");
-  const owner = flagValue(args, "--owner", "a chat user id") ?? defaultOwner(config);
+  const { name } = request;
+  const owner = request.owner ?? defaultOwner(config);
   if (!owner)
     throw new ConfigError(
       "pair: who owns this node? Pass --owner <chat user id>, or set ADMINS (or a single ALLOWED_USERS entry)",
@@ -37,7 +53,7 @@ export function runPairCommand(
       [
         `Join code for node "${name}" (owner ${owner}), valid ${minutes} min, works once.`,
         "On that PC, with ROUTER_URL pointing at this router's /ws/node:",
-        `  pnpm host --join ${result.value.code}`,
+        `  phonework host --join ${result.value.code}`,
         result.value.code,
         "",
       ].join("\n"),

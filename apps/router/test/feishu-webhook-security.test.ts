@@ -72,7 +72,7 @@ describe("webhook mode refuses to start without both secrets", () => {
 
   it('from the environment (absent or empty) and from YAML ("" or empty): one line naming both keys', () => {
     for (const secrets of missing) {
-      const fromEnv = () => loadConfig(RouterConfigSchema, { argv: [], env: { ...base, ...secrets } });
+      const fromEnv = () => loadConfig(RouterConfigSchema, { env: { ...base, ...secrets } });
       expect(fromEnv, JSON.stringify(secrets)).toThrow(
         /^invalid configuration:\n {2}[^\n]*FEISHU_ENCRYPT_KEY[^\n]*FEISHU_VERIFICATION_TOKEN[^\n]*$/,
       );
@@ -80,13 +80,13 @@ describe("webhook mode refuses to start without both secrets", () => {
         .map(([key, value]) => `${key}: ${JSON.stringify(value)}`)
         .join("\n");
       const fromYaml = () =>
-        loadConfig(RouterConfigSchema, { argv: ["--config", "router.yaml"], env: {}, readFile: () => yaml });
+        loadConfig(RouterConfigSchema, { configPath: "router.yaml", env: {}, readFile: () => yaml });
       expect(fromYaml, yaml).toThrow(/FEISHU_ENCRYPT_KEY[^\n]*FEISHU_VERIFICATION_TOKEN/);
     }
     const blankYaml = `FEISHU_MODE: webhook\nFEISHU_ENCRYPT_KEY:\nFEISHU_VERIFICATION_TOKEN: ${TOKEN}\n`;
     expect(() =>
       loadConfig(RouterConfigSchema, {
-        argv: ["--config", "router.yaml"],
+        configPath: "router.yaml",
         env: base,
         readFile: () => blankYaml,
       }),
@@ -95,12 +95,12 @@ describe("webhook mode refuses to start without both secrets", () => {
 
   it("both set: webhook mode starts; ws mode needs neither, and an empty one there is just unset", () => {
     const both = { ...base, FEISHU_ENCRYPT_KEY: ENCRYPT_KEY, FEISHU_VERIFICATION_TOKEN: TOKEN };
-    expect(loadConfig(RouterConfigSchema, { argv: [], env: both }).config).toMatchObject({
+    expect(loadConfig(RouterConfigSchema, { env: both }).config).toMatchObject({
       FEISHU_MODE: "webhook",
       WEBHOOK_MAX_AGE_S: 300,
     });
     const ws = loadConfig(RouterConfigSchema, {
-      argv: ["--config", "router.yaml"],
+      configPath: "router.yaml",
       env: { ...base, FEISHU_MODE: "ws" },
       readFile: () => 'FEISHU_ENCRYPT_KEY: ""\n',
     });

@@ -18,7 +18,7 @@ describe("pairing", () => {
     const t = await startPairingRouter();
     const code = await askJoinCode(t, "home-pc");
     expect(code).toMatch(/^home-pc:[0-9A-Z]{4}(-[0-9A-Z]{4}){3}$/);
-    expect(t.chat.textsFor(ADMIN)[0]).toContain(`pnpm host --join ${code}`);
+    expect(t.chat.textsFor(ADMIN)[0]).toContain(`phonework host --join ${code}`);
 
     const key = makeNodeKey();
     const first = await connectFakeNode({ url: t.nodeUrl });

@@ -96,7 +96,7 @@ describe("TLS", () => {
 describe("TLS configuration", () => {
   it("a certificate without its key, or a key without its certificate, is refused naming the missing key", () => {
     const load = (env: Record<string, string>) => () =>
-      loadConfig(RouterConfigSchema, { argv: [], env: { DATA_DIR: tempDataDir(), ...env } });
+      loadConfig(RouterConfigSchema, { env: { DATA_DIR: tempDataDir(), ...env } });
     expect(load({ TLS_CERT_FILE: tlsFixture("router.pem") })).toThrow(
       "TLS_KEY_FILE: is required with TLS_CERT_FILE",
     );
@@ -144,7 +144,7 @@ describe("a refused host learns why, once", () => {
       .filter((line) => line.level === 40)
       .map((line) => String(line.msg));
     expect(warned).toEqual([
-      "the router refused this node's key or join code (node home-pc is not paired with this router); ask an admin for a join code (/pair <name> in chat, or `pnpm router pair <name>` on the router) and start this host with --join <code>",
+      "the router refused this node's key or join code (node home-pc is not paired with this router); ask an admin for a join code (/pair <name> in chat, or `phonework pair <name>` on the router) and start this host with --join <code>",
     ]);
     // Paired with a code, the same host gets in.
     identity.joinCode = await askJoinCode(t, "home-pc");

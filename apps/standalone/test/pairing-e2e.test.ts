@@ -13,7 +13,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // The README's pairing flow with real processes: `pnpm router` (Feishu through the real SDK
-// against the fake), `pnpm router pair` beside it, `pnpm host --join <code>`, a second PC paired
+// against the fake), `phonework pair` beside it, `phonework host --join <code>`, a second PC paired
 // from chat — then every secret any of them was given or made is looked for in their logs.
 
 const USER = "ou_alice";
@@ -93,17 +93,14 @@ describe("pairing a PC, end to end (real router, pair CLI and host processes)", 
     await fake?.close();
   });
 
-  it("`pnpm router pair` beside the running router prints the code alone on its last line; `pnpm host --join` pairs", async () => {
+  it("`phonework pair` beside the running router prints the code alone on its last line; `phonework host --join` pairs", async () => {
     const pair = track(
-      spawnApp("router", { DATA_DIR: routerData, ALLOWED_USERS: USER, LOG_LEVEL: "warn" }, [
-        "pair",
-        "home-pc",
-      ]),
+      spawnApp("pair", { DATA_DIR: routerData, ALLOWED_USERS: USER, LOG_LEVEL: "warn" }, ["home-pc"]),
     );
     expect((await pair.exited).code).toBe(0);
     const code = pair.stdout().trim().split("\n").at(-1) ?? "";
     expect(code).toMatch(/^home-pc:[0-9A-Z]{4}(-[0-9A-Z]{4}){3}$/);
-    expect(pair.stdout()).toContain(`pnpm host --join ${code}`);
+    expect(pair.stdout()).toContain(`phonework host --join ${code}`);
     joinCodes.push(code);
 
     const homeData = temp();

@@ -2,19 +2,21 @@ import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 
-// One YAML file plus environment variables of the same names (the environment wins),
-// validated by a zod schema. Any problem becomes a ConfigError that names the key.
+// One YAML file, environment variables of the same names, and command-line flags, validated by a
+// zod schema. Precedence: flag > environment > file > the schema's default. Any problem becomes a
+// ConfigError that names the key.
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
 
 export interface ConfigSource {
-  argv: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
+  /** The YAML file (`--config`); without it, PHONEWORK_CONFIG; without both, none. */
+  configPath?: string | undefined;
   readFile?: (path: string) => string;
-  /** Command-line flags that set a key (`--join <code>` → JOIN_CODE); they win over the environment. */
-  flags?: Readonly<Record<string, string>>;
+  /** Keys set by command-line flags (`--join <code>` → JOIN_CODE); they win over everything. */
+  overrides?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface LoadedConfig<T> {
@@ -40,7 +42,7 @@ export function flagValue(argv: readonly string[], name: string, what = "a value
 }
 
 export function configPathFrom(source: ConfigSource): string | undefined {
-  return flagValue(source.argv, "--config", "a file path") ?? (source.env.PHONEWORK_CONFIG || undefined);
+  return source.configPath || source.env.PHONEWORK_CONFIG || undefined;
 }
 
 function readConfigFile(path: string, readFile: (path: string) => string): Record<string, unknown> {
@@ -80,9 +82,10 @@ export function loadConfig<S extends z.ZodType>(schema: S, source: ConfigSource)
     if (envValue !== undefined && envValue !== "") merged[key] = envValue;
     else if (key in fromFile) merged[key] = fromFile[key];
   }
-  for (const [flag, key] of Object.entries(source.flags ?? {})) {
-    const value = flagValue(source.argv, flag);
-    if (value !== undefined) merged[key] = value;
+  for (const [key, value] of Object.entries(source.overrides ?? {})) {
+    if (value === undefined) continue;
+    if (!keys.includes(key)) throw new Error(`flag for ${key}, which this program does not have`);
+    merged[key] = value;
   }
   const parsed = schema.safeParse(merged);
   if (!parsed.success) {

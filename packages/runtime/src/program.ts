@@ -28,18 +28,21 @@ export interface Program<C> {
   openLog(placement: LogPlacement): Promise<ProgramLog>;
 }
 
+/** What the command line gave a program: its config file and the keys its flags set. */
+export interface ProgramArgs {
+  configPath?: string | undefined;
+  overrides?: Readonly<Record<string, string | undefined>>;
+}
+
 /**
- * The start of every entry point: load and validate the config from argv and the environment.
- * Throws ConfigError (see runMain) on bad config. Nothing is logged until openLog.
+ * The start of every entry point: load and validate the config from the command line, the
+ * environment and the file. Throws ConfigError (see runMain) on bad config. Nothing is logged
+ * until openLog.
  */
 export function startProgram<
   S extends z.ZodType<{ LOG_LEVEL: string; LOG_FORMAT: LogFormat; DATA_DIR: string }>,
->(schema: S, name: string, options: { flags?: Record<string, string> } = {}): Program<z.output<S>> {
-  const { config, path, unknownKeys } = loadConfig(schema, {
-    argv: process.argv.slice(2),
-    env: process.env,
-    ...(options.flags ? { flags: options.flags } : {}),
-  });
+>(schema: S, name: string, args: ProgramArgs = {}): Program<z.output<S>> {
+  const { config, path, unknownKeys } = loadConfig(schema, { ...args, env: process.env });
   const secrets = new SecretValues();
   addConfigSecrets(secrets, config as Record<string, unknown>);
   const openLog = async ({ toFile, stderrLevel }: LogPlacement): Promise<ProgramLog> => {

@@ -74,22 +74,19 @@ export function spawnPnpmScript(script: string, env: Record<string, string | und
   return spawnProcess(pnpm.command, [...pnpm.args, "-s", script], { cwd: repoRoot, env });
 }
 
+/** The `phonework` executable's source, run with the tsx loader as the package scripts do. */
+export const cliMain = join(repoRoot, "apps", "cli", "src", "main.ts");
+
 /**
- * Runs one of the apps' entry points (`apps/<name>/src/main.ts`) as one node process with the
- * tsx loader, exactly as the package scripts do, so a signal reaches the app itself.
+ * Runs `phonework <command> …args` as one node process with the tsx loader, exactly as the package
+ * scripts do (they `exec` node), so a signal reaches the app itself.
  */
 export function spawnApp(
-  name: "router" | "host" | "standalone",
+  command: "router" | "host" | "standalone" | "pair" | "doctor" | "service",
   env: Record<string, string | undefined>,
   args: string[] = [],
 ): SpawnedProcess {
-  return spawnProcess(
-    process.execPath,
-    ["--import", "tsx", join(repoRoot, "apps", name, "src", "main.ts"), ...args],
-    {
-      env,
-    },
-  );
+  return spawnProcess(process.execPath, ["--import", "tsx", cliMain, command, ...args], { env });
 }
 
 /**

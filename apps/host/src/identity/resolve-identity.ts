@@ -47,8 +47,8 @@ export function resolveIdentity(config: IdentityConfig): IdentityChoice {
   if (!config.ROUTER_SECRET)
     throw new ConfigError(
       "this host is not paired with a router (no JOIN_CODE, no saved key): ask an admin for a join code " +
-        "(/pair <name> in chat, or `pnpm router pair <name>` on the router), then start it once with " +
-        "`pnpm host --join <code>`",
+        "(/pair <name> in chat, or `phonework pair <name>` on the router), then start it once with " +
+        "`phonework host --join <code>`",
     );
   return { nodeId: config.NODE_ID, identity: undefined };
 }

@@ -4,7 +4,7 @@ import type { Logger } from "@phonework/runtime";
 // stack trace on every retry: a refused key stays refused until someone pairs the host again.
 
 const HOW_TO_PAIR =
-  "ask an admin for a join code (/pair <name> in chat, or `pnpm router pair <name>` on the router) and start this host with --join <code>";
+  "ask an admin for a join code (/pair <name> in chat, or `phonework pair <name>` on the router) and start this host with --join <code>";
 
 export function refusedText(reason: string): string {
   return `the router refused this node's key or join code (${reason}); ${HOW_TO_PAIR}`;

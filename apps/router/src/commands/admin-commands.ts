@@ -44,7 +44,7 @@ export function runAdminCommand(
         "",
         result.value.code,
         "",
-        `On that PC: pnpm host --join ${result.value.code}`,
+        `On that PC: phonework host --join ${result.value.code}`,
         "(with ROUTER_URL pointing at this router's /ws/node).",
       ].join("\n");
     }

@@ -16,7 +16,7 @@ export function formatNodeList(
   showOwners = false,
 ): string {
   if (nodes.length === 0) {
-    return "No nodes are serving you yet. An admin pairs one with /pair <name>; then on that PC: pnpm host --join <code>.";
+    return "No nodes are serving you yet. An admin pairs one with /pair <name>; then on that PC: phonework host --join <code>.";
   }
   const width = Math.max(...nodes.map((n) => n.nodeId.length));
   const rows = nodes.flatMap((node) => {

@@ -44,7 +44,7 @@ export const ROUTER_HELP = [
 
 export const ADMIN_HELP = [
   "Admin:",
-  "/pair <name> — a one-time join code for a new host (pnpm host --join <code>)",
+  "/pair <name> — a one-time join code for a new host (phonework host --join <code>)",
   "/revoke <node> — refuse the node's key from now on (disconnects it)",
   "/forget <node> — remove an offline node from /nodes",
   "/share <node> <user> · /unshare <node> <user> — who else a node serves",

@@ -2,7 +2,7 @@ import type { SqliteDatabase, SqliteStatement } from "@phonework/runtime";
 
 // The router's table of paired nodes: who each node is (its public key), who paired it (the
 // owner), who else it serves (shares), and the one-time join codes that create them. Kept in
-// router.db so `pnpm router pair` on the same machine can mint a code while the router runs.
+// router.db so `phonework pair` on the same machine can mint a code while the router runs.
 
 export const NODES_MIGRATION = `
   CREATE TABLE nodes (

@@ -4,7 +4,7 @@ import { mintJoinCode } from "./join-code.ts";
 import type { NodeStore, PairedNode } from "./node-store.ts";
 
 // The admin's side of pairing: mint join codes, revoke and forget nodes, share them. Used by the
-// chat commands and by `pnpm router pair` (which runs without a registry, beside the router).
+// chat commands and by `phonework pair` (which runs without a registry, beside the router).
 
 const NODE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 

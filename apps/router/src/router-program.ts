@@ -3,7 +3,7 @@ import {
   ensureWritableDir,
   loadConfig,
   lockDataDir,
-  runMain,
+  type ProgramArgs,
   startProgram,
   systemClock,
 } from "@phonework/runtime";
@@ -12,23 +12,15 @@ import { createTerminalAdapter } from "./chat/terminal-adapter.ts";
 import { RouterConfigSchema } from "./config.ts";
 import { createRouter, type Router } from "./create-router.ts";
 import { listenFailure } from "./listen-failure.ts";
-import { runPairCommand } from "./pair-cli.ts";
 import { reloadLogLevel } from "./reload-log-level.ts";
 import { openRouterDatabase, routerDatabasePath } from "./state/router-db.ts";
 
-// `pnpm router`: the public router, chatting where CHAT says (see selectChatAdapters); headless,
-// it runs until SIGTERM or SIGINT. Exit 0 only for a requested stop (a signal, or the end of input
-// of the terminal chat); every failure exits non-zero. SIGHUP reloads LOG_LEVEL.
-// `pnpm router pair <name>`: prints a join code for a new host and exits.
-runMain(async () => {
-  const { config, secrets, openLog } = startProgram(RouterConfigSchema, "phonework-router");
+// `phonework router`: the public router, chatting where CHAT says (see selectChatAdapters);
+// headless, it runs until SIGTERM or SIGINT. Exit 0 only for a requested stop (a signal, or the end
+// of input of the terminal chat); every failure exits non-zero. SIGHUP reloads LOG_LEVEL.
+export async function runRouter(args: ProgramArgs): Promise<void> {
+  const { config, secrets, openLog } = startProgram(RouterConfigSchema, "phonework-router", args);
   ensureWritableDir(config.DATA_DIR);
-  const [command, ...args] = process.argv.slice(2).filter((_arg, i, all) => !isConfigFlag(all, i));
-  if (command === "pair") {
-    await openLog({ toFile: false }); // only to warn about a config file's unknown keys
-    runPairCommand(config, args, process.stdout);
-    return;
-  }
   lockDataDir(config.DATA_DIR, "phonework-router"); // released at exit; `pair` above runs beside a live router
   const stdinIsTerminal = process.stdin.isTTY === true;
   // Chatting on the terminal: the log goes to DATA_DIR/logs/phonework-router.log and a terminal's
@@ -74,18 +66,11 @@ runMain(async () => {
   router = createRouter(config, { logger, chat, secrets, db });
   process.once("SIGINT", () => void shutdown("SIGINT"));
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
-  // Same sources as at start: the --config file (or PHONEWORK_CONFIG) and this environment.
-  const reload = () =>
-    loadConfig(RouterConfigSchema, { argv: process.argv.slice(2), env: process.env }).config;
+  // Same sources as at start: the flags, this environment, the --config file (or PHONEWORK_CONFIG).
+  const reload = () => loadConfig(RouterConfigSchema, { ...args, env: process.env }).config;
   process.on("SIGHUP", () => reloadLogLevel(reload, logger));
   await router.listen().catch((error: unknown) => {
     throw listenFailure(error, config.ROUTER_HOST, config.ROUTER_PORT);
   });
   await router.startChat();
-});
-
-/** `--config file` is the config loader's; everything else is the command line. */
-function isConfigFlag(argv: readonly string[], index: number): boolean {
-  const arg = argv[index] ?? "";
-  return arg === "--config" || arg.startsWith("--config=") || argv[index - 1] === "--config";
 }

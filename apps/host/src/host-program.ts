@@ -1,15 +1,19 @@
 import { readFileSync } from "node:fs";
-import { ensureWritableDir, lockDataDir, runMain, StartupError, startProgram } from "@phonework/runtime";
+import {
+  ensureWritableDir,
+  lockDataDir,
+  type ProgramArgs,
+  StartupError,
+  startProgram,
+} from "@phonework/runtime";
 import { HostConfigSchema } from "./config.ts";
 import { createHost } from "./create-host.ts";
 import { resolveIdentity } from "./identity/resolve-identity.ts";
 import type { RouterTls } from "./link/router-link.ts";
 
-// `pnpm host`: one host client, dialing out to ROUTER_URL. `pnpm host --join <code>` pairs it first.
-runMain(async () => {
-  const { config: loaded, openLog } = startProgram(HostConfigSchema, "phonework-host", {
-    flags: { "--join": "JOIN_CODE" },
-  });
+// `phonework host`: one host client, dialing out to ROUTER_URL. `--join <code>` pairs it first.
+export async function runHost(args: ProgramArgs): Promise<void> {
+  const { config: loaded, openLog } = startProgram(HostConfigSchema, "phonework-host", args);
   ensureWritableDir(loaded.DATA_DIR);
   lockDataDir(loaded.DATA_DIR, "phonework-host"); // released at exit
   const { logger } = await openLog({ toFile: false }); // a host never chats: its log is on stderr
@@ -36,7 +40,7 @@ runMain(async () => {
   process.once("SIGINT", () => void shutdown("SIGINT"));
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   await host.ready();
-});
+}
 
 function routerTls(config: {
   ROUTER_CA_FILE?: string | undefined;

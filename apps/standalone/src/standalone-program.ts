@@ -1,10 +1,10 @@
-import { ensureWritableDir, lockDataDir, runMain, startProgram } from "@phonework/runtime";
+import { ensureWritableDir, lockDataDir, type ProgramArgs, startProgram } from "@phonework/runtime";
 import { StandaloneConfigSchema } from "./config.ts";
 import { startStandalone } from "./standalone.ts";
 
-// `pnpm standalone`: everything on one machine, chatting on this terminal. Zero config needed.
-runMain(async () => {
-  const { config, openLog } = startProgram(StandaloneConfigSchema, "phonework");
+// `phonework standalone`: everything on one machine, chatting on this terminal. Zero config needed.
+export async function runStandalone(args: ProgramArgs): Promise<void> {
+  const { config, openLog } = startProgram(StandaloneConfigSchema, "phonework", args);
   ensureWritableDir(config.DATA_DIR);
   lockDataDir(config.DATA_DIR, "phonework-standalone"); // released at exit
   // The terminal is the chat: the log goes to DATA_DIR/logs/phonework.log, warnings to stderr.
@@ -22,4 +22,4 @@ runMain(async () => {
   process.once("SIGTERM", quit);
   await app.finished;
   process.exit(0);
-});
+}

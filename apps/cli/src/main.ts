@@ -1,0 +1,20 @@
+import { runMain } from "@phonework/runtime";
+import { CommanderError } from "commander";
+import { buildCli } from "./cli.ts";
+
+// The `phonework` executable. Usage errors exit 2, like a bad config; --help and --version exit 0.
+runMain(async () => {
+  const cli = buildCli({
+    stdout: process.stdout,
+    stderr: process.stderr,
+    setExitCode: (code) => {
+      process.exitCode = code;
+    },
+  });
+  try {
+    await cli.parseAsync(process.argv);
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    process.exit(error.exitCode === 0 ? 0 : 2); // commander has printed the message
+  }
+});
