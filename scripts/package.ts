@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildCli, outDir } from "./bundle-cli.ts";
 import { cliVersion, repoRoot, rootEngines, runtimeDependencies } from "./workspace-manifests.ts";
@@ -13,6 +13,9 @@ const distDir = join(repoRoot, "dist");
 const stage = join(distDir, "stage");
 
 await buildCli();
+// One tarball in dist/, so `npm install -g ./dist/phonework-*.tgz` (the README) installs one version.
+mkdirSync(distDir, { recursive: true });
+for (const old of readdirSync(distDir)) if (/^phonework-.*\.tgz$/.test(old)) rmSync(join(distDir, old));
 rmSync(stage, { recursive: true, force: true });
 mkdirSync(stage, { recursive: true });
 cpSync(outDir, join(stage, "dist"), { recursive: true });

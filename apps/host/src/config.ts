@@ -62,7 +62,9 @@ export const HostConfigFields = z.object({
   WORKING_DIR: pathField()
     // The expanded, absolute path: what was checked, which may differ from what was typed.
     .refine(isDirectory, { error: (issue) => `${issue.input} is not an existing directory` })
-    .default(() => process.cwd()),
+    // The home directory, not the current one: under a service manager or `pnpm host` that is
+    // `/` or the PhoneWork repository, never where the user's projects are.
+    .default(() => homedir()),
   DATA_DIR: pathField().default(() => join(homedir(), ".phonework")),
   RECONNECT_MAX_DELAY_S: seconds(30),
   MAX_PAYLOAD_BYTES: positiveInt(16 * 1024 * 1024),

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import {
   ensureWritableDir,
+  leavePackageManagerEnvironment,
   lockDataDir,
   type ProgramArgs,
   StartupError,
@@ -13,6 +14,7 @@ import type { RouterTls } from "./link/router-link.ts";
 
 // `phonework host`: one host client, dialing out to ROUTER_URL. `--join <code>` pairs it first.
 export async function runHost(args: ProgramArgs): Promise<void> {
+  leavePackageManagerEnvironment(); // the commands this host runs are the user's own
   const { config: loaded, openLog } = startProgram(HostConfigSchema, "phonework-host", args);
   ensureWritableDir(loaded.DATA_DIR);
   lockDataDir(loaded.DATA_DIR, "phonework-host"); // released at exit

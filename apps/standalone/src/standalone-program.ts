@@ -1,9 +1,16 @@
-import { ensureWritableDir, lockDataDir, type ProgramArgs, startProgram } from "@phonework/runtime";
+import {
+  ensureWritableDir,
+  leavePackageManagerEnvironment,
+  lockDataDir,
+  type ProgramArgs,
+  startProgram,
+} from "@phonework/runtime";
 import { StandaloneConfigSchema } from "./config.ts";
 import { startStandalone } from "./standalone.ts";
 
 // `phonework standalone`: everything on one machine, chatting on this terminal. Zero config needed.
 export async function runStandalone(args: ProgramArgs): Promise<void> {
+  leavePackageManagerEnvironment(); // the commands this host runs are the user's own
   const { config, openLog } = startProgram(StandaloneConfigSchema, "phonework", args);
   ensureWritableDir(config.DATA_DIR);
   lockDataDir(config.DATA_DIR, "phonework-standalone"); // released at exit

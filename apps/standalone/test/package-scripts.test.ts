@@ -1,0 +1,54 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { CleanupScope, spawnPnpmScript, waitFor } from "@phonework/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+
+// The repo's `pnpm standalone` / `pnpm host` are for development, but they must behave like the
+// installed `phonework`: a supervisor's SIGTERM to pnpm reaches the real process (the scripts
+// `exec` node), and the commands it runs see the user's PATH, not the repository's bins.
+
+const scope = new CleanupScope();
+afterEach(() => scope.run());
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("pnpm scripts", () => {
+  it("SIGTERM to `pnpm standalone` stops the node process itself (none left orphaned)", async () => {
+    const dataDir = scope.tempDir();
+    const run = scope.track(spawnPnpmScript("standalone", { DATA_DIR: dataDir, NODE_ID: "box" }));
+    // stdin stays open: the standalone keeps running until a signal.
+    const lock = join(dataDir, "phonework.lock");
+    const log = join(dataDir, "logs", "phonework.log");
+    await waitFor(() => existsSync(log) && readFileSync(log, "utf8").includes("standalone ready"), {
+      timeoutMs: 20_000,
+      message: "the standalone to be ready",
+    });
+    const { pid } = JSON.parse(readFileSync(lock, "utf8")) as { pid: number };
+    expect(pid).not.toBe(run.child.pid); // pnpm is the parent; the app is its own process
+    run.kill("SIGTERM"); // to pnpm, as a supervisor would
+    await run.exited;
+    await waitFor(() => !isAlive(pid), { timeoutMs: 10_000, message: `node process ${pid} to exit` });
+    expect(existsSync(lock)).toBe(false); // it shut down cleanly, releasing the data directory
+  });
+
+  it("`/shell` under `pnpm standalone` sees the user's PATH: no node_modules/.bin, no npm_* variables", async () => {
+    const dataDir = scope.tempDir();
+    const run = scope.track(spawnPnpmScript("standalone", { DATA_DIR: dataDir, NODE_ID: "box" }));
+    run.child.stdin?.end('/shell echo "PATH=$PATH"; echo "npm vars: $(env | grep -c ^npm_)"\n');
+    expect((await run.exited).code).toBe(0);
+    const out = run.stdout();
+    const path = /PATH=(.*)/.exec(out)?.[1] ?? "";
+    expect(path).not.toBe("");
+    expect(path.split(":").filter((entry) => entry.includes("node_modules"))).toEqual([]);
+    expect(out).toContain("npm vars: 0");
+    // …while the test runner itself was started by pnpm with those bins first on its PATH.
+    expect(process.env.PATH?.split(":").some((entry) => entry.endsWith("node_modules/.bin"))).toBe(true);
+  });
+});
