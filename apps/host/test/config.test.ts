@@ -87,6 +87,11 @@ describe("host config", () => {
       expect(load({ WORKING_DIR: "~" }).WORKING_DIR).toBe(home);
     });
 
+    it("WORKING_DIR defaults to the home directory, not wherever the process was started", () => {
+      expect(process.cwd()).not.toBe(home); // the tests run in the repository, as `pnpm host` did
+      expect(load({}).WORKING_DIR).toBe(home);
+    });
+
     it("leaves other paths as written, made absolute", () => {
       expect(load({ DATA_DIR: "/srv/phonework" }).DATA_DIR).toBe("/srv/phonework");
       expect(load({ DATA_DIR: "pwdata" }).DATA_DIR).toBe(resolve("pwdata"));
