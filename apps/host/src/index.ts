@@ -1,7 +1,11 @@
+export { createOpenAIModelClient, describeProviderError, type ModelClient } from "./agent/model-client.ts";
 export { defaultNodeId, type HostConfig, HostConfigFields, HostConfigSchema } from "./config.ts";
 export { createHost, type Host, type HostDeps } from "./create-host.ts";
 export type { MessageHandler, RequestContext } from "./handler/message-handler.ts";
 export { runHost } from "./host-program.ts";
-export { loadIdentity, type NodeIdentity, newIdentity } from "./identity/node-identity.ts";
+export { identityPath, loadIdentity, type NodeIdentity, newIdentity } from "./identity/node-identity.ts";
 export { resolveIdentity } from "./identity/resolve-identity.ts";
+export { peerFingerprint } from "./link/cert-pin.ts";
+export { type ProbeOutcome, probeRouter } from "./link/probe-router.ts";
 export type { RouterTls } from "./link/router-link.ts";
+export { findExecutable } from "./sessions/find-executable.ts";

@@ -72,6 +72,13 @@ export const RegisterFrame = z.object({
   commands: z.array(CommandInfo).max(100).optional(),
   /** Tools the node's assistant can use (for the router's /help). */
   tools: z.array(z.string().max(64)).max(100).optional(),
+  /**
+   * A dry handshake (`phonework doctor`): the router checks the key or the secret and answers
+   * `register_ok` or `register_error` as for a real register, then closes the socket. Nothing is
+   * registered: a live connection with the same node id is left alone. Sent only to a router whose
+   * challenge lists PROBE_FEATURE, and never with a join code (a code works once).
+   */
+  probe: z.boolean().optional(),
 });
 
 export const PongFrame = z.object({ type: z.literal("pong"), ts: z.number() });
@@ -155,7 +162,15 @@ export const ChallengeFrame = z.object({
   nonce: z.string().min(16).max(128),
   /** Versions the router speaks, so a host can say clearly when it is too old or too new. */
   protocol_versions: z.array(z.number().int().positive()).min(1).max(32),
+  /**
+   * What this router does beyond its protocol versions, e.g. PROBE_FEATURE. Open strings: a host
+   * ignores the ones it does not know, and an older router sends none.
+   */
+  features: z.array(z.string().min(1).max(64)).max(32).optional(),
 });
+
+/** In a challenge's `features`: the router answers a `register` with `probe: true` without registering. */
+export const PROBE_FEATURE = "probe";
 
 export const RegisterOkFrame = z.object({
   type: z.literal("register_ok"),

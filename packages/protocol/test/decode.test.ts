@@ -43,6 +43,28 @@ describe("decodeFrame", () => {
     const result = decodeFrame('{"type":"pong","ts":1,"added_later":true}', HostFrame);
     expect(result).toEqual({ ok: true, frame: { type: "pong", ts: 1 } });
   });
+
+  it("reads a probe register and a challenge's features; both optional, so older peers still parse", () => {
+    const register = (extra: string) =>
+      `{"type":"register","node_id":"pc","display_name":"pc","serves_users":[],"working_dir":"",` +
+      `"capabilities":[],"protocol_versions":[2]${extra}}`;
+    expect(decodeFrame(register(',"probe":true'), HostFrame)).toMatchObject({
+      ok: true,
+      frame: { probe: true },
+    });
+    expect(decodeFrame(register(""), HostFrame)).toMatchObject({ ok: true, frame: { type: "register" } });
+    expect(decodeFrame(register(',"probe":"yes"'), HostFrame)).toMatchObject({
+      ok: false,
+      code: "BAD_FRAME",
+    });
+    const challenge = (extra: string) =>
+      `{"type":"challenge","nonce":"0123456789abcdef0123","protocol_versions":[2]${extra}}`;
+    expect(decodeFrame(challenge(',"features":["probe","later"]'), RouterFrame)).toMatchObject({
+      ok: true,
+      frame: { features: ["probe", "later"] },
+    });
+    expect(decodeFrame(challenge(""), RouterFrame)).toMatchObject({ ok: true });
+  });
 });
 
 describe("negotiateVersion", () => {

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { TLSSocket } from "node:tls";
 import {
   CloseCode,
@@ -14,6 +13,7 @@ import type { Logger } from "@phonework/runtime";
 import { type RawData, WebSocket } from "ws";
 import type { NodeIdentity } from "../identity/node-identity.ts";
 import { type BackoffPolicy, reconnectDelay } from "./backoff.ts";
+import { peerFingerprint } from "./cert-pin.ts";
 import { connectErrorText, httpRefusalText, ProblemReporter, refusedText } from "./link-problems.ts";
 
 // The host's outbound connection to the router: connect, answer the router's challenge with a
@@ -250,8 +250,7 @@ export class RouterLink {
   private checkPin(socket: WebSocket, tlsSocket: TLSSocket): boolean {
     const pin = this.options.tls?.pinSha256;
     if (!pin) return false;
-    const raw = tlsSocket.getPeerCertificate?.()?.raw;
-    const seen = raw ? createHash("sha256").update(raw).digest("hex") : "none";
+    const seen = peerFingerprint(tlsSocket);
     if (seen === pin) return false;
     this.problems.report(
       `the router's TLS certificate (SHA-256 ${seen}) does not match ROUTER_CERT_SHA256; refusing to talk to it`,

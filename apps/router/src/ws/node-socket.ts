@@ -7,8 +7,10 @@ import {
   type ForwardResponseFrame,
   HostFrame,
   negotiateVersion,
+  PROBE_FEATURE,
   PROTOCOL_VERSIONS,
   type RegisterFrame,
+  type RegisterOkFrame,
   type RouterFrame,
 } from "@phonework/protocol";
 import type { Clock, Logger } from "@phonework/runtime";
@@ -58,12 +60,14 @@ function rawToString(data: RawData): string {
  */
 export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaSecret: boolean): void {
   let connection: NodeConnection | undefined;
+  /** A probe was answered: the socket is closing, and nothing it sends can register any more. */
+  let probed = false;
   let log = ctx.logger;
   const send = (frame: RouterFrame) => socket.send(encodeFrame(frame));
   const sendError = (code: ErrorCode, message: string, id?: string) =>
     send({ type: "error", code, message, ...(id ? { id } : {}) });
   const nonce = randomBytes(32).toString("base64url");
-  send({ type: "challenge", nonce, protocol_versions: [...PROTOCOL_VERSIONS] });
+  send({ type: "challenge", nonce, protocol_versions: [...PROTOCOL_VERSIONS], features: [PROBE_FEATURE] });
 
   const handshakeTimer = setTimeout(() => {
     socket.close(CloseCode.POLICY_VIOLATION, "no register frame in time");
@@ -97,9 +101,19 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
       );
       return;
     }
+    // Redeeming a code is the one side effect of admission; a dry handshake must have none.
+    if (frame.probe && frame.auth?.join_code !== undefined) {
+      send({ type: "register_error", code: "BAD_FRAME", reason: "a probe cannot redeem a join code" });
+      socket.close(CloseCode.REGISTER_REFUSED, "probe with a join code");
+      return;
+    }
     const admission = admit(frame);
     if (!admission.ok) {
       refuse(frame.node_id, admission.reason);
+      return;
+    }
+    if (frame.probe) {
+      answerProbe(frame.node_id, version);
       return;
     }
     attach(withUniqueName(frame, admission.paired), version, admission.paired);
@@ -117,6 +131,23 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
     return { ...frame, display_name: name };
   };
 
+  const registerOk = (nodeId: string, version: number): RegisterOkFrame => ({
+    type: "register_ok",
+    protocol_version: version,
+    node_id: nodeId,
+    heartbeat_interval_s: ctx.heartbeat.intervalMs / 1000,
+    heartbeat_timeout_s: ctx.heartbeat.timeoutMs / 1000,
+    max_payload_bytes: ctx.maxPayloadBytes,
+  });
+
+  /** The key (or secret) would be admitted: say so and close, leaving the registry and any live socket alone. */
+  const answerProbe = (nodeId: string, version: number) => {
+    probed = true;
+    send(registerOk(nodeId, version));
+    socket.close(1000, "probe answered; nothing registered");
+    log.info({ nodeId, viaSecret }, "node probe answered");
+  };
+
   const attach = (frame: RegisterFrame, version: number, paired: PairedNode | undefined) => {
     connection = new NodeConnection(
       socket,
@@ -128,14 +159,7 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
     const replaced = ctx.registry.attach(frame, version, connection, paired);
     if (paired) ctx.nodes.touch(frame.node_id, frame.display_name, ctx.clock.now());
     if (replaced) replaced.close(CloseCode.REPLACED, "replaced by a newer connection with the same node id");
-    send({
-      type: "register_ok",
-      protocol_version: version,
-      node_id: frame.node_id,
-      heartbeat_interval_s: ctx.heartbeat.intervalMs / 1000,
-      heartbeat_timeout_s: ctx.heartbeat.timeoutMs / 1000,
-      max_payload_bytes: ctx.maxPayloadBytes,
-    });
+    send(registerOk(frame.node_id, version));
     connection.startHeartbeat(ctx.heartbeat, () => ctx.clock.now());
     log.info({ displayName: frame.display_name, version, replaced: Boolean(replaced) }, "node registered");
   };
@@ -203,6 +227,7 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
   };
 
   socket.on("message", (data, isBinary) => {
+    if (probed) return;
     if (isBinary) {
       if (connection) sendError("BAD_FRAME", "binary frames are not supported");
       else socket.close(CloseCode.POLICY_VIOLATION, "expected a register frame first");

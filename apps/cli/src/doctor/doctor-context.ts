@@ -1,0 +1,32 @@
+import { type Clock, systemClock } from "@phonework/runtime";
+
+// What the checks depend on besides the config: injectable, so tests can pin the Node version,
+// the date, and short timeouts.
+
+export interface DoctorDeps {
+  clock: Clock;
+  /** The running Node.js version, e.g. "v22.12.0". */
+  nodeVersion: string;
+  /** For the chat platform's token endpoint. */
+  fetch: typeof fetch;
+  /** How long a network check waits (connect, TLS, handshake, the platform's token). */
+  timeoutMs: number;
+  /** How long the model endpoint gets to answer one tiny request. */
+  modelTimeoutMs: number;
+}
+
+export interface DoctorContext extends DoctorDeps {
+  /** --offline: nothing beyond this machine is contacted. */
+  offline: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+export function defaultDoctorDeps(): DoctorDeps {
+  return {
+    clock: systemClock,
+    nodeVersion: process.version,
+    fetch: globalThis.fetch,
+    timeoutMs: 5_000,
+    modelTimeoutMs: 10_000,
+  };
+}

@@ -1,0 +1,36 @@
+import { type ConfigSource, loadConfig } from "@phonework/runtime";
+import type { CheckPrinter } from "./check-printer.ts";
+import { checkStandaloneChat } from "./checks/chat-platform.ts";
+import { checkDataDirAndConfig, dataDirSource, skippedForConfig } from "./config-stage.ts";
+import type { DoctorContext } from "./doctor-context.ts";
+import { hostLocalChecks } from "./host-doctor.ts";
+import { routerListenChecks } from "./router-doctor.ts";
+
+// `phonework doctor standalone`: the router's and the host's checks on this machine; the host
+// dials its own router over loopback, so there is no link to check.
+
+export async function doctorStandalone(
+  source: ConfigSource,
+  ctx: DoctorContext,
+  printer: CheckPrinter,
+): Promise<void> {
+  const [{ StandaloneConfigSchema }, { RouterConfigFields }] = await Promise.all([
+    import("@phonework/standalone"),
+    import("@phonework/router"),
+  ]);
+  const config = checkDataDirAndConfig(
+    {
+      dataDir: () =>
+        loadConfig(RouterConfigFields.pick({ DATA_DIR: true }), dataDirSource(source)).config.DATA_DIR,
+      config: () => loadConfig(StandaloneConfigSchema, source),
+    },
+    printer,
+  );
+  if (!config) {
+    printer.print(skippedForConfig(["port", "chat", "WORKING_DIR", "claude", "codex", "model"]));
+    return;
+  }
+  await routerListenChecks(config, ctx, printer);
+  printer.print(checkStandaloneChat(config));
+  await hostLocalChecks(config, ctx, printer);
+}

@@ -1,0 +1,126 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { startFakeFeishu, tlsFixture } from "@phonework/testkit";
+import { describe, expect, it } from "vitest";
+import { runDoctorIn, scope, startRouter } from "./doctor-support.ts";
+
+// `phonework doctor router`: the port (bound for a moment, or a router already there), the chat
+// platform's credentials against the fake Feishu server, and who the admins are.
+
+const routerEnv = (extra: Record<string, string> = {}) => ({
+  DATA_DIR: scope.tempDir(),
+  ROUTER_HOST: "127.0.0.1",
+  ROUTER_PORT: "0",
+  CHAT: "none",
+  ...extra,
+});
+
+/** A plain HTTP server on a loopback port: "another program" holding it. */
+async function otherProgram(): Promise<number> {
+  const server = createServer((_req, res) => res.end("hello from something else"));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  scope.add(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as AddressInfo).port;
+}
+
+/** A port that was free a moment ago (bound and released by the OS's choice, not guessed). */
+async function releasedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe("doctor router: the port", () => {
+  it("free is ✅; a router already serving there is ✅ saying so; another program is ❌", async () => {
+    const free = await releasedPort();
+    expect((await runDoctorIn("router", routerEnv({ ROUTER_PORT: String(free) }))).line("port")).toBe(
+      `✅ port: 127.0.0.1:${free} is free`,
+    );
+
+    const router = await startRouter();
+    const port = new URL(router.nodeUrl).port;
+    expect((await runDoctorIn("router", routerEnv({ ROUTER_PORT: port }))).line("port")).toMatch(
+      new RegExp(`^✅ port: 127\\.0\\.0\\.1:${port}: a router is already serving here \\(.+\\)$`),
+    );
+
+    const taken = await otherProgram();
+    const run = await runDoctorIn("router", routerEnv({ ROUTER_PORT: String(taken) }));
+    expect(run.line("port")).toBe(
+      `❌ port: 127.0.0.1:${taken} is taken by another program → stop it, or set ROUTER_PORT to a free port`,
+    );
+    expect(run.failures).toBe(1);
+  });
+
+  it("a router serving TLS itself is recognised too, and its certificate and key are checked", async () => {
+    const tls = { TLS_CERT_FILE: tlsFixture("router.pem"), TLS_KEY_FILE: tlsFixture("router.key") };
+    const router = await startRouter(tls);
+    const run = await runDoctorIn("router", routerEnv({ ROUTER_PORT: new URL(router.nodeUrl).port, ...tls }));
+    expect(run.line("port")).toContain("a router is already serving here");
+    expect(run.line("TLS certificate")).toMatch(
+      /^✅ TLS certificate: .*router\.pem \(.*\), valid until \d{4}/,
+    );
+
+    const mismatched = await runDoctorIn(
+      "router",
+      routerEnv({ TLS_CERT_FILE: tlsFixture("router.pem"), TLS_KEY_FILE: tlsFixture("other.key") }),
+    );
+    expect(mismatched.line("TLS certificate")).toMatch(
+      /^❌ TLS certificate: TLS_KEY_FILE .*other\.key is not the key of/,
+    );
+  });
+});
+
+describe("doctor router: the chat platform", () => {
+  it("Feishu credentials the platform accepts are ✅; a wrong secret is ❌ and never printed", async () => {
+    const feishu = await startFakeFeishu();
+    scope.add(() => feishu.close());
+    const env = routerEnv({
+      CHAT: "auto",
+      FEISHU_APP_ID: feishu.appId,
+      FEISHU_DOMAIN: feishu.url,
+      ALLOWED_USERS: "ou_alice",
+    });
+    const good = await runDoctorIn("router", { ...env, FEISHU_APP_SECRET: feishu.appSecret });
+    expect(good.line("Feishu")).toBe(
+      `✅ Feishu: ${feishu.url} accepts app ${feishu.appId} (a tenant token was issued)`,
+    );
+    expect(good.line("ALLOWED_USERS")).toBe("✅ ALLOWED_USERS: 1 user");
+    expect(good.line("ADMINS")).toBe(
+      "✅ ADMINS: not set: the only ALLOWED_USERS entry (ou_alice) is the admin",
+    );
+    expect(good.output).not.toContain(feishu.appSecret);
+    for (const token of feishu.issuedTokens()) expect(good.output).not.toContain(token);
+
+    const wrong = await runDoctorIn("router", { ...env, FEISHU_APP_SECRET: "wrong-secret-0123" });
+    expect(wrong.line("Feishu")).toMatch(
+      new RegExp(
+        `^❌ Feishu: ${feishu.url} refuses app ${feishu.appId} \\(code \\d+: .+\\) → copy App ID and App Secret again`,
+      ),
+    );
+    expect(wrong.output).not.toContain("wrong-secret-0123");
+    expect(wrong.failures).toBe(1);
+
+    const offline = await runDoctorIn(
+      "router",
+      { ...env, FEISHU_APP_SECRET: feishu.appSecret },
+      { offline: true },
+    );
+    expect(offline.line("Feishu")).toBe("⚠️ Feishu: skipped (--offline)");
+  });
+
+  it("no chat platform is ⚠️ headless; no ADMINS and no single ALLOWED_USERS is ⚠️ how to set it", async () => {
+    const run = await runDoctorIn("router", routerEnv({ CHAT: "auto", ALLOWED_USERS: "ou_a,ou_b" }));
+    expect(run.line("chat")).toBe(
+      "⚠️ chat: no chat platform configured: headless as a service (hosts connect, nobody chats), the terminal when run on one → set FEISHU_APP_ID and FEISHU_APP_SECRET to chat on Feishu, or CHAT=terminal to chat on stdin",
+    );
+    expect(run.line("ADMINS")).toMatch(
+      /^⚠️ ADMINS: not set: nobody can pair hosts .* → set ADMINS to your chat user id/,
+    );
+    expect(run.failures).toBe(0);
+
+    const withAdmins = await runDoctorIn("router", routerEnv({ ADMINS: "ou_me" }));
+    expect(withAdmins.line("ADMINS")).toBe("✅ ADMINS: ou_me");
+  });
+});
