@@ -1,7 +1,7 @@
 import { StartupError } from "@phonework/runtime";
 
 // A port already taken or not allowed is a problem with the machine, not a bug: one line naming
-// the address and the setting to change (runMain exits 1 with it), instead of a stack trace.
+// the address and the setting to change (exitOnError exits 1 with it), instead of a stack trace.
 
 const HINTS: Record<string, string> = {
   EADDRINUSE: "another process is using that port; stop it or set ROUTER_PORT",
