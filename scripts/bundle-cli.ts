@@ -1,17 +1,19 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
-import { repoRoot, runtimeDependencies } from "./workspace-manifests.ts";
+import { PACKAGE_DEPENDENCIES, repoRoot } from "./workspace-manifests.ts";
 
-// The `phonework` executable as plain JavaScript in apps/cli/dist/. The workspace's
-// TypeScript is bundled (nothing is compiled at run time); third-party packages stay imports.
-// Each subcommand's app is its own chunk, loaded only when that subcommand runs.
+// The `phonework` executable as plain JavaScript in apps/cli/dist/. The workspace's TypeScript
+// is bundled (nothing is compiled at run time) with the pure JavaScript it always loads; the
+// packages in PACKAGE_DEPENDENCIES stay imports. Each subcommand's app is its own chunk, loaded
+// only when that subcommand runs.
 
 export const outDir = join(repoRoot, "apps", "cli", "dist");
 
-export async function buildCli(): Promise<void> {
+/** Builds the bundle; returns the bundled third-party packages' directories (for their licences). */
+export async function buildCli(): Promise<string[]> {
   rmSync(outDir, { recursive: true, force: true });
-  await build({
+  const { metafile } = await build({
     entryPoints: { phonework: join(repoRoot, "apps", "cli", "src", "main.ts") },
     outdir: outDir,
     bundle: true,
@@ -19,13 +21,32 @@ export async function buildCli(): Promise<void> {
     format: "esm",
     platform: "node",
     target: "node20",
-    // Subpath imports (`pino/file`, `@modelcontextprotocol/sdk/server/mcp.js`) are externals too.
-    external: Object.keys(runtimeDependencies()).flatMap((name) => [name, `${name}/*`]),
-    banner: { js: "#!/usr/bin/env node" },
+    // Subpath imports (`openai/error`, `@modelcontextprotocol/sdk/client/index.js`) too.
+    external: PACKAGE_DEPENDENCIES.flatMap((name) => [name, `${name}/*`]),
+    // Bundled CommonJS packages `require` Node's built-ins; an ES module has no `require` of its own.
+    banner: {
+      js: [
+        "#!/usr/bin/env node",
+        'import { createRequire as __phoneworkRequire } from "node:module";',
+        "const require = __phoneworkRequire(import.meta.url);",
+      ].join("\n"),
+    },
+    metafile: true,
     // Flat: every file is one level below the package root, where `../package.json` is the manifest.
     chunkNames: "[name]-[hash]",
     sourcemap: false,
-    legalComments: "none",
+    legalComments: "none", // the licences are in THIRD_PARTY_LICENSES.md (see third-party-licenses.ts)
     logLevel: "warning",
   });
+  return bundledPackageDirs(Object.keys(metafile.inputs));
+}
+
+/** `node_modules/.pnpm/x@1/node_modules/@scope/x/lib/a.js` → `…/node_modules/@scope/x`, once each. */
+function bundledPackageDirs(inputs: string[]): string[] {
+  const dirs = new Set<string>();
+  for (const input of inputs) {
+    const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/@][^/]*)\//.exec(input);
+    if (match?.[1]) dirs.add(join(repoRoot, match[1]));
+  }
+  return [...dirs].sort();
 }

@@ -1,18 +1,21 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { buildCli, outDir } from "./bundle-cli.ts";
-import { cliVersion, repoRoot, rootEngines, runtimeDependencies } from "./workspace-manifests.ts";
+import { thirdPartyLicenses } from "./third-party-licenses.ts";
+import { cliVersion, packageDependencies, repoRoot, rootEngines } from "./workspace-manifests.ts";
 
-// `pnpm package`: dist/phonework-<version>.tgz, installable without the repo:
+// `pnpm package [dir]`: dist/phonework-<version>.tgz (or <dir>/phonework-<version>.tgz), installable
+// without the repo:
 //   npm install -g ./dist/phonework-<version>.tgz && phonework --version
-// The manifest lists only runtime dependencies: no test tools, no coding CLIs (those are the
+// The manifest lists only the runtime packages not bundled: no test tools, no coding CLIs (those are the
 // user's own, found on PATH or through CLAUDE_BIN / CODEX_BIN).
 
-const distDir = join(repoRoot, "dist");
+// Another directory keeps the repo's dist/ as it is: the tests and the install check pack into their own.
+const distDir = resolve(process.argv[2] ?? join(repoRoot, "dist"));
 const stage = join(distDir, "stage");
 
-await buildCli();
+const bundled = await buildCli();
 // One tarball in dist/, so `npm install -g ./dist/phonework-*.tgz` (the README) installs one version.
 mkdirSync(distDir, { recursive: true });
 for (const old of readdirSync(distDir)) if (/^phonework-.*\.tgz$/.test(old)) rmSync(join(distDir, old));
@@ -21,6 +24,7 @@ mkdirSync(stage, { recursive: true });
 cpSync(outDir, join(stage, "dist"), { recursive: true });
 chmodSync(join(stage, "dist", "phonework.js"), 0o755);
 copyFileSync(join(repoRoot, "README.md"), join(stage, "README.md"));
+writeFileSync(join(stage, "THIRD_PARTY_LICENSES.md"), thirdPartyLicenses(bundled));
 const version = cliVersion();
 const manifest = {
   name: "phonework",
@@ -28,9 +32,9 @@ const manifest = {
   description: "Run your own computers from a chat app: a router on a VPS, a host on each PC.",
   type: "module",
   bin: { phonework: "dist/phonework.js" },
-  files: ["dist", "README.md"],
+  files: ["dist", "README.md", "THIRD_PARTY_LICENSES.md"],
   engines: rootEngines(),
-  dependencies: runtimeDependencies(),
+  dependencies: packageDependencies(),
 };
 writeFileSync(join(stage, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", distDir], {
