@@ -3,12 +3,13 @@
 export const METHOD = `
 ## How to read this / method
 
-- **Run it:** \`pnpm install && pnpm bench\` (about 1–2 minutes). It reports and never asserts: a missed target is
-  listed above and the command still exits 0. \`pnpm bench round-trip\` (or \`memory\`, \`storm\`, \`failure\`) runs
-  one part and prints it without rewriting this file.
+- **Run it:** \`pnpm install && pnpm bench\` (about 4 minutes, half of it \`npm install\` of the package). It reports
+  and never asserts: a missed target is listed above and the command still exits 0. \`pnpm bench round-trip\` (or
+  \`memory\`, \`storm\`, \`failure\`, \`install\`) runs one part and prints it without rewriting this file;
+  \`pnpm bench install --write\` also replaces that part's section here and in results.json (marked under its title).
 - **Noise:** the machine is shared (other test suites may run at the same time) and has few cores, which the
   router, the simulated hosts and the bench itself all share. Compare ratios and orders of magnitude, not the
-  last digit. Each figure is one run, not an average of runs.
+  last digit. Each figure is one run, not an average of runs, except where its name or note says median.
 - **Forwarded round trip.** A real router (\`createRouter\`, memory chat adapter) and a real host
   (\`createHost\` with an echo handler) in the bench's process, connected over a real WebSocket on loopback.
   One round trip = \`chat.receive()\` → routing → \`forward\` frame → host → \`forward_response\` → the router
@@ -36,6 +37,23 @@ export const METHOD = `
   503 is a failed attempt like any other and is counted. The time runs from the kill to the moment the new
   router's registry holds all N, so it includes starting the new process. Event-loop delay is the new router's
   own (\`perf_hooks.monitorEventLoopDelay\`, 10 ms resolution) from just before it listens until all N are back.
+- **Installed package.** \`pnpm package\` packs the tarball and \`npm install --global --prefix <temp>\` installs it
+  as a user would (better-sqlite3 downloads a prebuilt addon, or compiles from source where it cannot: here it
+  compiles). Everything else runs the installed \`<prefix>/bin/phonework\` with only PATH and a fresh HOME in its
+  environment (no OPENAI_API_KEY: nothing is configured but what each figure names). *First prompt:* from spawning
+  \`phonework standalone\` to the line "node … is online. Type /help", which it prints once the host is registered
+  and the terminal chat reads — and only when stdin is a terminal, so it runs under util-linux \`script\` (a
+  pseudo-terminal; its own start, a few ms, is counted) and is ended with Ctrl-D. One start on a new DATA_DIR
+  (creating the node key and databases) is reported on its own; then 5 starts on that DATA_DIR: median (the
+  target) and slowest. *Idle RSS:* VmRSS from /proc, 3 s after each program said it was ready: the router
+  (\`CHAT=none\`, loopback, port 0, its address read from its "router listening" log line) once a host has
+  registered with it; that host (\`ROUTER_URL=ws://127.0.0.1:<port>/ws/node\`, the shared secret); a standalone
+  whose stdin is a pipe left open (ready = "standalone ready" in its log file). Each is started 3 times; the
+  figure is the median. No GC is forced: at 3 s V8's heap is still sized for start-up, and the first start of
+  each is read again at 20 s (in the note), by when V8 has usually given most of that back. MiB = 1,048,576
+  bytes. *Size:* the installed \`<prefix>/lib/node_modules/phonework\` (the bundle and every runtime dependency),
+  counted as \`du\` does: apparent bytes, and the blocks allocated on disk (many small files cost a block each);
+  MB = 1,000,000 bytes.
 - **Where the missed targets come from (as of the run above).** *Round trip:* at one user most of a forwarded
   round trip is the outbox's fsync, which the issue's own delivery guarantee (\`synchronous=FULL\` for the
   outbox) requires; with DATA_DIR on tmpfs the same path costs roughly half, and the rest is three frames
@@ -52,7 +70,18 @@ export const METHOD = `
   things tried and not kept: starting to read new connections a few per turn (the burst is data on
   connections already open, so it did not help), and refilling the handshake bucket once per turn (peak
   0.7–1.2 s, but so many more 503s that re-registration took 26–39 s). Re-registration time is dominated
-  by the hosts' own backoff (exponential with full jitter), not by the router.
+  by the hosts' own backoff (exponential with full jitter), not by the router. *Idle RSS and start-up:* what is
+  loaded is what is needed (the Feishu SDK, openai, pino-pretty and the YAML parser load only when used;
+  the host likewise for the MCP SDK, openai and mime-types), and the pure JavaScript every start loads
+  (fastify's tree, zod, pino, ws, commander…) is bundled into the CLI by \`pnpm build\`: with those ~340
+  CommonJS files left as installed packages (resolved, read and compiled one by one at each start) the
+  router idled at 82–85 MiB and the first prompt took ~0.4 s; bundled, 77 MiB and 0.3 s. About 40 MiB
+  is Node itself (its binary's pages, builtins such as http and crypto); most of the rest at 3 s is V8's
+  heap still sized for start-up, which it gives back once it collects (see the 20 s reading). The host
+  also reads ICU's time-zone data (about 6 MiB) to check TIME_ZONE at start. *Size:* the bundle is ~3.5 MB;
+  most of the install is the packages kept as packages (better-sqlite3 with its build leftovers when it
+  compiles, the Feishu, OpenAI and MCP SDKs). pino-roll (and its 28 MB of date-fns) was replaced by a
+  small rotating file of our own (see README).
 - **Failure detection.** In the bench's process, with \`HEARTBEAT_INTERVAL_S=1\` and \`HEARTBEAT_TIMEOUT_S=1\`.
   A silent host answers one or two pings and then none; the figure is the time from its last pong to the
   registry's offline event (by design about interval + timeout). A vanishing host receives a \`forward\`,

@@ -8,6 +8,8 @@ import { METHOD } from "./method.ts";
 export interface Section {
   title: string;
   figures: Figure[];
+  /** Set when this section was measured on its own (`pnpm bench <part> --write`), not in the run. */
+  measured?: { date: string; durationS: number };
 }
 
 export interface Run {
@@ -45,7 +47,14 @@ export function printTable(run: Run): void {
 /** Written beside a temporary name first, so a reader never sees half a file. */
 export function writeResults(path: string, run: Run): void {
   const results = run.sections.flatMap((s) => s.figures.map((f) => ({ group: s.title, ...f })));
-  const json = { date: run.date, machine: run.machine, durationS: run.durationS, results };
+  const measuredApart = run.sections.flatMap((s) => (s.measured ? [{ group: s.title, ...s.measured }] : []));
+  const json = {
+    date: run.date,
+    machine: run.machine,
+    durationS: run.durationS,
+    ...(measuredApart.length > 0 ? { measuredApart } : {}),
+    results,
+  };
   writeFileSync(`${path}.tmp`, `${JSON.stringify(json, null, 2)}\n`);
   renameSync(`${path}.tmp`, path);
 }
@@ -59,7 +68,7 @@ export function writeBenchmarksMd(path: string, run: Run): void {
   const lines = [
     "# Benchmarks",
     "",
-    "Measured by `pnpm bench` (bench/run.ts); the raw numbers are in `bench/results.json`. Regenerated on every full run.",
+    "Measured by `pnpm bench` (bench/run.ts); the raw numbers are in `bench/results.json`. Regenerated on every full run; `pnpm bench <part> --write` replaces one section and says so under its title.",
     "",
     `**Latest run:** ${run.date} (${run.durationS} s)  `,
     `**Machine:** ${m.cpuModel}, ${m.cores} cores, ${m.ramGiB} GiB RAM, Node ${m.node}, ${m.os}`,
@@ -71,6 +80,12 @@ export function writeBenchmarksMd(path: string, run: Run): void {
     lines.push(
       `## ${section.title}`,
       "",
+      ...(section.measured
+        ? [
+            `_Measured on its own (\`pnpm bench <part> --write\`) on ${section.measured.date} (${section.measured.durationS} s); the other sections are from the run above._`,
+            "",
+          ]
+        : []),
       "| Figure | Value | Target | Met | Notes |",
       "|---|---:|---|---|---|",
     );

@@ -4,24 +4,36 @@ import { withDeadline } from "./deadline.ts";
 import { measureFailureDetection } from "./failure-detection.ts";
 import { type Figure, failed } from "./figure.ts";
 import { measureIdleMemory } from "./idle-memory.ts";
+import { measureInstall } from "./install.ts";
 import { describeMachine } from "./machine.ts";
+import { mergeRuns, readWrittenRun } from "./partial-run.ts";
 import { measureReconnectStorm } from "./reconnect-storm.ts";
 import { printTable, type Run, type Section, writeBenchmarksMd, writeResults } from "./report.ts";
 import { measureRoundTrip } from "./round-trip.ts";
 
-// `pnpm bench [part…]`: runs the measurements one after another, each with its own cleanup,
-// then prints the table and (on a full run) rewrites bench/results.json and BENCHMARKS.md.
+// `pnpm bench [part…] [--write]`: runs the measurements one after another, each with its own
+// cleanup, then prints the table. A full run rewrites bench/results.json and BENCHMARKS.md; a run of
+// some parts leaves them alone unless --write asks to replace those parts' sections in them.
 
 const MEASUREMENTS = [
   { key: "round-trip", title: "Forwarded round trip vs raw ws echo (one process)", run: measureRoundTrip },
   { key: "memory", title: "Router memory with idle hosts", run: measureIdleMemory },
   { key: "storm", title: "Reconnect storm after a router crash", run: measureReconnectStorm },
   { key: "failure", title: "Failure detection", run: measureFailureDetection },
+  // Packing and `npm install -g` alone take 1–2 minutes (better-sqlite3 may compile from source).
+  {
+    key: "install",
+    title: "Installed package: start-up, idle memory, size",
+    run: measureInstall,
+    deadlineMs: 420_000,
+  },
 ] as const;
 const MEASUREMENT_DEADLINE_MS = 240_000;
 
 const repoRoot = join(import.meta.dirname, "..");
-const wanted = process.argv.slice(2);
+const args = process.argv.slice(2);
+const write = args.includes("--write");
+const wanted = args.filter((arg) => arg !== "--write");
 const unknown = wanted.filter((key) => !MEASUREMENTS.some((m) => m.key === key));
 if (unknown.length > 0) {
   console.error(
@@ -52,7 +64,8 @@ for (const measurement of MEASUREMENTS) {
   current = new Cleanup();
   let figures: Figure[];
   try {
-    figures = await withDeadline(measurement.run(current), MEASUREMENT_DEADLINE_MS, measurement.title);
+    const deadlineMs = "deadlineMs" in measurement ? measurement.deadlineMs : MEASUREMENT_DEADLINE_MS;
+    figures = await withDeadline(measurement.run(current), deadlineMs, measurement.title);
   } catch (error) {
     crashed = true;
     console.error(error);
@@ -71,10 +84,28 @@ const run: Run = {
   sections,
 };
 printTable(run);
-if (wanted.length === 0) {
-  writeResults(join(repoRoot, "bench", "results.json"), run);
-  writeBenchmarksMd(join(repoRoot, "BENCHMARKS.md"), run);
-  console.log("wrote bench/results.json and BENCHMARKS.md");
+const resultsPath = join(repoRoot, "bench", "results.json");
+const writeAll = (written: Run, what: string) => {
+  writeResults(resultsPath, written);
+  writeBenchmarksMd(join(repoRoot, "BENCHMARKS.md"), written);
+  console.log(`${what} bench/results.json and BENCHMARKS.md`);
+};
+if (wanted.length === 0) writeAll(run, "wrote");
+else if (write) {
+  // A part that could not run leaves the numbers it would replace as they were.
+  const previous = readWrittenRun(resultsPath);
+  if (crashed)
+    console.error("--write: a part failed; bench/results.json and BENCHMARKS.md left as they were");
+  else if (!previous) console.error("--write: no bench/results.json to update; run the whole bench once");
+  else
+    writeAll(
+      mergeRuns(
+        previous,
+        run,
+        MEASUREMENTS.map((m) => m.title),
+      ),
+      `replaced ${wanted.join(", ")} in`,
+    );
 }
 // A missed target is a result, not an error; only a measurement that could not run fails the command.
 process.exit(crashed ? 1 : 0);

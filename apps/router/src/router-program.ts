@@ -50,7 +50,7 @@ export async function runRouter(args: ProgramArgs): Promise<void> {
   };
   // One router.db for the router and its chat adapters; the router closes it.
   const db = openRouterDatabase(routerDatabasePath(config.DATA_DIR));
-  const chat = selectChatAdapters(config, {
+  const chat = await selectChatAdapters(config, {
     logger,
     clock: systemClock,
     db,

@@ -39,7 +39,7 @@ describe("chooseChat", () => {
 });
 
 describe("selectChatAdapters", () => {
-  function select(keys: Record<string, unknown>, stdinIsTerminal: boolean) {
+  async function select(keys: Record<string, unknown>, stdinIsTerminal: boolean) {
     const routerConfig = config(keys);
     const db = openRouterDatabase(routerDatabasePath(routerConfig.DATA_DIR));
     onCleanup(() => {
@@ -47,7 +47,7 @@ describe("selectChatAdapters", () => {
     });
     const { logger, lines } = createTestLogger("info");
     const built: ChatAdapter[] = [];
-    const adapters = selectChatAdapters(routerConfig, {
+    const adapters = await selectChatAdapters(routerConfig, {
       logger,
       clock: { now: () => Date.now() },
       db,
@@ -61,8 +61,8 @@ describe("selectChatAdapters", () => {
     return { adapters, built, logs: lines };
   }
 
-  it("headless by default off a terminal: no adapter, stdin untouched, one warning saying how to chat", () => {
-    const { adapters, built, logs } = select({}, false);
+  it("headless by default off a terminal: no adapter, stdin untouched, one warning saying how to chat", async () => {
+    const { adapters, built, logs } = await select({}, false);
     expect(adapters).toEqual([]);
     expect(built).toEqual([]);
     expect(logs()).toEqual([
@@ -73,14 +73,14 @@ describe("selectChatAdapters", () => {
     ]);
   });
 
-  it("CHAT=none asked for: the same line, at info", () => {
-    const { adapters, logs } = select({ CHAT: "none" }, true);
+  it("CHAT=none asked for: the same line, at info", async () => {
+    const { adapters, logs } = await select({ CHAT: "none" }, true);
     expect(adapters).toEqual([]);
     expect(logs().map((line) => [line.level, line.msg])).toEqual([[30, expect.stringMatching(/headless/)]]);
   });
 
-  it("CHAT=terminal builds the terminal chat on a pipe, and says Feishu is left unserved", () => {
-    const { adapters, built, logs } = select({ CHAT: "terminal", ...feishu }, false);
+  it("CHAT=terminal builds the terminal chat on a pipe, and says Feishu is left unserved", async () => {
+    const { adapters, built, logs } = await select({ CHAT: "terminal", ...feishu }, false);
     expect(adapters).toEqual(built);
     expect(adapters.map((adapter) => adapter.platform)).toEqual(["terminal"]);
     expect(logs().map((line) => line.msg)).toEqual([

@@ -30,7 +30,7 @@ export async function startFeishuRouter(
   });
   const { logger, lines } = createTestLogger("warn");
   const db = openRouterDatabase(routerDatabasePath(config.DATA_DIR));
-  const chat = selectChatAdapters(config, {
+  const chat = await selectChatAdapters(config, {
     logger,
     clock: options.clock ?? { now: () => Date.now() },
     db,

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { parse as parseYaml } from "yaml";
+import { createRequire } from "node:module";
 import { z } from "zod";
 
 // One YAML file, environment variables of the same names, and command-line flags, validated by a
@@ -54,7 +54,7 @@ function readConfigFile(path: string, readFile: (path: string) => string): Recor
   }
   let data: unknown;
   try {
-    data = parseYaml(text);
+    data = yaml().parse(text);
   } catch (error) {
     throw new ConfigError(`config file ${path} is not valid YAML: ${(error as Error).message}`);
   }
@@ -63,6 +63,14 @@ function readConfigFile(path: string, readFile: (path: string) => string): Recor
     throw new ConfigError(`config file ${path} must be a mapping of KEY: value`);
   }
   return data as Record<string, unknown>;
+}
+
+/**
+ * The YAML parser, loaded when there is a file to read: a program configured by its environment
+ * alone (a container, a service unit) never loads it. Synchronous, as loading the config is.
+ */
+function yaml(): typeof import("yaml") {
+  return createRequire(import.meta.url)("yaml") as typeof import("yaml");
 }
 
 /** The keys of an object schema, also when it is wrapped in a transform. */

@@ -39,7 +39,7 @@ type LockRecord = z.infer<typeof LockRecord>;
 
 /**
  * Another live process holds DATA_DIR. A ConfigError, because the fix is in how this one is
- * configured (another DATA_DIR) or started: runMain prints the one line and exits 2.
+ * configured (another DATA_DIR) or started: exitOnError prints the one line and exits 2.
  */
 export class DataDirInUseError extends ConfigError {
   constructor(

@@ -13,6 +13,7 @@ export * from "./logger.ts";
 export * from "./loopback.ts";
 export * from "./main-guard.ts";
 export * from "./package-manager-env.ts";
+export * from "./prepared-statements.ts";
 export * from "./private-files.ts";
 export * from "./program.ts";
 export * from "./program-log.ts";

@@ -1,16 +1,16 @@
 import { readlinkSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { basename, join } from "node:path";
-import pinoRoll, { type RollingFile } from "pino-roll";
 import { ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "./private-files.ts";
+import { openRotatingFile, parseLogSize, type RotatingFile } from "./rotating-file.ts";
 import { StartupError } from "./startup-error.ts";
 
-// The log of a program whose terminal is the chat, in DATA_DIR/logs. pino-roll writes numbered
-// files (<name>.1.log, <name>.2.log, …), starts the next one at a size and deletes the oldest;
-// <name>.log is a symbolic link to the one being written, so one name always shows the newest
-// lines and `tail -F` follows rotations.
+// The log of a program whose terminal is the chat, in DATA_DIR/logs: numbered files
+// (<name>.1.log, <name>.2.log, …), the next one started at a size and the oldest deleted (see
+// rotating-file.ts); <name>.log is a symbolic link to the one being written, so one name always
+// shows the newest lines and `tail -F` follows rotations.
 
 export interface LogRotation {
-  /** A file this big is closed and the next one started: pino-roll's notation, `10m`, `512k`. */
+  /** A file this big is closed and the next one started: `10m`, `512k`. */
   size: string;
   /** Files kept, the one being written included; older ones are deleted at each rotation. */
   files: number;
@@ -21,7 +21,7 @@ export const DEFAULT_LOG_ROTATION: LogRotation = { size: "10m", files: 5 };
 export interface LogFile {
   /** The name to give people: `<dir>/<name>.log` (where symbolic links cannot be made, the file itself). */
   path: string;
-  stream: RollingFile;
+  stream: RotatingFile;
 }
 
 /**
@@ -36,17 +36,24 @@ export async function openLogFile(
 ): Promise<LogFile> {
   const { size, files } = options.rotation ?? DEFAULT_LOG_ROTATION;
   const link = join(dir, `${name}.log`);
-  let stream: RollingFile;
+  let path = link;
+  // After each open: a file left by an earlier run keeps its own mode, so it is made 0600; the
+  // link follows the file being written.
+  const opened = (file: string) => {
+    restrictMode(file, PRIVATE_FILE_MODE);
+    path = pointLink(link, file) ? link : file;
+  };
+  let stream: RotatingFile;
   try {
     ensurePrivateDir(dir);
-    stream = await pinoRoll({
-      // pino-roll takes `.log` off and writes `<name>.<n>.log`.
-      file: link,
-      size,
-      // Counting the files of earlier runs too, or every restart would leave its files behind.
-      limit: { count: files, removeOtherLogFiles: true },
+    stream = openRotatingFile({
+      dir,
+      name,
+      maxBytes: parseLogSize(size),
+      keep: files,
       mode: PRIVATE_FILE_MODE,
-      sync: true,
+      onOpen: opened,
+      onError: options.onError,
     });
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
@@ -54,15 +61,6 @@ export async function openLogFile(
       cause: error,
     });
   }
-  stream.on("error", options.onError);
-  let path = link;
-  const opened = () => {
-    // A file left by an earlier run keeps its own mode; new ones are created 0600.
-    restrictMode(stream.file, PRIVATE_FILE_MODE);
-    path = pointLink(link, stream.file) ? link : stream.file;
-  };
-  opened();
-  stream.on("ready", opened); // after every rotation
   return {
     get path() {
       return path;

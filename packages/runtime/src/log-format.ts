@@ -1,10 +1,11 @@
+import { createRequire } from "node:module";
 import { isatty } from "node:tty";
 import pino from "pino";
-import { isColorSupported, prettyFactory } from "pino-pretty";
 
 // How a log destination's lines look: JSON for machines (a pipe, a file, a log collector), or
 // pino-pretty's text for a person reading a terminal. LOG_FORMAT picks one for every destination;
-// `auto` asks each destination whether it is a terminal.
+// `auto` asks each destination whether it is a terminal. pino-pretty is loaded only for a
+// destination that is pretty: a service writing JSON never loads it.
 
 export type LogFormat = "auto" | "pretty" | "json";
 
@@ -32,7 +33,7 @@ export function logDestination(target: number | NodeJS.WritableStream, format: L
   const out: LineSink = typeof target === "number" ? pino.destination({ dest: target, sync: true }) : target;
   if (chooseFormat(format, terminal) === "json") return out;
   // Colours only on a terminal that wants them (NO_COLOR, TERM=dumb); never in a file or a pipe.
-  return prettyLines(out, { colorize: terminal && isColorSupported });
+  return prettyLines(out, { colorize: terminal && pinoPretty().isColorSupported });
 }
 
 /**
@@ -41,6 +42,14 @@ export function logDestination(target: number | NodeJS.WritableStream, format: L
  * Lines arrive already redacted, since pino's streamWrite hook runs before any destination.
  */
 export function prettyLines(out: LineSink, { colorize }: { colorize: boolean }): LineSink {
-  const pretty = prettyFactory({ colorize, translateTime: "SYS:standard", ignore: "pid,hostname" });
+  const pretty = pinoPretty().prettyFactory({
+    colorize,
+    translateTime: "SYS:standard",
+    ignore: "pid,hostname",
+  });
   return { write: (line: string) => out.write(pretty(line)) };
+}
+
+function pinoPretty(): typeof import("pino-pretty") {
+  return createRequire(import.meta.url)("pino-pretty") as typeof import("pino-pretty");
 }

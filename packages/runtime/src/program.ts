@@ -36,7 +36,7 @@ export interface ProgramArgs {
 
 /**
  * The start of every entry point: load and validate the config from the command line, the
- * environment and the file. Throws ConfigError (see runMain) on bad config. Nothing is logged
+ * environment and the file. Throws ConfigError (see exitOnError) on bad config. Nothing is logged
  * until openLog.
  */
 export function startProgram<

@@ -21,7 +21,7 @@ const noErrors = (error: Error) => {
   throw error;
 };
 
-/** The numbered files pino-roll writes, oldest first. */
+/** The numbered log files, oldest first. */
 function numbered(dir: string): string[] {
   return readdirSync(dir)
     .filter((name) => /^phonework\.\d+\.log$/.test(name))
@@ -69,11 +69,7 @@ describe("openLogFile", () => {
     expect(readlinkSync(log.path)).toBe("phonework.2.log");
     scope.add(() => log.stream.end());
     const line = `${JSON.stringify({ msg: "x".repeat(200) })}\n`;
-    // pino-roll rotates between writes (after the file drains), so each line gets a turn.
-    for (let i = 0; i < 30; i++) {
-      log.stream.write(line);
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    for (let i = 0; i < 30; i++) log.stream.write(line);
     await waitFor(() => numbered(dir).length === 2 && Number(numbered(dir)[1]?.split(".")[1]) >= 4, {
       message: `rotations down to two files (have ${readdirSync(dir).join(", ")})`,
     });
@@ -86,5 +82,22 @@ describe("openLogFile", () => {
       expect(stat.mode & 0o777, name).toBe(0o600);
       expect(stat.size, name).toBeLessThan(1024 + line.length);
     }
+  });
+
+  it("leaves the numbered files of another program in the same directory alone", async () => {
+    const dir = join(scope.tempDir(), "logs");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "phonework-router.7.log"), '{"msg":"router"}\n');
+    const log = await openLogFile(dir, "phonework", {
+      rotation: { size: "1k", files: 1 },
+      onError: noErrors,
+    });
+    scope.add(() => log.stream.end());
+    expect(readlinkSync(log.path)).toBe("phonework.1.log");
+    const line = `${JSON.stringify({ msg: "x".repeat(600) })}\n`;
+    for (let i = 0; i < 4; i++) log.stream.write(line);
+
+    expect(numbered(dir)).toEqual(["phonework.3.log"]);
+    expect(readFileSync(join(dir, "phonework-router.7.log"), "utf8")).toBe('{"msg":"router"}\n');
   });
 });

@@ -1,9 +1,11 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
+import { APIError } from "openai/error";
 import type { ToolSpec } from "../tools/tool.ts";
 import type { ChatMessage, ToolCall } from "./chat-message.ts";
 
 // The model behind the agent loop, as an interface so the loop can be driven by anything.
-// The OpenAI SDK implementation retries 429 and 5xx with backoff (honouring Retry-After).
+// The OpenAI SDK implementation retries 429 and 5xx with backoff (honouring Retry-After). The SDK
+// is loaded at the first request, so a host at rest does not hold it.
 
 export interface ModelRequest {
   messages: ChatMessage[];
@@ -29,15 +31,20 @@ export interface OpenAIModelOptions {
 }
 
 export function createOpenAIModelClient(options: OpenAIModelOptions): ModelClient {
-  const client = new OpenAI({
-    apiKey: options.apiKey,
-    maxRetries: options.maxRetries,
-    timeout: options.timeoutMs ?? 120_000,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-  });
+  let client: Promise<OpenAI> | undefined;
+  const openClient = () =>
+    (client ??= import("openai").then(
+      ({ default: OpenAI }) =>
+        new OpenAI({
+          apiKey: options.apiKey,
+          maxRetries: options.maxRetries,
+          timeout: options.timeoutMs ?? 120_000,
+          ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+        }),
+    ));
   return {
     async complete({ messages, tools, signal }) {
-      const response = await client.chat.completions.create(
+      const response = await (await openClient()).chat.completions.create(
         {
           model: options.model,
           messages,
@@ -61,7 +68,7 @@ export function createOpenAIModelClient(options: OpenAIModelOptions): ModelClien
 
 /** A short, user-readable reason for a provider failure. */
 export function describeProviderError(error: unknown): string {
-  if (error instanceof OpenAI.APIError) {
+  if (error instanceof APIError) {
     const status = error.status ? `HTTP ${error.status}` : "no response";
     return `${status}: ${error.message}`.slice(0, 300);
   }

@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from "@phonework/runtime";
+import { PreparedStatements, type SqliteDatabase } from "@phonework/runtime";
 import type { JobKind, JobStatus, LatePolicy, NotifyPolicy, ScheduledJob } from "./job.ts";
 
 // The scheduled_jobs table. Due jobs are claimed with one UPDATE … RETURNING, which SQLite runs
@@ -66,19 +66,26 @@ export interface RunRecord {
 }
 
 export class JobStore {
+  /** The sweep runs the same statements every few seconds: each is prepared once. */
+  private readonly statements: PreparedStatements;
+
   constructor(
-    private readonly db: SqliteDatabase,
+    db: SqliteDatabase,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.statements = new PreparedStatements(db);
+  }
 
   get(id: number): ScheduledJob | undefined {
-    return this.db.prepare("SELECT * FROM scheduled_jobs WHERE id = ?").get(id) as ScheduledJob | undefined;
+    return this.statements.sql("SELECT * FROM scheduled_jobs WHERE id = ?").get(id) as
+      | ScheduledJob
+      | undefined;
   }
 
   create(job: NewJob): ScheduledJob {
     const now = this.now();
-    const { lastInsertRowid } = this.db
-      .prepare(
+    const { lastInsertRowid } = this.statements
+      .sql(
         `INSERT INTO scheduled_jobs (user_id, platform, chat_id, kind, text, check_command, check_prompt, notify,
            due_at, time_zone, every_s, cron, max_runs, late_policy, created_at, updated_at, created_by)
          VALUES (@user_id, @platform, @chat_id, @kind, @text, @check_command, @check_prompt, @notify,
@@ -101,8 +108,8 @@ export class JobStore {
 
   /** seed 001's replace_existing: every pending job in this chat is cancelled. Returns their ids. */
   cancelPendingInChat(job: Pick<NewJob, "user_id" | "platform" | "chat_id">, by: string | null): number[] {
-    const rows = this.db
-      .prepare(
+    const rows = this.statements
+      .sql(
         `UPDATE scheduled_jobs SET status = 'cancelled', cancelled_by = ?, updated_at = ?
          WHERE user_id = ? AND platform = ? AND chat_id = ? AND status = 'pending' RETURNING id`,
       )
@@ -112,8 +119,8 @@ export class JobStore {
 
   /** Cancels one of the user's pending jobs; undefined if they have no pending job with that id. */
   cancel(userId: string, id: number, by: string | null): ScheduledJob | undefined {
-    const row = this.db
-      .prepare(
+    const row = this.statements
+      .sql(
         `UPDATE scheduled_jobs SET status = 'cancelled', cancelled_by = ?, updated_at = ?
          WHERE id = ? AND user_id = ? AND status = 'pending' RETURNING *`,
       )
@@ -126,13 +133,13 @@ export class JobStore {
     const sql = includeFinished
       ? "SELECT * FROM scheduled_jobs WHERE user_id = ? ORDER BY id DESC LIMIT 50"
       : "SELECT * FROM scheduled_jobs WHERE user_id = ? AND status = 'pending' ORDER BY due_at";
-    return this.db.prepare(sql).all(userId) as ScheduledJob[];
+    return this.statements.sql(sql).all(userId) as ScheduledJob[];
   }
 
   /** Claims up to `limit` pending jobs due by `now` for `claimer`; nobody else can claim them until released. */
   claimDue(now: number, claimer: string, limit: number): ScheduledJob[] {
-    return this.db
-      .prepare(
+    return this.statements
+      .sql(
         `UPDATE scheduled_jobs SET claimed_by = ?, claimed_at = ?
          WHERE id IN (SELECT id FROM scheduled_jobs
                       WHERE status = 'pending' AND due_at <= ? AND claimed_by IS NULL ORDER BY due_at LIMIT ?)
@@ -144,8 +151,8 @@ export class JobStore {
 
   /** Records a run and releases the claim. */
   recordRun(id: number, run: RunRecord): void {
-    this.db
-      .prepare(
+    this.statements
+      .sql(
         `UPDATE scheduled_jobs SET status = @status, due_at = coalesce(@due_at, due_at), run_count = @run_count,
            last_error = @last_error, last_result = coalesce(@last_result, last_result), updated_at = @now,
            claimed_by = NULL, claimed_at = NULL
@@ -157,12 +164,12 @@ export class JobStore {
   /** A delivery the router confirmed (or refused). */
   recordDelivery(id: number, result: { ok: boolean; messageId?: string; error?: string }): void {
     if (result.ok)
-      this.db
-        .prepare("UPDATE scheduled_jobs SET sent_at = ?, sent_message_id = ?, updated_at = ? WHERE id = ?")
+      this.statements
+        .sql("UPDATE scheduled_jobs SET sent_at = ?, sent_message_id = ?, updated_at = ? WHERE id = ?")
         .run(this.now(), result.messageId ?? null, this.now(), id);
     else
-      this.db
-        .prepare(
+      this.statements
+        .sql(
           `UPDATE scheduled_jobs SET last_error = ?, updated_at = ?,
              status = CASE WHEN status = 'sent' THEN 'failed' ELSE status END WHERE id = ?`,
         )
@@ -171,8 +178,8 @@ export class JobStore {
 
   /** Claims left by a process that died mid-run; on start, a host's own store has no live claims. */
   releaseClaims(): number {
-    return this.db
-      .prepare("UPDATE scheduled_jobs SET claimed_by = NULL, claimed_at = NULL WHERE claimed_by IS NOT NULL")
+    return this.statements
+      .sql("UPDATE scheduled_jobs SET claimed_by = NULL, claimed_at = NULL WHERE claimed_by IS NOT NULL")
       .run().changes;
   }
 }

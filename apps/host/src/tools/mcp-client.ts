@@ -1,9 +1,10 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Logger } from "@phonework/runtime";
 
 // A lazily connected MCP client over Streamable HTTP with a Bearer token. The tool list is
 // read from the server (tools/list) and cached; a failed connection is retried on next use.
+// The MCP SDK itself is loaded at the first connection: a host that never searches the web
+// does not pay its memory or start-up time.
 
 export interface McpToolInfo {
   name: string;
@@ -23,6 +24,10 @@ export function createMcpConnection(options: { url: string; apiKey: string; logg
 
   const connect = () => {
     client ??= (async () => {
+      const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+        import("@modelcontextprotocol/sdk/client/index.js"),
+        import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+      ]);
       const created = new Client({ name: "phonework-host", version: "0.1.0" });
       const transport = new StreamableHTTPClientTransport(new URL(options.url), {
         requestInit: { headers: { Authorization: `Bearer ${options.apiKey}` } },

@@ -2,7 +2,7 @@ import { type Clock, ConfigError, type Logger, type SqliteDatabase } from "@phon
 import type { RouterConfig } from "../config.ts";
 import { AccessControl } from "./access-control.ts";
 import type { ChatAdapter } from "./chat-adapter.ts";
-import { createFeishuAdapter, type FeishuDelivery } from "./feishu/feishu-adapter.ts";
+import type { FeishuDelivery } from "./feishu/feishu-adapter.ts";
 import { SeenEvents } from "./feishu/seen-events.ts";
 
 /** What CHAT resolves to on this machine. */
@@ -22,8 +22,10 @@ export function chooseChat(config: RouterConfig, stdinIsTerminal: boolean): Chat
  * The chat adapters CHAT asks for: Feishu, the terminal (built lazily: it owns stdin), or none
  * (headless: hosts connect, nobody chats; one line says how to change that).
  * `db` is the router's database (router.db), where Feishu remembers the events it has handled.
+ * The Feishu SDK is loaded only here, when Feishu is chosen: it is most of a router's memory
+ * and start-up time, and a router without Feishu never needs it.
  */
-export function selectChatAdapters(
+export async function selectChatAdapters(
   config: RouterConfig,
   deps: {
     logger: Logger;
@@ -32,7 +34,7 @@ export function selectChatAdapters(
     stdinIsTerminal: boolean;
     terminal: () => ChatAdapter;
   },
-): ChatAdapter[] {
+): Promise<ChatAdapter[]> {
   const choice = chooseChat(config, deps.stdinIsTerminal);
   if (choice !== "feishu" && config.FEISHU_APP_ID)
     deps.logger.warn(`FEISHU_APP_ID is set but CHAT=${config.CHAT}: Feishu is not served`);
@@ -48,6 +50,7 @@ export function selectChatAdapters(
   if (access.open) deps.logger.warn("ALLOWED_USERS=* : the bot answers anyone who can message it");
   else if (access.size === 0)
     deps.logger.warn("ALLOWED_USERS is empty: every Feishu user will be refused (deny by default)");
+  const { createFeishuAdapter } = await import("./feishu/feishu-adapter.ts");
   return [
     createFeishuAdapter({
       appId: config.FEISHU_APP_ID,

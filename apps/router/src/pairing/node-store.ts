@@ -1,4 +1,4 @@
-import type { SqliteDatabase, SqliteStatement } from "@phonework/runtime";
+import { PreparedStatements, type SqliteDatabase, type SqliteStatement } from "@phonework/runtime";
 
 // The router's table of paired nodes: who each node is (its public key), who paired it (the
 // owner), who else it serves (shares), and the one-time join codes that create them. Kept in
@@ -52,17 +52,14 @@ interface NodeRow {
 
 export class NodeStore {
   /** Each statement is prepared once: `get` and `touch` run on every node handshake. */
-  private readonly statements = new Map<string, SqliteStatement>();
+  private readonly statements: PreparedStatements;
 
-  constructor(private readonly db: SqliteDatabase) {}
+  constructor(private readonly db: SqliteDatabase) {
+    this.statements = new PreparedStatements(db);
+  }
 
   private sql(text: string): SqliteStatement {
-    let statement = this.statements.get(text);
-    if (!statement) {
-      statement = this.db.prepare(text);
-      this.statements.set(text, statement);
-    }
-    return statement;
+    return this.statements.sql(text);
   }
 
   get(nodeId: string): PairedNode | undefined {

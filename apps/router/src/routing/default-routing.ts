@@ -1,5 +1,5 @@
 import type { Clock, Logger } from "@phonework/runtime";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { type RouterConfig, routingLlmSettings } from "../config.ts";
 import { onlyOnlineNodeStep, sessionOwnerStep } from "./basic-steps.ts";
 import { explicitTargetStep } from "./explicit-target.ts";
@@ -16,11 +16,19 @@ export function defaultRoutingSteps(config: RouterConfig, clock: Clock, logger: 
   const llm = routingLlmSettings(config);
   logger.info({ routingLlm: llm ? { model: llm.model, baseURL: llm.baseURL } : false }, "routing configured");
   if (!llm) return steps;
-  const client = new OpenAI({
-    apiKey: llm.apiKey,
-    ...(llm.baseURL ? { baseURL: llm.baseURL } : {}),
-    maxRetries: 0,
-    timeout: llm.timeoutMs,
-  });
-  return [...steps, routingLlmStep({ client, model: llm.model, timeoutMs: llm.timeoutMs, clock, logger })];
+  let client: Promise<OpenAI> | undefined;
+  const openClient = () =>
+    (client ??= import("openai").then(
+      ({ default: OpenAI }) =>
+        new OpenAI({
+          apiKey: llm.apiKey,
+          ...(llm.baseURL ? { baseURL: llm.baseURL } : {}),
+          maxRetries: 0,
+          timeout: llm.timeoutMs,
+        }),
+    ));
+  return [
+    ...steps,
+    routingLlmStep({ openClient, model: llm.model, timeoutMs: llm.timeoutMs, clock, logger }),
+  ];
 }

@@ -11,7 +11,8 @@ import { onlineNodes } from "./routing-step.ts";
 // return undefined, and routing falls back to the active node.
 
 export interface RoutingLlmDeps {
-  client: OpenAI;
+  /** The SDK client, made at the first call (a router that never asks the model never loads it). */
+  openClient: () => Promise<OpenAI>;
   model: string;
   timeoutMs: number;
   clock: Clock;
@@ -57,7 +58,8 @@ export function routingLlmStep(deps: RoutingLlmDeps): RoutingStep {
     if (onlineNodes(ctx.nodes).length < 2) return undefined; // nothing to choose between
     const started = deps.clock.now();
     try {
-      const completion = await deps.client.chat.completions.create(
+      const client = await deps.openClient();
+      const completion = await client.chat.completions.create(
         {
           model: deps.model,
           messages: [

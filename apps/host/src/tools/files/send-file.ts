@@ -1,11 +1,11 @@
 import { basename } from "node:path";
-import { lookup } from "mime-types";
 import { type ToolContext, ToolError } from "../tool.ts";
 import { type Opened, refuseHardLinked } from "./open-inside.ts";
 import { readRange } from "./read-fd.ts";
 
 // file_ops send: the file itself to the user's chat, read through the descriptor openInside
-// checked, and no bigger than MAX_FILE_BYTES.
+// checked, and no bigger than MAX_FILE_BYTES. mime-types (and its database) is loaded on the first
+// send, not with the host.
 
 export async function sendFileToChat(file: Opened, maxFileBytes: number, ctx: ToolContext): Promise<string> {
   const { fd, stat, shown } = file;
@@ -18,6 +18,7 @@ export async function sendFileToChat(file: Opened, maxFileBytes: number, ctx: To
   }
   const data = readRange(fd, 0, stat.size);
   const name = basename(file.path);
+  const { lookup } = await import("mime-types");
   await ctx.sendFile({ name, data, mimeType: lookup(name) || "application/octet-stream" });
   return `sent ${shown} (${data.length} bytes) to the chat`;
 }
