@@ -28,7 +28,11 @@ export function buildCli(io: CliIo): Command {
     });
 
   withConfigFlags(
-    program.command("standalone").description("router and host in one process; chats on this terminal"),
+    program
+      .command("standalone")
+      .description(
+        "router and host in one process; chats on the configured platform (Feishu), else this terminal",
+      ),
     ["dataDir", "workingDir", "nodeId"],
   )
     .addHelpText("after", PRECEDENCE_HELP)

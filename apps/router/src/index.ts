@@ -6,9 +6,11 @@ export type {
   SentMessage,
 } from "./chat/chat-adapter.ts";
 export { createMemoryChatAdapter, type MemoryChatAdapter } from "./chat/memory-adapter.ts";
+export { type ChatChoice, chooseChat, selectChatAdapters } from "./chat/select-adapters.ts";
 export { createTerminalAdapter, TERMINAL_PLATFORM } from "./chat/terminal-adapter.ts";
 export { type RouterConfig, RouterConfigFields, RouterConfigSchema, routerConfigChecks } from "./config.ts";
 export { createRouter, type Router, type RouterDeps } from "./create-router.ts";
 export { runPair } from "./pair-cli.ts";
 export { runRouter } from "./router-program.ts";
+export { openRouterDatabase, routerDatabasePath } from "./state/router-db.ts";
 export { UserStateStore } from "./state/user-state-store.ts";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { defaultNodeId, HostConfigFields } from "@phonework/host";
 import { RouterConfigFields, routerConfigChecks } from "@phonework/router";
-import { port } from "@phonework/runtime";
+import { isLoopbackHost, port } from "@phonework/runtime";
 import { z } from "zod";
 
 // Standalone = router + host in one process on loopback. Nothing is required: the secret is
@@ -23,7 +23,17 @@ export const StandaloneConfigSchema = RouterConfigFields.extend(
       .string()
       .min(1)
       .default(() => randomBytes(24).toString("hex")),
-    ROUTER_HOST: z.string().min(1).default("127.0.0.1"),
+    // Bound elsewhere, the router would refuse the secret and its own host would never join.
+    ROUTER_HOST: z
+      .string()
+      .min(1)
+      .refine(isLoopbackHost, {
+        error:
+          "must be a loopback address (127.0.0.1, ::1, localhost): the standalone's own host joins by a secret " +
+          "accepted only there. To take webhooks from outside, forward them to it (a reverse proxy or a tunnel " +
+          "to ROUTER_PORT), or run phonework router and phonework host",
+      })
+      .default("127.0.0.1"),
     ROUTER_PORT: port(0),
   })
   .superRefine(routerConfigChecks, { when: () => true })

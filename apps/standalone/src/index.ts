@@ -1,3 +1,3 @@
 export { type StandaloneConfig, StandaloneConfigSchema } from "./config.ts";
-export { startStandalone } from "./standalone.ts";
+export { type Standalone, type StandaloneDeps, standaloneChat, startStandalone } from "./standalone.ts";
 export { runStandalone } from "./standalone-program.ts";

@@ -6,25 +6,38 @@ import {
   startProgram,
 } from "@phonework/runtime";
 import { StandaloneConfigSchema } from "./config.ts";
-import { startStandalone } from "./standalone.ts";
+import { standaloneChat, startStandalone } from "./standalone.ts";
 
-// `phonework standalone`: everything on one machine, chatting on this terminal. Zero config needed.
+// `phonework standalone`: everything on one machine. Zero config needed: it chats on this terminal,
+// or on the configured platform (Feishu), like the router. On the terminal it stops at the end of
+// input (exit 0); otherwise it runs until SIGTERM or SIGINT (exit 0).
 export async function runStandalone(args: ProgramArgs): Promise<void> {
   leavePackageManagerEnvironment(); // the commands this host runs are the user's own
   const { config, openLog } = startProgram(StandaloneConfigSchema, "phonework", args);
   ensureWritableDir(config.DATA_DIR);
   lockDataDir(config.DATA_DIR, "phonework-standalone"); // released at exit
+  const chat = standaloneChat(config);
   // The terminal is the chat: the log goes to DATA_DIR/logs/phonework.log, warnings to stderr.
-  const { logger, file } = await openLog({ toFile: true });
+  // Any other chat leaves the terminal to the log: all of it goes to stderr, as the router's does.
+  const { logger, file } = await openLog({ toFile: chat === "terminal" });
 
   const app = await startStandalone(config, { logger, input: process.stdin, output: process.stdout });
-  logger.info({ nodeUrl: app.router.nodeUrl, nodeId: config.NODE_ID }, "standalone ready");
-  if (process.stdin.isTTY) {
+  const ready = { nodeUrl: app.router.nodeUrl, nodeId: config.NODE_ID };
+  if (chat === "feishu") {
+    const webhooks = app.webhooks.length > 0 ? { webhooks: app.webhooks } : {};
+    logger.info({ ...ready, mode: config.FEISHU_MODE, ...webhooks }, "standalone serving Feishu");
+  } else logger.info(ready, "standalone ready");
+  if (app.webhooks.length > 0 && config.ROUTER_PORT === 0)
+    logger.warn(
+      { webhooks: app.webhooks },
+      "ROUTER_PORT is not set, so the webhook's port changes at every start: set ROUTER_PORT to keep the platform's request URL working",
+    );
+  if (chat === "terminal" && process.stdin.isTTY) {
     process.stdout.write(
       `PhoneWork standalone: node "${config.NODE_ID}" is online. Type /help, Ctrl-D to quit. Log: ${file}\n`,
     );
   }
-  const quit = () => void app.stop().then(() => process.exit(0));
+  const quit = () => void app.stop().catch(() => undefined); // a failed stop rejects `finished`
   process.once("SIGINT", quit);
   process.once("SIGTERM", quit);
   await app.finished;

@@ -1,11 +1,21 @@
 import { join } from "node:path";
 import { createHost, type Host } from "@phonework/host";
-import { type ChatAdapter, createRouter, createTerminalAdapter, type Router } from "@phonework/router";
-import type { Clock, Logger } from "@phonework/runtime";
+import {
+  type ChatAdapter,
+  type ChatChoice,
+  chooseChat,
+  createRouter,
+  createTerminalAdapter,
+  openRouterDatabase,
+  type Router,
+  routerDatabasePath,
+  selectChatAdapters,
+} from "@phonework/router";
+import { type Clock, type Logger, systemClock } from "@phonework/runtime";
 import type { StandaloneConfig } from "./config.ts";
 
-// Router and host in one process, chatting on the terminal (or any streams given, or any
-// chat adapter: tests and embedders pass an in-memory one).
+// Router and host in one process. It chats where the router would (a configured platform), else
+// on the terminal (or any streams given); tests and embedders may pass a chat adapter instead.
 
 interface CommonDeps {
   logger: Logger;
@@ -22,9 +32,25 @@ export type StandaloneDeps =
 export interface Standalone {
   router: Router;
   host: Host;
-  /** Resolves when terminal input has ended and every reply has been printed. */
+  /** The router's base URL (http(s)://host:port). */
+  url: string;
+  /** Where a platform that delivers events over HTTP posts them (none in Feishu's ws mode). */
+  webhooks: string[];
+  /**
+   * Resolves once the standalone has stopped: at the end of terminal input, when every reply has
+   * been printed, or after stop(). A platform chat has no end of input: it runs until stop().
+   */
   finished: Promise<void>;
   stop(): Promise<void>;
+}
+
+/**
+ * Where the standalone chats: the router's rule, except that it does not fall into headless when
+ * stdin is not a terminal. With no platform configured it chats on its input even when that is a
+ * pipe: `printf '/nodes\n' | phonework standalone` answers every line, then exits.
+ */
+export function standaloneChat(config: StandaloneConfig): ChatChoice {
+  return chooseChat(config, true);
 }
 
 export async function startStandalone(config: StandaloneConfig, deps: StandaloneDeps): Promise<Standalone> {
@@ -32,39 +58,65 @@ export async function startStandalone(config: StandaloneConfig, deps: Standalone
   const inputEnded = new Promise<void>((resolve) => {
     endOfInput = resolve;
   });
-  const chat =
-    "chat" in deps
-      ? deps.chat
-      : createTerminalAdapter({
-          input: deps.input,
-          output: deps.output,
-          filesDir: join(config.DATA_DIR, "files"),
-          onEnd: () => endOfInput(),
-        });
-  const clock = deps.clock ? { clock: deps.clock } : {};
-  const router = createRouter(config, { logger: deps.logger, chat: [chat], ...clock });
-  await router.listen();
+  const clock = deps.clock ?? systemClock;
+  // One router.db for the router and its chat adapters (Feishu remembers handled events there).
+  const db = openRouterDatabase(routerDatabasePath(config.DATA_DIR));
+  let router: Router;
+  let chat: ChatAdapter[];
+  try {
+    chat =
+      "chat" in deps
+        ? [deps.chat]
+        : await selectChatAdapters(config, {
+            logger: deps.logger,
+            clock,
+            db,
+            stdinIsTerminal: true, // piped input is a chat too: see standaloneChat
+            terminal: () =>
+              createTerminalAdapter({
+                input: deps.input,
+                output: deps.output,
+                filesDir: join(config.DATA_DIR, "files"),
+                onEnd: () => endOfInput(),
+              }),
+          });
+    router = createRouter(config, { logger: deps.logger, chat, clock, db });
+  } catch (error) {
+    db.close(); // the router, once built, owns it
+    throw error;
+  }
+  const url = await router.listen();
   const host = createHost(
     { ...config, ROUTER_URL: router.nodeUrl },
-    { logger: deps.logger, ...clock, ...(deps.env ? { env: deps.env } : {}) },
+    { logger: deps.logger, clock, ...(deps.env ? { env: deps.env } : {}) },
   );
   host.start();
-  // Read the first line only once the local node is registered, so `/nodes` already shows it.
+  // Take the first message only once the local node is registered, so `/nodes` already shows it.
   await host.ready();
   await router.startChat();
 
+  let stopped!: (closing: Promise<void>) => void;
+  const finished = new Promise<void>((resolve) => {
+    stopped = resolve;
+  });
+  // A failed stop rejects stop() too: a caller that never looks at `finished` must not crash on it.
+  finished.catch(() => undefined);
   let stopping: Promise<void> | undefined;
   const stop = () => {
-    stopping ??= (async () => {
-      await router.close();
-      await host.stop();
-    })();
+    if (!stopping) {
+      stopping = (async () => {
+        await router.close();
+        await host.stop();
+      })();
+      stopped(stopping); // `finished` settles as the stop does, failure included
+    }
     return stopping;
   };
   // At the end of piped input every reply is awaited in full; close()'s own drain is bounded.
-  const finished = inputEnded.then(async () => {
+  void inputEnded.then(async () => {
     await router.dispatcher.drain();
-    await stop();
+    await stop().catch(() => undefined); // a failed stop is reported through `finished`
   });
-  return { router, host, finished, stop };
+  const webhooks = chat.flatMap((adapter) => (adapter.webhook ? [`${url}${adapter.webhook.path}`] : []));
+  return { router, host, url, webhooks, finished, stop };
 }

@@ -1,5 +1,6 @@
 import { type ConfigSource, loadConfig } from "@phonework/runtime";
 import type { CheckPrinter } from "./check-printer.ts";
+import { checkAdmins } from "./checks/admins.ts";
 import { checkStandaloneChat } from "./checks/chat-platform.ts";
 import { checkDataDirAndConfig, dataDirSource, skippedForConfig } from "./config-stage.ts";
 import type { DoctorContext } from "./doctor-context.ts";
@@ -14,7 +15,7 @@ export async function doctorStandalone(
   ctx: DoctorContext,
   printer: CheckPrinter,
 ): Promise<void> {
-  const [{ StandaloneConfigSchema }, { RouterConfigFields }] = await Promise.all([
+  const [{ StandaloneConfigSchema, standaloneChat }, { RouterConfigFields }] = await Promise.all([
     import("@phonework/standalone"),
     import("@phonework/router"),
   ]);
@@ -31,6 +32,7 @@ export async function doctorStandalone(
     return;
   }
   await routerListenChecks(config, ctx, printer);
-  printer.print(checkStandaloneChat(config));
+  printer.print(await checkStandaloneChat(config, ctx));
+  if (standaloneChat(config) === "feishu") printer.print(checkAdmins(config.ADMINS, config.ALLOWED_USERS));
   await hostLocalChecks(config, ctx, printer);
 }

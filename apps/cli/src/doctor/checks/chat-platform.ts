@@ -1,8 +1,8 @@
 import { type Check, fail, ok, skipped, warn } from "../check.ts";
 import { checkFeishuCredentials } from "./feishu-credentials.ts";
 
-// Where the router chats (CHAT, as the router chooses it) and, for Feishu, whether the platform
-// accepts the app's credentials and who may talk to the bot.
+// Where the router (or the standalone) chats (CHAT, as it chooses it) and, for Feishu, whether the
+// platform accepts the app's credentials and who may talk to the bot.
 
 const HEADLESS_FIX =
   "set FEISHU_APP_ID and FEISHU_APP_SECRET to chat on Feishu, or CHAT=terminal to chat on stdin";
@@ -55,18 +55,14 @@ export async function checkRouterChat(
   return [credentials, allowedUsers(config.ALLOWED_USERS)];
 }
 
-/** Standalone chats on its terminal, whatever else is configured. */
-export function checkStandaloneChat(config: { FEISHU_APP_ID?: string | undefined }): Check[] {
-  const chat = ok("chat", "this terminal (standalone)");
-  if (!config.FEISHU_APP_ID) return [chat];
-  return [
-    chat,
-    warn(
-      "Feishu",
-      "FEISHU_APP_ID is set, but standalone chats on the terminal only",
-      "run phonework router (and phonework host) to chat on Feishu",
-    ),
-  ];
+/** Standalone chats where the router would, except that with no platform it chats on its terminal. */
+export async function checkStandaloneChat(
+  config: ChatSettings,
+  options: { offline: boolean; fetch: typeof fetch; timeoutMs: number },
+): Promise<Check[]> {
+  if (config.CHAT === "auto" && !config.FEISHU_APP_ID)
+    return [ok("chat", "this terminal (standalone, no chat platform configured)")];
+  return checkRouterChat(config, options);
 }
 
 function allowedUsers(users: readonly string[]): Check {
