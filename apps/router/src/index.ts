@@ -10,6 +10,7 @@ export { type ChatChoice, chooseChat, selectChatAdapters } from "./chat/select-a
 export { createTerminalAdapter, TERMINAL_PLATFORM } from "./chat/terminal-adapter.ts";
 export { type RouterConfig, RouterConfigFields, RouterConfigSchema, routerConfigChecks } from "./config.ts";
 export { createRouter, type Router, type RouterDeps } from "./create-router.ts";
+export { listenFailure } from "./listen-failure.ts";
 export { runPair } from "./pair-cli.ts";
 export { runRouter } from "./router-program.ts";
 export { openRouterDatabase, routerDatabasePath } from "./state/router-db.ts";

@@ -6,6 +6,7 @@ import {
   chooseChat,
   createRouter,
   createTerminalAdapter,
+  listenFailure,
   openRouterDatabase,
   type Router,
   routerDatabasePath,
@@ -85,7 +86,9 @@ export async function startStandalone(config: StandaloneConfig, deps: Standalone
     db.close(); // the router, once built, owns it
     throw error;
   }
-  const url = await router.listen();
+  const url = await router.listen().catch((error: unknown) => {
+    throw listenFailure(error, config.ROUTER_HOST, config.ROUTER_PORT); // a port in use: one line
+  });
   const host = createHost(
     { ...config, ROUTER_URL: router.nodeUrl },
     { logger: deps.logger, clock, ...(deps.env ? { env: deps.env } : {}) },

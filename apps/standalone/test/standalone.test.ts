@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from "node:net";
 import { CleanupScope, spawnPnpmScript, startFakeOpenAI } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -54,5 +55,17 @@ describe("pnpm standalone", () => {
     const child = run("", { HEARTBEAT_INTERVAL_S: "soon" });
     expect((await child.exited).code).toBe(2);
     expect(child.stderr()).toContain("HEARTBEAT_INTERVAL_S: must be a number of seconds");
+  });
+
+  it("a ROUTER_PORT already in use is one line naming the address (exit 1), not a stack trace", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    scope.add(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+    const port = (taken.address() as AddressInfo).port;
+    const child = run("/nodes\n", { ROUTER_PORT: String(port) });
+    expect((await child.exited).code).toBe(1);
+    expect(child.stderr().trim()).toBe(
+      `phonework: router cannot listen on 127.0.0.1:${port} (EADDRINUSE): another process is using that port; stop it or set ROUTER_PORT`,
+    );
   });
 });
