@@ -7,6 +7,7 @@ export * from "./fake-node.ts";
 export * from "./fake-openai.ts";
 export * from "./fake-responses.ts";
 export * from "./fake-router.ts";
+export * from "./fake-telegram/index.ts";
 export * from "./frame-inbox.ts";
 export * from "./git-repo.ts";
 export * from "./hostile-frames.ts";

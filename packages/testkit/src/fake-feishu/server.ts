@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sendJson } from "../http-server.ts";
+import { describeMultipart, multipartBoundary, parseMultipart } from "../multipart.ts";
 import { TenantTokens } from "./auth.ts";
 import { FAKE_TENANT_KEY, withAppId } from "./events.ts";
 import { FaultQueue } from "./faults.ts";
 import { hex, newAppId, newOpenId } from "./ids.ts";
 import { FAST_RECONNECT, LongConnection } from "./long-connection.ts";
 import { MessageStore } from "./messages.ts";
-import { describeMultipart, multipartBoundary, parseMultipart } from "./multipart.ts";
 import { answer, errorAnswer, type OpenApiState, type ParsedRequest } from "./open-api.ts";
 import type { FakeFeishu, FakeFeishuOptions, FeishuCall } from "./types.ts";
 import type { Upload } from "./uploads.ts";

@@ -1,5 +1,5 @@
-// A small multipart/form-data parser for the upload routes: enough for what HTTP clients (axios with
-// form-data, undici's FormData) send, byte-exact so recorded file sizes are real.
+// A small multipart/form-data parser for the fakes' upload routes: enough for what HTTP clients (axios
+// with form-data, undici's FormData, grammY's own writer) send, byte-exact so recorded file sizes are real.
 
 export interface MultipartPart {
   name: string;
@@ -45,10 +45,16 @@ function parsePart(raw: Buffer): MultipartPart | undefined {
   if (name === undefined) return undefined;
   return {
     name,
-    filename: /\bfilename="([^"]*)"/i.exec(disposition)?.[1],
+    filename: filenameOf(disposition),
     contentType: headers.get("content-type"),
     data: raw.subarray(headerEnd + 4),
   };
+}
+
+// grammY writes `filename=report.pdf` unquoted (to the end of the header line); browsers quote it.
+function filenameOf(disposition: string): string | undefined {
+  const match = /\bfilename=(?:"([^"]*)"|([^;]*))/i.exec(disposition);
+  return match?.[1] ?? match?.[2]?.trim();
 }
 
 /** How a multipart body is recorded in `calls`: text fields as strings, files as name/size/type. */

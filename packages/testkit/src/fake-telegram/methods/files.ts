@@ -1,0 +1,97 @@
+import { z } from "zod";
+import { badRequest } from "../errors.ts";
+import { mimeTypeFor, type StoredFile } from "../files.ts";
+import { inputFile, parseParams } from "../params.ts";
+import { UploadedFile } from "../request.ts";
+import type { TelegramState } from "../state.ts";
+import type { MethodHandler } from "./method.ts";
+import { captionFields, captionOptions, postFromBot, sendOptions } from "./outgoing.ts";
+
+// sendDocument and sendPhoto (a multipart upload, or the file_id of a file the fake already holds;
+// the fake cannot fetch HTTP URLs) and getFile. Uploads keep their bytes for the test to read.
+// Simplified: a photo is stored as sent, in one size, with no dimensions (width and height 0).
+
+const documentParams = z.object({ ...sendOptions, ...captionOptions, document: inputFile });
+const photoParams = z.object({ ...sendOptions, ...captionOptions, photo: inputFile });
+const getFileParams = z.object({ file_id: z.string().min(1) });
+
+function stored(
+  state: TelegramState,
+  input: UploadedFile | string,
+  kind: "documents" | "photos",
+): StoredFile {
+  if (input instanceof UploadedFile) {
+    if (!input.data.length) throw badRequest("file must be non-empty");
+    return state.files.put(
+      kind,
+      input.data,
+      input.filename,
+      kind === "documents" ? mimeTypeFor(input.filename) : undefined,
+    );
+  }
+  const existing = state.files.get(input);
+  if (!existing) throw badRequest("wrong file identifier/HTTP URL specified");
+  return existing;
+}
+
+const sendDocument: MethodHandler = (state, raw) => {
+  const params = parseParams(documentParams, raw);
+  const file = stored(state, params.document, "documents");
+  const message = postFromBot(state, params, {
+    document: {
+      file_id: file.file_id,
+      file_unique_id: file.file_unique_id,
+      file_size: file.file_size,
+      ...(file.file_name !== undefined ? { file_name: file.file_name } : {}),
+      ...(file.mime_type !== undefined ? { mime_type: file.mime_type } : {}),
+    },
+    ...captionFields(params),
+  });
+  state.sentFiles.push({
+    method: "sendDocument",
+    chat_id: message.chat.id,
+    message_id: message.message_id,
+    file_id: file.file_id,
+    filename: file.file_name,
+    data: file.data,
+    caption: message.caption,
+  });
+  return message;
+};
+
+const sendPhoto: MethodHandler = (state, raw) => {
+  const params = parseParams(photoParams, raw);
+  const file = stored(state, params.photo, "photos");
+  const size = {
+    file_id: file.file_id,
+    file_unique_id: file.file_unique_id,
+    file_size: file.file_size,
+    width: 0,
+    height: 0,
+  };
+  const message = postFromBot(state, params, { photo: [size], ...captionFields(params) });
+  state.sentFiles.push({
+    method: "sendPhoto",
+    chat_id: message.chat.id,
+    message_id: message.message_id,
+    file_id: file.file_id,
+    filename: params.photo instanceof UploadedFile ? params.photo.filename : undefined,
+    data: file.data,
+    caption: message.caption,
+  });
+  return message;
+};
+
+const getFile: MethodHandler = (state, raw) => {
+  const params = parseParams(getFileParams, raw);
+  const file = state.files.get(params.file_id);
+  if (!file) throw badRequest("invalid file_id");
+  return {
+    file_id: file.file_id,
+    file_unique_id: file.file_unique_id,
+    file_size: file.file_size,
+    file_path: file.file_path,
+  };
+};
+
+export const fileMethods = { sendDocument, sendPhoto, getFile };

@@ -1,0 +1,24 @@
+import { botMethods } from "./bot.ts";
+import { fileMethods } from "./files.ts";
+import { messageMethods } from "./messages.ts";
+import type { MethodHandler } from "./method.ts";
+import { pollingMethods } from "./polling.ts";
+import { webhookMethods } from "./webhook.ts";
+
+// The Bot API methods the fake implements, looked up case-insensitively as the real API does;
+// anything else answers 404 Not Found.
+
+const ALL: Record<string, MethodHandler> = {
+  ...botMethods,
+  ...fileMethods,
+  ...messageMethods,
+  ...pollingMethods,
+  ...webhookMethods,
+};
+
+const BY_LOWER_NAME = new Map(Object.entries(ALL).map(([name, handler]) => [name.toLowerCase(), handler]));
+
+export const methodHandler = (method: string): MethodHandler | undefined =>
+  BY_LOWER_NAME.get(method.toLowerCase());
+
+export { Described, type MethodHandler } from "./method.ts";
