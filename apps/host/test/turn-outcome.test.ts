@@ -1,5 +1,7 @@
 import { createTestLogger, makeTempDir, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
+import { createCheckRunner } from "../src/schedule/check-runner.ts";
+import type { ScheduledJob } from "../src/schedule/job.ts";
 import { turnOutcome } from "../src/sessions/codex/codex-agent.ts";
 import { TurnWatcher } from "../src/sessions/codex/turn-watcher.ts";
 import type { CodingAgent, TurnRequest } from "../src/sessions/coding-agent.ts";
@@ -141,6 +143,9 @@ describe("a coding turn stopped in the background", () => {
         if (request.prompt === "fail") {
           return Promise.resolve({ ok: false, stopped: false, text: "quota", agentSessionId: "th" });
         }
+        if (request.prompt === "pass") {
+          return Promise.resolve({ ok: true, stopped: false, text: "❌ count: 0", agentSessionId: "th" });
+        }
         return new Promise((resolve) =>
           request.signal.addEventListener("abort", () =>
             resolve({ ok: false, stopped: true, text: "⏹️ Stopped.", agentSessionId: "th" }),
@@ -201,5 +206,28 @@ describe("a coding turn stopped in the background", () => {
     const running = sessions.run(session, "wait", ctx);
     await waitFor(() => sessions.stop("u") !== undefined);
     expect(await running).toEqual({ ok: false, stopped: true, text: "⏹️ Stopped." });
+  });
+
+  it("a check job's coding prompt passes or fails by the turn's outcome, not by its text", async () => {
+    const { sessions, owner } = setup();
+    const check = createCheckRunner({ workingDir: "/", timeoutMs: 60_000, sessions });
+    const job = (prompt: string) =>
+      ({
+        user_id: owner.userId,
+        chat_id: owner.chatId,
+        platform: owner.platform,
+        check_prompt: prompt,
+        text: prompt,
+      }) as ScheduledJob;
+    const signal = new AbortController().signal;
+    expect(await check(job("fail"), signal)).toEqual({
+      ok: false,
+      output: "❌ codex reported an error:\nquota",
+    });
+    // A turn that succeeded passes, even when its answer happens to start with ❌.
+    expect(await check(job("pass"), signal)).toEqual({ ok: true, output: "❌ count: 0" });
+    const stopped = check(job("wait"), signal);
+    await waitFor(() => sessions.stop("u") !== undefined);
+    expect(await stopped).toEqual({ ok: false, output: "⏹️ Stopped." });
   });
 });

@@ -30,12 +30,12 @@ export function createCheckRunner(deps: {
     const session = deps.sessions.current(job.user_id);
     if (!session) return { ok: false, output: "no coding session to ask (start one with /new)" };
     const owner = { userId: job.user_id, chatId: job.chat_id, platform: job.platform };
-    const text = await deps.sessions.send(
-      session,
-      job.check_prompt ?? job.text,
-      { ...owner, signal, progress: () => {} },
-      Number.POSITIVE_INFINITY,
-    );
-    return { ok: !text.startsWith("❌"), output: text };
+    // Run to its end (a check is already in the background) and judged by how the turn ended.
+    const outcome = await deps.sessions.run(session, job.check_prompt ?? job.text, {
+      ...owner,
+      signal,
+      progress: () => {},
+    });
+    return { ok: outcome.ok, output: outcome.text };
   };
 }
