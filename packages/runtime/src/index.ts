@@ -1,4 +1,5 @@
 export * from "./bearer.ts";
+export * from "./cap-text.ts";
 export * from "./clock.ts";
 export * from "./config-fields.ts";
 export * from "./config-loader.ts";

@@ -28,8 +28,3 @@ export class BoundedOutput {
     return `${this.head}\n…[${this.dropped} characters truncated]…\n${this.tail}`;
   }
 }
-
-export function truncate(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  return `${text.slice(0, limit)}\n…[truncated: ${text.length - limit} more characters]`;
-}

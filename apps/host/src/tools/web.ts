@@ -1,5 +1,5 @@
+import { capText } from "@phonework/runtime";
 import { z } from "zod";
-import { truncate } from "./bounded-output.ts";
 import type { McpConnection, McpToolInfo } from "./mcp-client.ts";
 import { defineTool, describeZodError, type Tool, ToolError } from "./tool.ts";
 
@@ -73,7 +73,7 @@ export function createWebTool(connection: McpConnection): Tool {
       }
       const tool = pickTool(tools, args.action);
       const text = await connection.callTool(tool.name, buildArguments(tool, args), ctx.signal);
-      return truncate(text, args.max_chars);
+      return capText(text, args.max_chars);
     },
   });
 }

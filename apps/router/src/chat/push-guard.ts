@@ -1,4 +1,4 @@
-import { TokenBucket } from "@phonework/runtime";
+import { capText, TokenBucket } from "@phonework/runtime";
 import { servesUser } from "../registry/node-info.ts";
 import type { NodeDirectory } from "../registry/node-registry.ts";
 import type { PushFrame } from "../ws/node-socket.ts";
@@ -54,12 +54,4 @@ export class PushGuard {
       return { ...frame, description: cut(frame.description), output: cut(frame.output) };
     return frame;
   }
-}
-
-/** At most `max` characters, with a marker saying how much was cut (never half a character). */
-export function capText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let head = text.slice(0, max);
-  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
-  return `${head}\n…[cut: ${text.length - head.length} more characters]`;
 }
