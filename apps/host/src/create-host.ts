@@ -11,7 +11,7 @@ import { sessionCommands } from "./commands/session-commands.ts";
 import type { HostConfig } from "./config.ts";
 import type { MessageHandler } from "./handler/message-handler.ts";
 import type { NodeIdentity } from "./identity/node-identity.ts";
-import { Outbox, type OutboxFrame } from "./link/outbox.ts";
+import { Outbox, type OutboxItem } from "./link/outbox.ts";
 import { RequestRunner } from "./link/request-runner.ts";
 import { RouterLink, type RouterTls } from "./link/router-link.ts";
 import { createCheckRunner } from "./schedule/check-runner.ts";
@@ -70,7 +70,7 @@ export interface Host {
   /** Resolves once registered with the router (the first time, or again after a reconnect). */
   ready(): Promise<void>;
   /** Pushes a frame to the router: items go through the durable outbox; a sessions_update is sent live. */
-  push(frame: OutboxFrame | Extract<HostFrame, { type: "sessions_update" }>): void;
+  push(frame: OutboxItem | Extract<HostFrame, { type: "sessions_update" }>): void;
   stop(): Promise<void>;
 }
 

@@ -33,7 +33,7 @@ describe("router link", () => {
       display_name: "My Laptop",
       serves_users: ["ou_a", "ou_b"],
       capabilities: ["shell", "file_ops", "background", "claude_code", "codex"],
-      protocol_versions: [2],
+      protocol_versions: [3],
       sessions: [],
       commands: expect.arrayContaining([expect.objectContaining({ usage: "/shell <command>" })]),
     });

@@ -13,10 +13,9 @@ import {
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { ChatAdapter } from "./chat/chat-adapter.ts";
 import { ChatHub } from "./chat/chat-hub.ts";
+import { DeliveryLedger } from "./chat/delivery-ledger.ts";
 import { MessageDispatcher } from "./chat/message-dispatcher.ts";
 import { NodeNotices } from "./chat/node-notices.ts";
-import { PushDelivery } from "./chat/push-delivery.ts";
-import { PushGuard } from "./chat/push-guard.ts";
 import type { RouterConfig } from "./config.ts";
 import { registerHealthRoute } from "./health-route.ts";
 import { Admins } from "./pairing/admins.ts";
@@ -97,19 +96,16 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   const admins = new Admins(config.ADMINS, config.ALLOWED_USERS);
   const delivered = new DeliveredStore(db, config.DELIVERED_TTL_S * 1000, now);
   const requests = new RequestLog(db, config.DELIVERED_TTL_S * 1000, now);
-  const guard = new PushGuard(
-    registry,
-    { maxChars: config.MAX_PUSH_CHARS, perMinute: config.PUSH_RATE_PER_MIN },
-    now,
-  );
-  const pushes = new PushDelivery(
+  const deliveries = new DeliveryLedger({
     notices,
     delivered,
-    guard,
     requests,
-    (nodeId, frame) => registry.connection(nodeId)?.send(frame) ?? false,
-    logger.child({ component: "push" }),
-  );
+    nodes: registry,
+    pushLimits: { maxChars: config.MAX_PUSH_CHARS, perMinute: config.PUSH_RATE_PER_MIN },
+    now,
+    sendToNode: (nodeId, frame) => registry.connection(nodeId)?.send(frame) ?? false,
+    logger: logger.child({ component: "push" }),
+  });
   // The shared secret admits hosts only where nobody but this machine can reach the router.
   const secret =
     config.ROUTER_SECRET && isLoopbackHost(config.ROUTER_HOST) ? config.ROUTER_SECRET : undefined;
@@ -133,7 +129,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     clock,
     newId: deps.newId ?? randomUUID,
     logger,
-    replyShown: (nodeId, requestId, sent) => pushes.replyShown(nodeId, requestId, sent),
+    deliveries,
   });
 
   const app = Fastify({
@@ -185,8 +181,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
         maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
         clock,
         logger: nodeLogger,
-        onPush: (nodeId, frame) => void pushes.handle(nodeId, frame),
-        onReply: (nodeId, frame, settlePending) => void pushes.handleReply(nodeId, frame, settlePending),
+        deliveries,
       },
       secret,
     );
@@ -249,7 +244,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       await chat.stop(); // no new messages; replies still go out while draining
       const drainMs = options.drainMs ?? 5000;
       await Promise.race([
-        Promise.all([dispatcher.drain(), pushes.drain()]),
+        Promise.all([dispatcher.drain(), deliveries.drain()]),
         new Promise((resolve) => setTimeout(resolve, drainMs).unref()),
       ]);
       chat.mute(); // nodes dropping because we close is not news to users

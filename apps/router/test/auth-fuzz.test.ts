@@ -179,14 +179,14 @@ describe("register fuzz", () => {
     expect((await node.closed).code).toBe(4001);
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.integer({ min: 3 }), { minLength: 1, maxLength: 31 }),
+        fc.array(fc.integer({ min: 4 }), { minLength: 1, maxLength: 31 }),
         fc.boolean(),
-        async (others, withV2) => {
-          const versions = withV2 ? [...others, 2] : others;
+        async (others, withV3) => {
+          const versions = withV3 ? [...others, 3] : others;
           const attempt = await connectFakeNode({ url: setup.nodeUrl, secret: SECRET });
           const reply = await attempt.register({ node_id: "versions", protocol_versions: versions });
-          if (withV2) {
-            expect(reply).toMatchObject({ type: "register_ok", protocol_version: 2 });
+          if (withV3) {
+            expect(reply).toMatchObject({ type: "register_ok", protocol_version: 3 });
             attempt.close();
           } else {
             expect(reply).toMatchObject({ type: "register_error", code: "UNSUPPORTED_VERSION" });
@@ -243,7 +243,7 @@ describe("register fuzz", () => {
           serves_users: [],
           working_dir: "/tmp",
           capabilities: [],
-          protocol_versions: [2],
+          protocol_versions: [3],
         };
         node.send({ ...valid, ...fields });
         const error = await refused;
@@ -269,7 +269,7 @@ describe("register fuzz", () => {
         serves_users: ["u2"],
         working_dir: "/",
         capabilities: [],
-        protocol_versions: [2],
+        protocol_versions: [3],
       });
       expect(await node.inbox.next("error")).toMatchObject({
         code: "BAD_FRAME",
@@ -280,7 +280,12 @@ describe("register fuzz", () => {
     // Still the same, working connection: it gets and answers u1's message.
     setup.chat.receive({ userId: "u1", text: "hello first" });
     const forward = await node.inbox.next("forward");
-    node.send({ type: "forward_response", id: forward.id, text: "first here" });
+    node.send({
+      type: "forward_response",
+      id: forward.id,
+      delivery_id: `reply-${forward.id}`,
+      text: "first here",
+    });
     await waitFor(() => setup.chat.textsFor("u1").includes("first here"));
     await expectStillServing(setup);
   });
@@ -300,7 +305,12 @@ describe("register fuzz", () => {
     expect((await health(setup.url)).nodes).toMatchObject([{ node_id: "home-pc", status: "online" }]);
     setup.chat.receive({ userId: "u1", text: "who has it?" });
     const forward = await second.inbox.next("forward");
-    second.send({ type: "forward_response", id: forward.id, text: "the newcomer" });
+    second.send({
+      type: "forward_response",
+      id: forward.id,
+      delivery_id: `reply-${forward.id}`,
+      text: "the newcomer",
+    });
     await waitFor(() => setup.chat.textsFor("u1").includes("the newcomer"));
     expect(first.inbox.ofType("forward")).toEqual([]);
     await expectStillServing(setup);

@@ -47,15 +47,20 @@ describe("error answers", () => {
     expect(t.chat.textsFor(USER).filter((m) => m.includes("disk on fire"))).toHaveLength(1);
   });
 
-  it("a failure sent live (no delivery id) fails the waiting request the same way", async () => {
+  it("an answer without a delivery id is a bad frame (required since v3): the node is told, nothing is shown", async () => {
     const t = await startTestRouter();
     const node = await connectBuilder(t.nodeUrl);
     t.chat.receive({ userId: USER, text: "deploy" });
     const id = String((await node.inbox.next("forward")).id);
-    const { delivery_id: _, ...live } = failureFor(id);
-    node.send(live);
-    await waitFor(() => t.chat.textsFor(USER).includes(SHOWN));
-    expect(node.inbox.ofType("push_ack")).toEqual([]);
+    const { delivery_id: _, ...withoutId } = failureFor(id);
+    node.send(withoutId);
+    expect(await node.inbox.next("error")).toMatchObject({
+      code: "BAD_FRAME",
+      message: expect.stringContaining("delivery_id"),
+    });
+    node.send(failureFor(id)); // the same answer, as the outbox sends it, still reaches the request
+    expect(await node.inbox.next("push_ack")).toMatchObject({ delivery_id: `reply-${id}`, ok: true });
+    expect(t.chat.textsFor(USER).filter((m) => m === SHOWN)).toHaveLength(1);
   });
 
   it("a failure that arrives after the router restarted is shown once as a late answer", async () => {

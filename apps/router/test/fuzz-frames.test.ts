@@ -60,11 +60,21 @@ async function expectTypedAnswer(node: FakeNode, raw: string): Promise<void> {
 /** The in-flight request is still answered on the same connection, a new one round-trips, the node is online. */
 async function expectConnectionStillServes(setup: Awaited<ReturnType<typeof registeredNode>>) {
   const { node, inFlight, chat, url, watch } = setup;
-  node.send({ type: "forward_response", id: inFlight.id, text: "answer to the request in flight" });
+  node.send({
+    type: "forward_response",
+    id: inFlight.id,
+    delivery_id: `reply-${inFlight.id}`,
+    text: "answer to the request in flight",
+  });
   await waitFor(() => chat.textsFor("u1").includes("answer to the request in flight"));
   chat.receive({ userId: "u1", text: "after the barrage" });
   const next = await node.inbox.next("forward", (frame) => frame.text === "after the barrage");
-  node.send({ type: "forward_response", id: next.id, text: "answer after the barrage" });
+  node.send({
+    type: "forward_response",
+    id: next.id,
+    delivery_id: `reply-${next.id}`,
+    text: "answer after the barrage",
+  });
   await waitFor(() => chat.textsFor("u1").includes("answer after the barrage"));
   await expectNodeOnline(url, "fuzz-node");
   expect(watch.errors).toEqual([]);

@@ -38,7 +38,7 @@ const register = (nodeId: string, auth: unknown) =>
     serves_users: [],
     working_dir: "/",
     capabilities: [],
-    protocol_versions: [2],
+    protocol_versions: [3],
     auth,
   });
 

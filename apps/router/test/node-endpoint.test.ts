@@ -25,7 +25,7 @@ describe("node endpoint", () => {
     });
     expect(answer).toMatchObject({
       type: "register_ok",
-      protocol_version: 2,
+      protocol_version: 3,
       node_id: "home-pc",
       heartbeat_interval_s: 30,
       heartbeat_timeout_s: 10,
@@ -72,6 +72,15 @@ describe("node endpoint", () => {
     expect(String(answer.reason)).toContain("[99]");
     expect((await node.closed).code).toBe(4001);
     expect((await health(url)).nodes).toEqual([]);
+  });
+
+  it("refuses a v2 host (delivery ids were optional then) like a v1 one", async () => {
+    const { nodeUrl } = await startTestRouter();
+    const node = await connectFakeNode({ url: nodeUrl, secret: SECRET });
+    const answer = await node.register({ protocol_versions: [1, 2] });
+    expect(answer).toMatchObject({ type: "register_error", code: "UNSUPPORTED_VERSION" });
+    expect(String(answer.reason)).toContain("router speaks protocol versions [3]");
+    expect((await node.closed).code).toBe(4001);
   });
 
   it("answers malformed and unknown frames with an error frame and keeps the connection", async () => {
@@ -154,6 +163,7 @@ describe("node endpoint", () => {
     node.send({
       type: "task_complete",
       task_id: "abc123",
+      delivery_id: "task-abc123",
       user_id: "u1",
       ok: true,
       description: "pytest -q",

@@ -20,7 +20,7 @@ const probeFrame = (nodeId: string, auth?: object) => ({
   serves_users: [],
   working_dir: "",
   capabilities: [],
-  protocol_versions: [2],
+  protocol_versions: [3],
   probe: true,
   ...(auth ? { auth } : {}),
 });

@@ -52,6 +52,11 @@ export function echo(node: FakeNode, nodeId: string): void {
   node.socket.on("message", (data) => {
     const frame = JSON.parse(data.toString()) as { type: string; id?: string; text?: string };
     if (frame.type === "forward")
-      node.send({ type: "forward_response", id: frame.id, text: `${nodeId}: ${frame.text}` });
+      node.send({
+        type: "forward_response",
+        id: frame.id,
+        delivery_id: `reply-${frame.id}`,
+        text: `${nodeId}: ${frame.text}`,
+      });
   });
 }

@@ -149,7 +149,7 @@ describe("a node id belongs to its key", () => {
       serves_users: [],
       working_dir: "/",
       capabilities: [],
-      protocol_versions: [2],
+      protocol_versions: [3],
       auth: signChallenge(key, String(challenge.nonce), "home-pc"),
     };
     spy.kill();

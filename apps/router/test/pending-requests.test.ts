@@ -4,7 +4,7 @@ import { RpcError } from "../src/rpc/rpc-error.ts";
 
 describe("PendingRequests", () => {
   it("settles each request exactly once, by its answer", async () => {
-    const table = new PendingRequests("n1");
+    const table = new PendingRequests<string>("n1");
     const answer = table.wait("a", { timeoutMs: 1000 });
     expect(table.resolve("a", "done")).toBe(true);
     expect(table.resolve("a", "again")).toBe(false);
@@ -13,7 +13,7 @@ describe("PendingRequests", () => {
   });
 
   it("times out with TIMEOUT and calls onTimeout", async () => {
-    const table = new PendingRequests("n1");
+    const table = new PendingRequests<string>("n1");
     let timedOut = false;
     const answer = table.wait("a", { timeoutMs: 10, onTimeout: () => (timedOut = true) });
     await expect(answer).rejects.toMatchObject({ code: "TIMEOUT", nodeId: "n1" });
@@ -21,7 +21,7 @@ describe("PendingRequests", () => {
   });
 
   it("is cancelled by its AbortSignal", async () => {
-    const table = new PendingRequests("n1");
+    const table = new PendingRequests<string>("n1");
     const controller = new AbortController();
     const answer = table.wait("a", { timeoutMs: 1000, signal: controller.signal });
     controller.abort();
@@ -29,7 +29,7 @@ describe("PendingRequests", () => {
   });
 
   it("fails everything at once when the socket closes", async () => {
-    const table = new PendingRequests("n1");
+    const table = new PendingRequests<string>("n1");
     const answers = ["a", "b", "c"].map((id) => table.wait(id, { timeoutMs: 60_000 }));
     table.rejectAll(() => new RpcError("NODE_OFFLINE", "gone", "n1"));
     for (const answer of answers) await expect(answer).rejects.toMatchObject({ code: "NODE_OFFLINE" });
@@ -37,7 +37,7 @@ describe("PendingRequests", () => {
   });
 
   it("passes progress to the request's listener", () => {
-    const table = new PendingRequests("n1");
+    const table = new PendingRequests<string>("n1");
     const lines: string[] = [];
     void table.wait("a", { timeoutMs: 1000, onProgress: (line) => lines.push(line) });
     expect(table.progress("a", "step 1")).toBe(true);

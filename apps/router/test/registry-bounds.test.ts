@@ -12,7 +12,7 @@ const register = (nodeId: string) => ({
   serves_users: [],
   working_dir: "/",
   capabilities: [],
-  protocol_versions: [2],
+  protocol_versions: [3],
   sessions: [],
 });
 const socket = () => ({ close: () => {} });

@@ -149,7 +149,12 @@ describe("faults (real router and host processes)", () => {
     const forward = await node.inbox.next(["forward"]);
     router.kill("SIGTERM");
     await sleep(300); // the router is draining now; the answer comes late but within the bound
-    node.send({ type: "forward_response", id: forward.id, text: "done before shutdown" });
+    node.send({
+      type: "forward_response",
+      id: forward.id,
+      delivery_id: `reply-${forward.id}`,
+      text: "done before shutdown",
+    });
     expect(await node.closed).toMatchObject({ code: 1012 });
     expect((await router.exited).code).toBe(0);
     expect(count(router.stdout(), "done before shutdown")).toBe(1);

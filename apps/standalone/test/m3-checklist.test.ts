@@ -141,6 +141,7 @@ describe("seed M3 verification checklist", () => {
     node.send({
       type: "task_complete",
       task_id: "t42",
+      delivery_id: "task-t42",
       user_id: "local",
       ok: false,
       description: "cargo build",

@@ -139,6 +139,7 @@ describe("seed M3 checklist over Feishu (pnpm router + pnpm host processes)", ()
     node.send({
       type: "task_complete",
       task_id: "t7",
+      delivery_id: "task-t7",
       user_id: USER,
       ok: true,
       description: "npm run build",

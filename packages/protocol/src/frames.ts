@@ -7,8 +7,9 @@ import { ErrorCode } from "./errors.ts";
 const Id = z.string().min(1).max(128);
 const Text = z.string();
 /**
- * Idempotency key of a pushed item. The host keeps the item in its durable outbox and sends it
- * again after a reconnect until the router answers `push_ack`; the router delivers each key once.
+ * Idempotency key of a deliverable item (an answer, a push). The host keeps the item in its
+ * durable outbox and sends it again after a reconnect until the router answers `push_ack`; the
+ * router delivers each key once. Required on every deliverable frame since v3.
  */
 const DeliveryId = Id;
 
@@ -92,7 +93,7 @@ export const ForwardResponseFrame = z.object({
   type: z.literal("forward_response"),
   id: Id,
   text: Text,
-  delivery_id: DeliveryId.optional(),
+  delivery_id: DeliveryId,
   user_id: z.string().min(1).optional(),
   platform: z.string().optional(),
   chat_id: z.string().optional(),
@@ -118,7 +119,7 @@ export const NotifyFrame = z.object({
   platform: z.string().optional(),
   chat_id: z.string().optional(),
   text: Text,
-  delivery_id: DeliveryId.optional(),
+  delivery_id: DeliveryId,
 });
 
 /** A background task finished on the host. */
@@ -132,7 +133,7 @@ export const TaskCompleteFrame = z.object({
   description: z.string(),
   output: z.string(),
   elapsed_ms: z.number().nonnegative(),
-  delivery_id: DeliveryId.optional(),
+  delivery_id: DeliveryId,
 });
 
 /** A file for the user's chat (file_ops send). */
@@ -144,7 +145,7 @@ export const SendFileFrame = z.object({
   name: z.string().min(1).max(255),
   mime_type: z.string().optional(),
   data_base64: z.string(),
-  delivery_id: DeliveryId.optional(),
+  delivery_id: DeliveryId,
 });
 
 /** The node's coding sessions (and optionally capabilities) changed. */

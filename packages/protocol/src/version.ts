@@ -3,8 +3,11 @@
 //
 // v2: the router opens with a `challenge`; a paired node answers `register` with `auth` (its
 // public key and a signature over the nonce). v1 hosts (shared secret only) are not admitted.
-export const PROTOCOL_VERSIONS = [2] as const;
-export const CURRENT_PROTOCOL_VERSION = 2;
+// v3: `delivery_id` is required on every deliverable frame (forward_response, notify,
+// task_complete, send_file), so each answer and push has one delivery path. Router and host ship
+// together, so v2 hosts are refused like v1 ones.
+export const PROTOCOL_VERSIONS = [3] as const;
+export const CURRENT_PROTOCOL_VERSION = 3;
 
 /** Highest version both sides speak, or undefined when they share none. */
 export function negotiateVersion(

@@ -47,7 +47,7 @@ describe("decodeFrame", () => {
   it("reads a probe register and a challenge's features; both optional, so older peers still parse", () => {
     const register = (extra: string) =>
       `{"type":"register","node_id":"pc","display_name":"pc","serves_users":[],"working_dir":"",` +
-      `"capabilities":[],"protocol_versions":[2]${extra}}`;
+      `"capabilities":[],"protocol_versions":[3]${extra}}`;
     expect(decodeFrame(register(',"probe":true'), HostFrame)).toMatchObject({
       ok: true,
       frame: { probe: true },
@@ -58,7 +58,7 @@ describe("decodeFrame", () => {
       code: "BAD_FRAME",
     });
     const challenge = (extra: string) =>
-      `{"type":"challenge","nonce":"0123456789abcdef0123","protocol_versions":[2]${extra}}`;
+      `{"type":"challenge","nonce":"0123456789abcdef0123","protocol_versions":[3]${extra}}`;
     expect(decodeFrame(challenge(',"features":["probe","later"]'), RouterFrame)).toMatchObject({
       ok: true,
       frame: { features: ["probe", "later"] },

@@ -15,6 +15,8 @@ const fixturesRoot = join(import.meta.dirname, "..", "fixtures");
 const versions = readdirSync(fixturesRoot)
   .map((dir) => Number(dir.replace(/^v/, "")))
   .sort();
+/** Frames the host sends through its outbox: each carries a delivery id. */
+const deliverable = new Set(["forward_response", "notify", "task_complete", "send_file"]);
 const sample = (version: number, type: string) =>
   JSON.parse(readFileSync(join(fixturesRoot, `v${version}`, `${type}.json`), "utf8"));
 
@@ -34,9 +36,18 @@ describe("protocol fixtures", () => {
   for (const version of versions) {
     const dir = join(fixturesRoot, `v${version}`);
     for (const file of readdirSync(dir).filter((f) => f.endsWith(".json"))) {
-      // Older samples still parse: frames only gained optional fields and new types since.
+      const raw = readFileSync(join(dir, file), "utf8");
+      // v3 made `delivery_id` required on deliverable frames: older ones without it are refused
+      // (a router refuses older hosts at the handshake anyway).
+      if (deliverable.has(file.replace(/\.json$/, "")) && !("delivery_id" in JSON.parse(raw))) {
+        it(`v${version}: ${file} is refused without a delivery_id`, () => {
+          expect(version).toBeLessThan(3);
+          expect(decodeFrame(raw, Frame)).toMatchObject({ ok: false, code: "BAD_FRAME" });
+        });
+        continue;
+      }
+      // Other older samples still parse: frames only gained fields and new types since.
       it(`v${version}: ${file} parses and round-trips`, () => {
-        const raw = readFileSync(join(dir, file), "utf8");
         const decoded = decodeFrame(raw, Frame);
         expect(decoded).toMatchObject({ ok: true });
         if (!decoded.ok) return;
@@ -47,9 +58,9 @@ describe("protocol fixtures", () => {
     }
   }
 
-  it("v2: the sample register's signature verifies against the sample challenge's nonce", () => {
-    const challenge = sample(2, "challenge");
-    const register = sample(2, "register");
+  it(`v${CURRENT_PROTOCOL_VERSION}: the sample register's signature verifies against the sample challenge's nonce`, () => {
+    const challenge = sample(CURRENT_PROTOCOL_VERSION, "challenge");
+    const register = sample(CURRENT_PROTOCOL_VERSION, "register");
     const payload = nodeAuthPayload(challenge.nonce, register.node_id, register.auth.public_key);
     const key = createPublicKey({
       key: Buffer.from(register.auth.public_key, "base64"),

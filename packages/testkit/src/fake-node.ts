@@ -90,7 +90,7 @@ export async function connectFakeNode(options: FakeNodeOptions): Promise<FakeNod
     serves_users: [],
     working_dir: "/tmp",
     capabilities: [],
-    protocol_versions: [2],
+    protocol_versions: [3],
     ...fields,
   });
   const answer = async () => {

@@ -63,7 +63,7 @@ export async function startFakeRouter(options: FakeRouterOptions): Promise<FakeR
     connections.push({ socket, inbox, send });
     const nonce = randomBytes(24).toString("base64url");
     nonces.push(nonce);
-    send({ type: "challenge", nonce, protocol_versions: [2] });
+    send({ type: "challenge", nonce, protocol_versions: [3] });
     socket.on("message", (data) => {
       const frame = JSON.parse(data.toString()) as Record<string, unknown>;
       if (frame.type !== "register") return;
@@ -71,7 +71,7 @@ export async function startFakeRouter(options: FakeRouterOptions): Promise<FakeR
       if (options.acceptRegistrations === false) return;
       send({
         type: "register_ok",
-        protocol_version: 2,
+        protocol_version: 3,
         node_id: frame.node_id,
         heartbeat_interval_s: options.heartbeatIntervalS ?? 30,
         heartbeat_timeout_s: options.heartbeatTimeoutS ?? 10,

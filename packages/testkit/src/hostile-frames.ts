@@ -92,7 +92,7 @@ export function validFrames(union: FrameUnion): fc.Arbitrary<Record<string, unkn
   );
 }
 
-const fixtureDir = new URL("../../protocol/fixtures/v2/", import.meta.url);
+const fixtureDir = new URL("../../protocol/fixtures/v3/", import.meta.url);
 
 /** The frozen sample frames of the current protocol version of the union's types. */
 export function fixtureFrames(union: FrameUnion): Array<Record<string, unknown>> {

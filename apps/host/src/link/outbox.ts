@@ -7,10 +7,16 @@ import { atEndOfTurn, type Logger, type SqliteDatabase } from "@phonework/runtim
 // reconnect until the router acknowledges it. The router delivers each `delivery_id` once, so
 // the wire is at-least-once and the user sees each item exactly once.
 
-export type OutboxFrame = Extract<
+type DeliverableFrame = Extract<
   HostFrame,
   { type: "notify" | "task_complete" | "send_file" | "forward_response" }
 >;
+/** A deliverable frame before the outbox gives it its delivery id. */
+export type OutboxItem = DeliverableFrame extends infer Frame
+  ? Frame extends DeliverableFrame
+    ? Omit<Frame, "delivery_id">
+    : never
+  : never;
 
 export interface DeliveryResult {
   deliveryId: string;
@@ -87,7 +93,7 @@ export class Outbox {
    * turn of the event loop are committed together (group commit) just before they are sent.
    * Returns the delivery id (given, or a new uuid).
    */
-  enqueue(frame: OutboxFrame, deliveryId: string = randomUUID()): string {
+  enqueue(frame: OutboxItem, deliveryId: string = randomUUID()): string {
     const stored = this.unacked.get(deliveryId);
     const encoded = stored ?? JSON.stringify({ ...frame, delivery_id: deliveryId });
     // Acknowledged but its row not yet deleted, and asked for again: the row stays.

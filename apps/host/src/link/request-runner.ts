@@ -13,17 +13,20 @@ import { WireError } from "../handler/wire-error.ts";
 /** How many finished requests are remembered for duplicate deliveries. */
 const REMEMBERED = 1000;
 
+/** An answer before the outbox gives it its delivery id. */
+type Answer = Omit<ForwardResponseFrame, "delivery_id">;
+
 export class RequestRunner {
   private readonly running = new Map<string, AbortController>();
   /** Finished requests, oldest first (a Map keeps insertion order). */
-  private readonly finished = new Map<string, ForwardResponseFrame>();
+  private readonly finished = new Map<string, Answer>();
 
   constructor(
     private readonly handler: MessageHandler,
     /** Live frames: progress and errors. */
     private readonly send: (frame: HostFrame) => boolean,
     /** Durable answers: the outbox, keyed by delivery id. */
-    private readonly deliver: (frame: ForwardResponseFrame, deliveryId: string) => void,
+    private readonly deliver: (answer: Answer, deliveryId: string) => void,
     private readonly logger: Logger,
   ) {}
 
@@ -87,7 +90,7 @@ export class RequestRunner {
   }
 
   private answer(request: ForwardFrame, outcome: Pick<ForwardResponseFrame, "text" | "error">): void {
-    const answer: ForwardResponseFrame = {
+    const answer: Answer = {
       type: "forward_response",
       id: request.id,
       ...outcome,
@@ -104,7 +107,7 @@ export class RequestRunner {
     this.answer(request, { text: message, error: { code, message } });
   }
 
-  private remember(answer: ForwardResponseFrame): void {
+  private remember(answer: Answer): void {
     this.finished.set(answer.id, answer);
     if (this.finished.size > REMEMBERED) this.finished.delete(this.finished.keys().next().value as string);
   }

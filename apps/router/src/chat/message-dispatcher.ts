@@ -10,8 +10,9 @@ import { type RoutingStep, routeMessage } from "../routing/routing-step.ts";
 import type { Forwarder } from "../rpc/forwarder.ts";
 import { RpcError } from "../rpc/rpc-error.ts";
 import type { RequestLog } from "../state/request-log.ts";
-import type { ChatAddress, IncomingMessage, SentMessage } from "./chat-adapter.ts";
+import type { ChatAddress, IncomingMessage } from "./chat-adapter.ts";
 import type { ChatHub } from "./chat-hub.ts";
+import type { DeliveryLedger } from "./delivery-ledger.ts";
 import { ProgressMessage } from "./progress-message.ts";
 import { fromNode, rpcErrorText } from "./user-messages.ts";
 
@@ -37,7 +38,7 @@ export interface DispatcherDeps extends RouterCommandDeps {
   newId: () => string;
   logger: Logger;
   /** Told once a node's answer is in the chat (or could not be put there): the node's outbox gets its ack. */
-  replyShown?: (nodeId: string, requestId: string, sent: SentMessage | undefined) => void;
+  deliveries: Pick<DeliveryLedger, "shown">;
 }
 
 export class MessageDispatcher {
@@ -126,16 +127,24 @@ export class MessageDispatcher {
     );
     const answered = (async () => {
       try {
-        const text = await reply;
+        const { answer: result, deliveryId } = await reply;
         progress.finish();
-        const sent = await answer(switched ? fromNode(nodeId, text) : text);
-        deps.replyShown?.(nodeId, id, sent);
+        let text: string;
+        if (result.ok) text = switched ? fromNode(nodeId, result.text) : result.text;
+        else {
+          log.warn(
+            { code: result.error.code, message: result.error.message },
+            "node answered with a failure",
+          );
+          text = rpcErrorText(result.error, nodeId);
+        }
+        // Shown (or refused by the platform): the ledger acknowledges it to the node's outbox.
+        deps.deliveries.shown(nodeId, deliveryId, await answer(text));
       } catch (error) {
         progress.finish();
         if (!(error instanceof RpcError)) throw error;
         log.warn({ code: error.code, message: error.message }, "forward failed");
-        const sent = await answer(rpcErrorText(error, nodeId));
-        deps.replyShown?.(nodeId, id, sent); // a failure the node sent through its outbox
+        await answer(rpcErrorText(error, nodeId));
       }
     })();
     return { answered };

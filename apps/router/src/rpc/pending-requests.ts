@@ -10,16 +10,17 @@ export interface PendingOptions {
   signal?: AbortSignal;
 }
 
-interface Entry {
-  resolve: (text: string) => void;
+interface Entry<T> {
+  resolve: (answer: T) => void;
   reject: (error: RpcError) => void;
   onProgress?: (text: string) => void;
   timer: NodeJS.Timeout;
   cleanup: () => void;
 }
 
-export class PendingRequests {
-  private readonly entries = new Map<string, Entry>();
+/** `T`: what an answer is (the connection's table holds NodeAnswers). */
+export class PendingRequests<T> {
+  private readonly entries = new Map<string, Entry<T>>();
 
   constructor(private readonly nodeId: string) {}
 
@@ -32,8 +33,8 @@ export class PendingRequests {
   }
 
   /** Registers `id` and returns a promise for its answer. The caller sends the request afterwards. */
-  wait(id: string, options: PendingOptions): Promise<string> {
-    return new Promise<string>((resolve, reject) => {
+  wait(id: string, options: PendingOptions): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
       const onAbort = () => this.reject(id, new RpcError("CANCELLED", "request cancelled", this.nodeId));
       const timer = setTimeout(() => {
         options.onTimeout?.();
@@ -42,7 +43,7 @@ export class PendingRequests {
           new RpcError("TIMEOUT", `no answer within ${Math.round(options.timeoutMs / 1000)}s`, this.nodeId),
         );
       }, options.timeoutMs);
-      const entry: Entry = {
+      const entry: Entry<T> = {
         resolve,
         reject,
         timer,
@@ -55,9 +56,9 @@ export class PendingRequests {
     });
   }
 
-  resolve(id: string, text: string): boolean {
+  resolve(id: string, answer: T): boolean {
     const entry = this.take(id);
-    entry?.resolve(text);
+    entry?.resolve(answer);
     return entry !== undefined;
   }
 
@@ -78,7 +79,7 @@ export class PendingRequests {
     for (const id of [...this.entries.keys()]) this.reject(id, error());
   }
 
-  private take(id: string): Entry | undefined {
+  private take(id: string): Entry<T> | undefined {
     const entry = this.entries.get(id);
     if (!entry) return undefined;
     this.entries.delete(id);

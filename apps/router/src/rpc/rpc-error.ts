@@ -11,11 +11,3 @@ export class RpcError extends Error {
     super(message);
   }
 }
-
-/** The failure a node answered with (a `forward_response` carrying `error`), if it is one. */
-export function answeredFailure(
-  answer: { error?: { code: ErrorCode; message: string } },
-  nodeId: string,
-): RpcError | undefined {
-  return answer.error ? new RpcError(answer.error.code, answer.error.message, nodeId) : undefined;
-}

@@ -1,6 +1,7 @@
 import { type CancelFrame, encodeFrame, type ForwardFrame, type RouterFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import { WebSocket } from "ws";
+import type { NodeAnswer } from "../rpc/node-answer.ts";
 import { PendingRequests } from "../rpc/pending-requests.ts";
 import { RpcError } from "../rpc/rpc-error.ts";
 
@@ -28,7 +29,7 @@ export interface ForwardOptions {
 }
 
 export class NodeConnection {
-  readonly pending: PendingRequests;
+  readonly pending: PendingRequests<NodeAnswer>;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private pongTimer: NodeJS.Timeout | undefined;
   private slowTimer: NodeJS.Timeout | undefined;
@@ -41,7 +42,7 @@ export class NodeConnection {
     private readonly logger: Logger,
     private readonly backpressure: BackpressurePolicy,
   ) {
-    this.pending = new PendingRequests(nodeId);
+    this.pending = new PendingRequests<NodeAnswer>(nodeId);
   }
 
   get isOpen(): boolean {
@@ -73,8 +74,11 @@ export class NodeConnection {
     }, this.backpressure.slowSocketMs);
   }
 
-  /** Sends `frame` and resolves with the node's answer text; rejects with an RpcError. */
-  forward(frame: ForwardFrame, options: ForwardOptions): Promise<string> {
+  /**
+   * Sends `frame` and resolves with the node's answer (or the failure it answered with) and its
+   * delivery id; rejects with an RpcError when no answer came (timeout, offline, cancelled).
+   */
+  forward(frame: ForwardFrame, options: ForwardOptions): Promise<NodeAnswer> {
     const user = frame.user_id;
     const waiting = this.pendingPerUser.get(user) ?? 0;
     if (waiting >= this.backpressure.maxPending)

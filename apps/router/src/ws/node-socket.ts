@@ -19,11 +19,21 @@ import { type Admission, admitNode } from "../pairing/admit-node.ts";
 import type { NodeStore, PairedNode } from "../pairing/node-store.ts";
 import type { NodeRegistry } from "../registry/node-registry.ts";
 import { uniqueDisplayName } from "../registry/unique-display-name.ts";
-import { answeredFailure, RpcError } from "../rpc/rpc-error.ts";
+import type { NodeAnswer } from "../rpc/node-answer.ts";
+import type { PendingRequests } from "../rpc/pending-requests.ts";
+import { RpcError } from "../rpc/rpc-error.ts";
 import { type BackpressurePolicy, type HeartbeatPolicy, NodeConnection } from "./node-connection.ts";
 
 /** Frames a node pushes on its own, to be delivered to a chat. */
 export type PushFrame = Extract<HostFrame, { type: "notify" | "task_complete" | "send_file" }>;
+
+/** The router's delivery ledger, as a node socket hands it what the node's outbox sends. */
+export interface Deliveries {
+  /** An answer (or a failure): to the request still `waiting` for it, else shown as a late answer. */
+  answer(nodeId: string, frame: ForwardResponseFrame, waiting: PendingRequests<NodeAnswer>): void;
+  /** A notification, task completion or file the node pushes on its own. */
+  push(nodeId: string, frame: PushFrame): void;
+}
 
 // The life of one node socket: the `register` handshake, then every frame the node sends.
 
@@ -36,17 +46,8 @@ export interface NodeSocketContext {
   maxPayloadBytes: number;
   clock: Clock;
   logger: Logger;
-  /** Frames the node pushes on its own (notifications, task completions). */
-  onPush: (nodeId: string, frame: PushFrame) => void;
-  /**
-   * An answer (or a failure) sent through the node's outbox; `settlePending` gives it to the
-   * waiting request, if any, and says whether there was one.
-   */
-  onReply: (
-    nodeId: string,
-    frame: ForwardResponseFrame & { delivery_id: string },
-    settlePending: () => boolean,
-  ) => void;
+  /** Where the node's answers and pushes go to be shown once and acknowledged. */
+  deliveries: Deliveries;
 }
 
 function rawToString(data: RawData): string {
@@ -192,22 +193,9 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
       case "pong":
         live.pongReceived();
         return;
-      case "forward_response": {
-        // Hands the answer (or the failure it carries) to the request waiting for it, if any.
-        const settlePending = () => {
-          const failure = answeredFailure(frame, live.nodeId);
-          return failure
-            ? live.pending.reject(frame.id, failure)
-            : live.pending.resolve(frame.id, frame.text);
-        };
-        if (frame.delivery_id) {
-          const { delivery_id } = frame;
-          ctx.onReply(live.nodeId, { ...frame, delivery_id }, settlePending);
-          return;
-        }
-        if (!settlePending()) log.info({ id: frame.id }, "late or unknown reply dropped");
+      case "forward_response":
+        ctx.deliveries.answer(live.nodeId, frame, live.pending);
         return;
-      }
       case "progress":
         live.pending.progress(frame.id, frame.text);
         return;
@@ -218,7 +206,7 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
       case "notify":
       case "task_complete":
       case "send_file":
-        ctx.onPush(live.nodeId, frame);
+        ctx.deliveries.push(live.nodeId, frame);
         return;
       case "sessions_update":
         ctx.registry.updateSessions(live.nodeId, frame.sessions, frame.capabilities);
