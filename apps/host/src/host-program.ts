@@ -1,16 +1,14 @@
-import { readFileSync } from "node:fs";
 import {
   ensureWritableDir,
   leavePackageManagerEnvironment,
   lockDataDir,
   type ProgramArgs,
-  StartupError,
   startProgram,
 } from "@phonework/runtime";
 import { HostConfigSchema } from "./config.ts";
 import { createHost } from "./create-host.ts";
 import { resolveIdentity } from "./identity/resolve-identity.ts";
-import type { RouterTls } from "./link/router-link.ts";
+import { routerTlsFromConfig } from "./link/router-tls-config.ts";
 
 // `phonework host`: one host client, dialing out to ROUTER_URL. `--join <code>` pairs it first.
 export async function runHost(args: ProgramArgs): Promise<void> {
@@ -24,7 +22,7 @@ export async function runHost(args: ProgramArgs): Promise<void> {
   const host = createHost(config, {
     logger,
     ...(identity ? { identity } : {}),
-    tls: routerTls(config),
+    tls: routerTlsFromConfig(config),
     // A join code refused is final (used, expired, mistyped): say so and stop, do not retry.
     onRefused: (reason) => {
       // Still holding the code: this was the join (the code is cleared once it is accepted).
@@ -42,24 +40,4 @@ export async function runHost(args: ProgramArgs): Promise<void> {
   process.once("SIGINT", () => void shutdown("SIGINT"));
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   await host.ready();
-}
-
-function routerTls(config: {
-  ROUTER_CA_FILE?: string | undefined;
-  ROUTER_CERT_SHA256?: string | undefined;
-}): RouterTls {
-  let ca: Buffer | undefined;
-  if (config.ROUTER_CA_FILE) {
-    try {
-      ca = readFileSync(config.ROUTER_CA_FILE);
-    } catch (error) {
-      throw new StartupError(
-        `ROUTER_CA_FILE ${config.ROUTER_CA_FILE} cannot be read: ${(error as NodeJS.ErrnoException).code ?? error}`,
-      );
-    }
-  }
-  return {
-    ...(ca ? { ca } : {}),
-    ...(config.ROUTER_CERT_SHA256 ? { pinSha256: config.ROUTER_CERT_SHA256 } : {}),
-  };
 }

@@ -8,4 +8,5 @@ export { resolveIdentity } from "./identity/resolve-identity.ts";
 export { peerFingerprint } from "./link/cert-pin.ts";
 export { type ProbeOutcome, probeRouter } from "./link/probe-router.ts";
 export type { RouterTls } from "./link/router-link.ts";
+export { routerTlsFromConfig } from "./link/router-tls-config.ts";
 export { findExecutable } from "./sessions/find-executable.ts";

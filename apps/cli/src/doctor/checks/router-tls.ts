@@ -1,8 +1,7 @@
-import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { connect, type PeerCertificate, type TLSSocket } from "node:tls";
-import { peerFingerprint, type RouterTls } from "@phonework/host";
-import { isLoopbackHost } from "@phonework/runtime";
+import { peerFingerprint, type RouterTls, routerTlsFromConfig } from "@phonework/host";
+import { isLoopbackHost, StartupError } from "@phonework/runtime";
 import { type Check, fail, ok, warn } from "../check.ts";
 import { hostPort, type RouterAddress } from "./router-address.ts";
 
@@ -21,29 +20,14 @@ export interface RouterTlsSettings {
   ROUTER_CERT_SHA256?: string | undefined;
 }
 
-/** What the host would trust, or the ❌ when ROUTER_CA_FILE cannot be read. */
+/** What the host would trust (the host's own reading of the config), or the ❌ when it cannot. */
 export function readRouterTls(config: RouterTlsSettings): { tls: RouterTls } | { problem: Check } {
-  let ca: Buffer | undefined;
-  if (config.ROUTER_CA_FILE) {
-    try {
-      ca = readFileSync(config.ROUTER_CA_FILE);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? String(error);
-      return {
-        problem: fail(
-          TITLE,
-          `ROUTER_CA_FILE ${config.ROUTER_CA_FILE} cannot be read (${code})`,
-          "point ROUTER_CA_FILE at the CA's PEM file",
-        ),
-      };
-    }
+  try {
+    return { tls: routerTlsFromConfig(config) };
+  } catch (error) {
+    if (!(error instanceof StartupError)) throw error;
+    return { problem: fail(TITLE, error.message, "point ROUTER_CA_FILE at the CA's PEM file") };
   }
-  return {
-    tls: {
-      ...(ca ? { ca } : {}),
-      ...(config.ROUTER_CERT_SHA256 ? { pinSha256: config.ROUTER_CERT_SHA256 } : {}),
-    },
-  };
 }
 
 /** ws:// needs no TLS; the config already refused plaintext to another machine unless allowed. */
