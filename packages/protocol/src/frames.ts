@@ -13,6 +13,26 @@ const Text = z.string();
  */
 const DeliveryId = Id;
 
+/**
+ * A button under a message, where the chat platform has buttons: pressing it is the same as the
+ * user sending `command` (so a platform without buttons loses nothing — the text says the command).
+ * Each row is answered once: after one press in a row, the row's other buttons say so.
+ */
+export const Button = z.object({
+  label: z.string().min(1).max(64),
+  command: z.string().min(1).max(256),
+});
+export type Button = z.infer<typeof Button>;
+const Buttons = z.array(z.array(Button).min(1).max(8)).max(20);
+
+/** A file that came with a chat message, saved by the host under WORKING_DIR/inbox/. */
+export const Attachment = z.object({
+  name: z.string().min(1).max(255),
+  mime_type: z.string().max(255).optional(),
+  data_base64: z.string(),
+});
+export type Attachment = z.infer<typeof Attachment>;
+
 export const SessionSummary = z.object({
   id: Id,
   agent: z.string().min(1).max(64),
@@ -102,6 +122,7 @@ export const ForwardResponseFrame = z.object({
    * than as an `error` frame so a failure is as durable as an answer (outbox, delivery id).
    */
   error: z.object({ code: ErrorCode, message: Text }).optional(),
+  buttons: Buttons.optional(),
 });
 
 /** A short status line for a request that is still running. */
@@ -120,6 +141,7 @@ export const NotifyFrame = z.object({
   chat_id: z.string().optional(),
   text: Text,
   delivery_id: DeliveryId,
+  buttons: Buttons.optional(),
 });
 
 /** A background task finished on the host. */
@@ -197,6 +219,7 @@ export const ForwardFrame = z.object({
   platform: z.string().min(1),
   text: Text,
   message_id: z.string().optional(),
+  attachments: z.array(Attachment).max(10).optional(),
 });
 
 /** The router gave up on a request (timeout, user left); the host should stop working on it. */
