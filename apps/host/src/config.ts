@@ -81,6 +81,8 @@ export const HostConfigFields = z.object({
   HISTORY_MAX_TOKENS: positiveInt(24_000),
   /** Largest file `file_ops send` delivers (it travels base64-encoded in one frame). */
   MAX_FILE_BYTES: positiveInt(10 * 1024 * 1024),
+  /** Bytes of files one chat message may bring (saved in WORKING_DIR/inbox/); the rest are skipped. */
+  MAX_ATTACHMENT_BYTES: positiveInt(20 * 1024 * 1024),
   /** Hard limit for one background task. */
   BACKGROUND_TIMEOUT_S: seconds(3600),
   /** Web search through the Metaso MCP server; the web tool is offered only with a key. */

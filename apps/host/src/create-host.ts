@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { CURRENT_PROTOCOL_VERSION, type HostFrame } from "@phonework/protocol";
+import { type Button, CURRENT_PROTOCOL_VERSION, type HostFrame } from "@phonework/protocol";
 import { type Clock, type Logger, systemClock } from "@phonework/runtime";
 import { createAssistant, HELP_COMMAND, STOP_COMMAND } from "./agent/assistant.ts";
 import { createFileHistoryStore } from "./agent/history-store.ts";
@@ -8,8 +8,11 @@ import { buildSystemPrompt } from "./agent/system-prompt.ts";
 import { basicCommands } from "./commands/basic-commands.ts";
 import { scheduleCommands } from "./commands/schedule-commands.ts";
 import { sessionCommands } from "./commands/session-commands.ts";
+import { type ThreadCommandDeps, threadCommands, useThread } from "./commands/thread-commands.ts";
 import type { HostConfig } from "./config.ts";
+import { createInbox } from "./handler/inbox.ts";
 import type { MessageHandler } from "./handler/message-handler.ts";
+import { withAttachments } from "./handler/with-attachments.ts";
 import type { NodeIdentity } from "./identity/node-identity.ts";
 import { Outbox, type OutboxItem } from "./link/outbox.ts";
 import { RequestRunner } from "./link/request-runner.ts";
@@ -117,13 +120,14 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
         });
     },
   });
-  const notify = (owner: TaskOwner, text: string) =>
+  const notify = (owner: TaskOwner, text: string, buttons?: Button[][]) =>
     outbox.enqueue({
       type: "notify",
       user_id: owner.userId,
       platform: owner.platform,
       chat_id: owner.chatId,
       text,
+      ...(buttons?.length ? { buttons } : {}),
     });
 
   const approvals = new ApprovalBroker(config.APPROVAL_TIMEOUT_S * 1000, notify);
@@ -141,16 +145,17 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   };
   const agentFactory = deps.agents ?? createAgentFactory(config, { env: agentEnv, logger });
   const agents = new Map<AgentName, CodingAgent>();
+  const agentFor = (name: AgentName) => {
+    let agent = agents.get(name);
+    if (!agent) {
+      agent = agentFactory(name, approvals);
+      agents.set(name, agent);
+    }
+    return agent;
+  };
   const sessions = new SessionManager({
     store: SessionStore.open(join(stateDir, "sessions.json")),
-    agents: (name) => {
-      let agent = agents.get(name);
-      if (!agent) {
-        agent = agentFactory(name, approvals);
-        agents.set(name, agent);
-      }
-      return agent;
-    },
+    agents: agentFor,
     workingDir: config.WORKING_DIR,
     maxPending: config.MAX_PENDING,
     longTurnMs: config.LONG_TURN_S * 1000,
@@ -207,6 +212,18 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     ...(web ? ["web"] : []),
     ...(model ? ["assistant"] : []),
   ];
+  const threads: ThreadCommandDeps = {
+    sessions,
+    codexThreads: () => {
+      const missing = missingAgent("codex");
+      const threads = missing ? undefined : agentFor("codex").threads;
+      return threads
+        ? { threads }
+        : { unavailable: missing ?? "this node's Codex agent cannot list its threads" };
+    },
+    workingDir: config.WORKING_DIR,
+    clock,
+  };
   const commands = [
     ...basicCommands({
       workingDir: config.WORKING_DIR,
@@ -215,7 +232,14 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       longTurnMs: config.LONG_TURN_S * 1000,
       timeoutMs: config.BACKGROUND_TIMEOUT_S * 1000,
     }),
-    ...sessionCommands({ sessions, approvals, defaultAgent: config.DEFAULT_AGENT, clock }),
+    ...sessionCommands({
+      sessions,
+      approvals,
+      defaultAgent: config.DEFAULT_AGENT,
+      clock,
+      useThread: (owner, id) => useThread(threads, owner, id),
+    }),
+    ...threadCommands(threads),
     ...scheduleCommands(schedules),
   ];
 
@@ -254,6 +278,12 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       clock,
       logger,
     });
+
+  const inbox = createInbox({
+    workingDir: config.WORKING_DIR,
+    maxBytes: config.MAX_ATTACHMENT_BYTES,
+    logger: logger.child({ component: "inbox" }),
+  });
 
   let runner: RequestRunner | undefined;
   const link = new RouterLink({
@@ -302,7 +332,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     ...(deps.random ? { random: deps.random } : {}),
   });
   runner = new RequestRunner(
-    handler,
+    withAttachments(handler, inbox),
     (frame) => link.send(frame),
     (answer, deliveryId) => outbox.enqueue(answer, deliveryId),
     logger,

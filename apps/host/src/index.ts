@@ -2,6 +2,7 @@ export { createOpenAIModelClient, describeProviderError, type ModelClient } from
 export { defaultNodeId, type HostConfig, HostConfigFields, HostConfigSchema } from "./config.ts";
 export { createHost, type Host, type HostDeps } from "./create-host.ts";
 export type { MessageHandler, RequestContext } from "./handler/message-handler.ts";
+export type { Reply, ReplyValue } from "./handler/reply.ts";
 export { runHost } from "./host-program.ts";
 export { identityPath, loadIdentity, type NodeIdentity, newIdentity } from "./identity/node-identity.ts";
 export { resolveIdentity } from "./identity/resolve-identity.ts";

@@ -52,6 +52,13 @@ describe("host config", () => {
     );
   });
 
+  it("MAX_ATTACHMENT_BYTES defaults to 20 MiB and must be a positive whole number", () => {
+    expect(load({}).MAX_ATTACHMENT_BYTES).toBe(20 * 1024 * 1024);
+    expect(load({ MAX_ATTACHMENT_BYTES: "1024" }).MAX_ATTACHMENT_BYTES).toBe(1024);
+    for (const bad of ["0", "-5", "1.5", "lots"])
+      expect(() => load({ MAX_ATTACHMENT_BYTES: bad }), bad).toThrow(/MAX_ATTACHMENT_BYTES/);
+  });
+
   it("takes a YAML list from the file and lets the environment win", () => {
     const config = load({ ROUTER_SECRET: "from-env" }, "ROUTER_SECRET: from-file\nSERVES_USERS:\n  - ou_x\n");
     expect(config.ROUTER_SECRET).toBe("from-env");

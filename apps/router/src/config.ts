@@ -11,10 +11,17 @@ import {
   stringList,
 } from "@phonework/runtime";
 import { z } from "zod";
-
-/** A secret left empty ("" in .env or YAML, or nothing after the colon) is unset, not an error. */
-const optionalSecret = () =>
-  z.preprocess((value) => (value === "" || value === null ? undefined : value), z.string().min(1).optional());
+import { AdaptersField } from "./chat/config/adapter-entries.ts";
+import {
+  feishuDomain,
+  feishuMode,
+  httpUrl,
+  optionalSecret,
+  optionalTelegramBotToken,
+  telegramMode,
+  telegramWebhookSecret,
+  telegramWebhookSecretRequired,
+} from "./chat/config/platform-fields.ts";
 
 /** The router's keys; `RouterConfigSchema` adds the checks across keys. */
 export const RouterConfigFields = z.object({
@@ -47,7 +54,10 @@ export const RouterConfigFields = z.object({
   LOG_FORMAT: logFormat(),
 
   // Trust: who may pair hosts, what a node may push, who may see the full status.
-  /** Users allowed to pair, revoke, forget and share nodes (default: the only ALLOWED_USERS entry). */
+  /**
+   * Users allowed to pair, revoke, forget and share nodes (default: the only ALLOWED_USERS entry).
+   * Qualified like ALLOWED_USERS; each adapter's own `admins` add to them.
+   */
   ADMINS: stringList(),
   /** Bearer token for the full GET /health view; absent: no full view over HTTP. */
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
@@ -75,15 +85,35 @@ export const RouterConfigFields = z.object({
   FEISHU_APP_ID: z.string().min(1).optional(),
   FEISHU_APP_SECRET: z.string().min(1).optional(),
   /** "feishu", "lark", or a base URL (a proxy). */
-  FEISHU_DOMAIN: z
-    .string()
-    .regex(/^(feishu|lark|https?:\/\/.+)$/, "must be feishu, lark, or an http(s) base URL")
-    .default("feishu"),
+  FEISHU_DOMAIN: feishuDomain(),
   /** ws: the SDK's long connection (no public URL needed); webhook: POST /webhook/feishu. */
-  FEISHU_MODE: z.enum(["ws", "webhook"], { error: "must be ws or webhook" }).default("ws"),
+  FEISHU_MODE: feishuMode(),
   FEISHU_ENCRYPT_KEY: optionalSecret(),
   FEISHU_VERIFICATION_TOKEN: optionalSecret(),
-  /** Chat user ids (Feishu open_ids) allowed to use the bot; "*" opens it to everyone. */
+
+  // Telegram: TELEGRAM_BOT_TOKEN makes a chat adapter named "telegram".
+  /** The bot's token from @BotFather; set, the router serves that bot. */
+  TELEGRAM_BOT_TOKEN: optionalTelegramBotToken(),
+  /** polling: the router asks Telegram for updates (no public URL needed); webhook: Telegram posts them. */
+  TELEGRAM_MODE: telegramMode(),
+  /** Required with TELEGRAM_MODE=webhook: Telegram sends it back with every update, proving the sender. */
+  TELEGRAM_WEBHOOK_SECRET: telegramWebhookSecret(),
+  /** Webhook mode: registered with setWebhook at start; absent, the webhook set elsewhere is kept. */
+  TELEGRAM_WEBHOOK_URL: httpUrl().optional(),
+  /** A local Bot API server (e.g. http://127.0.0.1:8081) instead of api.telegram.org. */
+  TELEGRAM_API_ROOT: httpUrl().optional(),
+
+  /**
+   * Chat adapters by name, each `{ type, …its keys, admins, dm }` (chat/config/adapter-entries.ts).
+   * Config file only. The flat FEISHU_* and TELEGRAM_* keys are a shorthand for one adapter of each
+   * type, named feishu and telegram; both kinds can be combined.
+   */
+  adapters: AdaptersField.optional(),
+
+  /**
+   * Chat user ids allowed to use the bot; "*" opens every adapter to everyone. Qualified by the
+   * adapter's name (`telegram:123456`, `feishu:ou_abc`); a bare id means the only chat adapter.
+   */
   ALLOWED_USERS: stringList(),
   /** How long redelivered events are recognised (at least 12 h). */
   SEEN_EVENTS_TTL_S: z.coerce.number().min(43_200, "must be at least 43200 (12 h)").default(86_400),
@@ -109,10 +139,13 @@ export const RouterConfigSchema = RouterConfigFields.superRefine(routerConfigChe
 
 /** The checks across keys, for the router and for the standalone (which extends its fields). */
 export function routerConfigChecks(
-  config: Parameters<typeof webhookNeedsSecrets>[0] & Parameters<typeof tlsFilesTogether>[0],
+  config: Parameters<typeof webhookNeedsSecrets>[0] &
+    Parameters<typeof telegramWebhookNeedsSecret>[0] &
+    Parameters<typeof tlsFilesTogether>[0],
   ctx: z.RefinementCtx,
 ): void {
   webhookNeedsSecrets(config, ctx);
+  telegramWebhookNeedsSecret(config, ctx);
   tlsFilesTogether(config, ctx);
 }
 
@@ -152,6 +185,19 @@ function webhookNeedsSecrets(
     message:
       `both are required with FEISHU_MODE=webhook, so that every event is signed and names the app ` +
       `(missing: ${missing.join(", ")}; the Feishu developer console shows them under Events & Callbacks)`,
+  });
+}
+
+/** A webhook anyone can find would take forged updates: Telegram's secret_token proves the sender. */
+function telegramWebhookNeedsSecret(
+  config: { TELEGRAM_MODE: string; TELEGRAM_WEBHOOK_SECRET?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (config.TELEGRAM_MODE !== "webhook" || config.TELEGRAM_WEBHOOK_SECRET) return;
+  ctx.addIssue({
+    code: "custom",
+    path: ["TELEGRAM_WEBHOOK_SECRET"],
+    message: telegramWebhookSecretRequired("TELEGRAM_MODE=webhook"),
   });
 }
 

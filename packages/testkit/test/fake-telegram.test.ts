@@ -416,4 +416,33 @@ describe("fake Telegram Bot API with grammY", () => {
     await bot.api.deleteMyCommands();
     expect(await bot.api.getMyCommands()).toEqual([]);
   });
+
+  it("keeps the bot's reaction on a message; refuses emoji outside Telegram's list", async () => {
+    const { fake, bot } = await setup();
+    const chat = fake.privateChat(fake.user());
+    const sent = await bot.api.sendMessage(chat.id, "done");
+    expect(await bot.api.setMessageReaction(chat.id, sent.message_id, [{ type: "emoji", emoji: "👍" }])).toBe(
+      true,
+    );
+    expect(fake.reactions(chat.id, sent.message_id)).toEqual([{ type: "emoji", emoji: "👍" }]);
+    const refusals = [
+      [bot.api.setMessageReaction(chat.id, 99, [{ type: "emoji", emoji: "👍" }]), "MESSAGE_ID_INVALID"],
+      [
+        bot.api.setMessageReaction(chat.id, sent.message_id, [{ type: "emoji", emoji: "✅" as "👍" }]),
+        "REACTION_INVALID",
+      ],
+      [
+        bot.api.setMessageReaction(chat.id, sent.message_id, [
+          { type: "emoji", emoji: "👍" },
+          { type: "emoji", emoji: "🔥" },
+        ]),
+        "REACTIONS_TOO_MANY",
+      ],
+    ] as const;
+    for (const [call, detail] of refusals) {
+      expect(await rejection(call)).toMatchObject({ error_code: 400, description: `Bad Request: ${detail}` });
+    }
+    await bot.api.setMessageReaction(chat.id, sent.message_id, []);
+    expect(fake.reactions(chat.id, sent.message_id)).toEqual([]);
+  });
 });

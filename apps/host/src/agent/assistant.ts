@@ -3,6 +3,7 @@ import type { Clock, Logger } from "@phonework/runtime";
 import { formatCommandList, type HostCommand, parseCommand } from "../commands/host-command.ts";
 import type { MessageHandler, RequestContext } from "../handler/message-handler.ts";
 import { MessageLine } from "../handler/message-line.ts";
+import type { ReplyValue } from "../handler/reply.ts";
 import type { SessionManager } from "../sessions/session-manager.ts";
 import type { OutgoingFile, Tool, ToolContext } from "../tools/tool.ts";
 import { runAgentLoop } from "./agent-loop.ts";
@@ -67,7 +68,7 @@ export function createAssistant(deps: AssistantDeps): MessageHandler {
     return "Nothing is running.";
   };
 
-  const runCommand = (command: Command, request: ForwardFrame, ctx: RequestContext): Promise<string> => {
+  const runCommand = (command: Command, request: ForwardFrame, ctx: RequestContext): Promise<ReplyValue> => {
     if (command.name === "help") return Promise.resolve(help());
     const handler = byName.get(command.name);
     if (!handler) return Promise.resolve(`Unknown command /${command.name}. /help lists the commands.`);
@@ -110,7 +111,7 @@ export function createAssistant(deps: AssistantDeps): MessageHandler {
     command: Command | undefined,
     ctx: RequestContext,
     queuedIn: (queue: string) => void,
-  ): Promise<string> => {
+  ): Promise<ReplyValue> => {
     ctx.signal.throwIfAborted(); // given up on while it waited its turn
     const userId = request.user_id;
     const stopper = new AbortController();

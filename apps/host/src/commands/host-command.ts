@@ -1,5 +1,6 @@
 import type { ForwardFrame } from "@phonework/protocol";
 import type { RequestContext } from "../handler/message-handler.ts";
+import type { ReplyValue } from "../handler/reply.ts";
 
 // A chat command the host answers itself. A command waits its turn in the user's message line
 // like any message, so its answer comes in order; an `immediate` one acts on what is running
@@ -11,7 +12,7 @@ export interface HostCommand {
   description: string;
   /** Runs at once, not behind the user's earlier messages: what it answers may be waiting for it. */
   immediate?: boolean;
-  run(args: string, request: ForwardFrame, ctx: RequestContext): Promise<string>;
+  run(args: string, request: ForwardFrame, ctx: RequestContext): Promise<ReplyValue>;
 }
 
 export function parseCommand(text: string): { name: string; args: string } | undefined {

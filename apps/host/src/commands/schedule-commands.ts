@@ -1,8 +1,9 @@
+import { MAX_BUTTON_ROWS } from "../handler/reply.ts";
 import { formatJob, formatJobList } from "../schedule/format-jobs.ts";
 import type { ScheduleService } from "../schedule/schedule-service.ts";
 import type { HostCommand } from "./host-command.ts";
 
-// /remind, /reminders, /cancel: reminders without the model (seed M2.6).
+// /remind, /reminders, /cancel: reminders without the model.
 
 const REMIND_USAGE =
   "Usage: /remind <when> <text> — e.g. /remind 10m deploy check, /remind 2026-12-01T09:00 standup";
@@ -45,7 +46,14 @@ export function scheduleCommands(service: ScheduleService): HostCommand[] {
       name: "reminders",
       usage: "/reminders",
       description: "your pending reminders and scheduled checks",
-      run: async (_args, request) => formatJobList(service.list(request.user_id)),
+      async run(_args, request) {
+        const jobs = service.list(request.user_id);
+        // One row per job; past the rows the wire allows, the text's "/cancel <id>" still works.
+        const buttons = jobs
+          .slice(0, MAX_BUTTON_ROWS)
+          .map((job) => [{ label: `Cancel #${job.id}`, command: `/cancel ${job.id}` }]);
+        return { text: formatJobList(jobs), ...(buttons.length ? { buttons } : {}) };
+      },
     },
     {
       name: "cancel",

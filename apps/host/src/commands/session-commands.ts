@@ -3,16 +3,19 @@ import { formatDuration } from "@phonework/runtime";
 import type { ApprovalBroker } from "../sessions/approval-broker.ts";
 import type { SessionManager } from "../sessions/session-manager.ts";
 import { AgentName, type SessionRecord } from "../sessions/session-store.ts";
+import type { TaskOwner } from "../tasks/task-runner.ts";
 import { ToolError } from "../tools/tool.ts";
 import type { HostCommand } from "./host-command.ts";
 
-// /new, /sessions, /use, /close, /approve, /deny: coding sessions from the chat.
+// /new, /sessions, /use, /close, /model, /approve, /deny: coding sessions from the chat.
 
 export interface SessionCommandDeps {
   sessions: SessionManager;
   approvals: ApprovalBroker;
   defaultAgent: AgentName;
   clock: Clock;
+  /** `/use thread <id>`: continue one of the agent's own conversations (see thread-commands.ts). */
+  useThread?: (owner: TaskOwner, id: string) => Promise<string>;
 }
 
 const EFFORTS = ["minimal", "low", "medium", "high"];
@@ -75,13 +78,15 @@ export function sessionCommands(deps: SessionCommandDeps): HostCommand[] {
     },
     {
       name: "use",
-      usage: "/use <id>|off",
-      description: "send your messages to session <id>, or back to the assistant",
+      usage: "/use <id>|off|thread <id>",
+      description: "send your messages to session <id>, to Codex thread <id>, or back to the assistant",
       async run(args, request) {
         if (args === "off" || args === "none") {
           sessions.use(request.user_id, undefined);
           return "Your messages go to the assistant again.";
         }
+        if (/^thread(\s|$)/.test(args) && deps.useThread)
+          return deps.useThread(owner(request), args.slice("thread".length).trim());
         const session = sessions.find(request.user_id, args);
         if (!session) return `No session #${args}. /sessions lists yours.`;
         sessions.use(request.user_id, session.id);

@@ -1,4 +1,5 @@
 import type { ForwardFrame } from "@phonework/protocol";
+import type { ReplyValue } from "./reply.ts";
 
 // What answers a forwarded chat message on this host (the assistant, or a placeholder).
 
@@ -15,5 +16,5 @@ export interface RequestContext {
 }
 
 export interface MessageHandler {
-  handle(request: ForwardFrame, ctx: RequestContext): Promise<string>;
+  handle(request: ForwardFrame, ctx: RequestContext): Promise<ReplyValue>;
 }

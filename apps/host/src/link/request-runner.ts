@@ -1,6 +1,7 @@
 import type { ErrorCode, ForwardFrame, ForwardResponseFrame, HostFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import type { MessageHandler } from "../handler/message-handler.ts";
+import { toReply } from "../handler/reply.ts";
 import { WireError } from "../handler/wire-error.ts";
 
 // Runs forwarded requests through the handler and answers each under its correlation id.
@@ -62,7 +63,11 @@ export class RequestRunner {
     this.handler
       .handle(request, { signal: controller.signal, progress })
       .then(
-        (text) => (controller.signal.aborted ? cancelled() : this.answer(request, { text })),
+        (value) => {
+          if (controller.signal.aborted) return cancelled();
+          const { text, buttons } = toReply(value);
+          this.answer(request, { text, ...(buttons?.length ? { buttons } : {}) });
+        },
         (error: unknown) => {
           if (error instanceof WireError) {
             log.warn({ code: error.code, message: error.message }, "request refused");
@@ -89,7 +94,10 @@ export class RequestRunner {
     for (const id of this.running.keys()) this.cancel(id, reason);
   }
 
-  private answer(request: ForwardFrame, outcome: Pick<ForwardResponseFrame, "text" | "error">): void {
+  private answer(
+    request: ForwardFrame,
+    outcome: Pick<ForwardResponseFrame, "text" | "error" | "buttons">,
+  ): void {
     const answer: Answer = {
       type: "forward_response",
       id: request.id,

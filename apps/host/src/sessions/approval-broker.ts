@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
+import type { Button } from "@phonework/protocol";
 import { formatDuration } from "@phonework/runtime";
 import type { TaskOwner } from "../tasks/task-runner.ts";
 
 // Approval requests from a coding agent (Codex asking to run a command or change files) go to
-// the user's chat; the user answers /approve <id> or /deny <id>. None is left unanswered:
-// after the timeout it is declined and the user is told.
+// the user's chat; the user answers /approve <id> or /deny <id> (typed, or by the buttons under
+// the request). None is left unanswered: after the timeout it is declined and the user is told.
 
 interface Pending {
   owner: TaskOwner;
@@ -17,7 +18,7 @@ export class ApprovalBroker {
 
   constructor(
     private readonly timeoutMs: number,
-    private readonly notify: (owner: TaskOwner, text: string) => void,
+    private readonly notify: (owner: TaskOwner, text: string, buttons?: Button[][]) => void,
   ) {}
 
   /** Asks the user; resolves true if approved, false if denied or timed out. */
@@ -30,9 +31,16 @@ export class ApprovalBroker {
       }, this.timeoutMs);
       this.pending.set(id, { owner, resolve, timer });
       signal?.addEventListener("abort", () => this.settle(id, false), { once: true });
+      // The text keeps the commands: a platform without buttons shows only the text.
       this.notify(
         owner,
         `🔐 ${what}\nReply /approve ${id} or /deny ${id} (declined automatically in ${formatDuration(this.timeoutMs)}).`,
+        [
+          [
+            { label: "Approve", command: `/approve ${id}` },
+            { label: "Deny", command: `/deny ${id}` },
+          ],
+        ],
       );
     });
   }

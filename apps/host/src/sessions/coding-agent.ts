@@ -32,9 +32,30 @@ export interface TurnResult extends TurnOutcome {
   notice?: string;
 }
 
+/** One of the agent's own saved conversations on this machine. */
+export interface AgentThread {
+  /** The agent's id for it: what a session resumes (its `agent_session_id`). */
+  id: string;
+  /** Its name, else its first message; may be empty. */
+  title: string;
+  /** Epoch milliseconds of its last update. */
+  updatedAt: number;
+  /** The directory it ran in, when known. */
+  cwd?: string;
+}
+
+export interface AgentThreads {
+  /** The newest `limit` conversations, newest first. */
+  list(limit: number): Promise<AgentThread[]>;
+  /** One conversation, or undefined when the agent has none with that id. */
+  read(id: string): Promise<AgentThread | undefined>;
+}
+
 export interface CodingAgent {
   readonly name: "claude" | "codex";
   runTurn(request: TurnRequest): Promise<TurnResult>;
+  /** The agent's saved conversations, where it can list them (Codex). */
+  readonly threads?: AgentThreads;
   /** Stops background processes (e.g. the Codex app-server). */
   close(): Promise<void>;
 }

@@ -1,14 +1,12 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { SessionSummary } from "@phonework/protocol";
 import { type Clock, KeyedQueue, type Logger } from "@phonework/runtime";
 import { WireError } from "../handler/wire-error.ts";
 import { finishOrDetach } from "../tasks/finish-or-detach.ts";
 import { movedToBackgroundText } from "../tasks/format-tasks.ts";
 import type { TaskOwner, TaskRunner } from "../tasks/task-runner.ts";
-import { resolveInside } from "../tools/path-guard.ts";
 import { ToolError } from "../tools/tool.ts";
 import type { CodingAgent, TurnOutcome, TurnResult } from "./coding-agent.ts";
+import { projectDir } from "./project-dir.ts";
 import type { AgentName, SessionRecord, SessionStore } from "./session-store.ts";
 
 // Coding sessions on this host: a FIFO queue of turns per session, a bound on queued turns
@@ -38,8 +36,6 @@ export interface SendContext extends TaskOwner {
   onQueued?(): void;
 }
 
-const PROJECT_NAME = /^(?!.*(?:^|\/)\.\.(?:\/|$))[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
-
 export class SessionManager {
   private readonly queue = new KeyedQueue();
   private readonly running = new Map<string, AbortController>();
@@ -57,15 +53,36 @@ export class SessionManager {
   }
 
   create(owner: TaskOwner, project: string, agent: AgentName): SessionRecord {
+    return this.open(owner, agent, { project, cwd: () => projectDir(this.options.workingDir, project) });
+  }
+
+  /**
+   * A new active session that continues the agent's own conversation `agentSessionId` (a Codex
+   * thread) in `cwd`, a directory the caller found under WORKING_DIR (`project`, relative to it).
+   */
+  adopt(owner: TaskOwner, agent: AgentName, agentSessionId: string, project: string, cwd: string) {
+    return this.open(owner, agent, { project, cwd: () => cwd, agent_session_id: agentSessionId });
+  }
+
+  /** The session (of any user) that continues this conversation of the agent, if one does. */
+  continuing(agent: AgentName, agentSessionId: string): SessionRecord | undefined {
+    return this.options.store.all().find((s) => s.agent === agent && s.agent_session_id === agentSessionId);
+  }
+
+  private open(
+    owner: TaskOwner,
+    agent: AgentName,
+    place: { project: string; cwd: () => string; agent_session_id?: string },
+  ): SessionRecord {
     const missing = this.options.missingAgent?.(agent);
     if (missing) throw new ToolError(missing);
-    const cwd = this.projectDir(project);
+    const { cwd, ...fields } = place;
     const now = this.options.clock.now();
     const session = this.options.store.create({
+      ...fields,
       user_id: owner.userId,
       agent,
-      project,
-      cwd,
+      cwd: cwd(),
       platform: owner.platform,
       chat_id: owner.chatId,
       created_at: now,
@@ -184,10 +201,9 @@ export class SessionManager {
   private enqueue(session: SessionRecord, prompt: string, ctx: SendContext) {
     const { options } = this;
     if (this.pending >= options.maxPending) {
-      throw new WireError(
-        "QUEUE_FULL",
-        `this host already has ${this.pending} coding turns waiting (max ${options.maxPending})`,
-      );
+      // The router shows this message beside its own sentence for QUEUE_FULL: the limit is what
+      // the user can act on (wait for fewer turns), so it is all the message says.
+      throw new WireError("QUEUE_FULL", `queue full (max ${options.maxPending})`);
     }
     const ahead = this.turnsBySession.get(session.id) ?? 0;
     this.pending++;
@@ -272,21 +288,5 @@ export class SessionManager {
     const failed = !ok && !stopped;
     const text = failed ? `❌ ${current.agent} reported an error:\n${result.text}` : result.text;
     return { ok, stopped, text: result.notice ? `${result.notice}\n\n${text}` : text };
-  }
-
-  /** The project's directory under WORKING_DIR, created if it does not exist yet. */
-  private projectDir(project: string): string {
-    if (!PROJECT_NAME.test(project)) {
-      throw new ToolError(
-        `"${project}" is not a valid project name (letters, digits, . _ - and / only; no ..)`,
-      );
-    }
-    try {
-      return resolveInside(this.options.workingDir, project);
-    } catch (error) {
-      if (!(error instanceof ToolError) || !error.message.startsWith("no such file")) throw error;
-      mkdirSync(join(this.options.workingDir, project), { recursive: true });
-      return resolveInside(this.options.workingDir, project);
-    }
   }
 }

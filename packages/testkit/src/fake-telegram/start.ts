@@ -114,6 +114,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     file: (fileId) => state.files.get(fileId),
     callbackAnswers: () => [...state.callbacks.answers],
     commands: (scope, languageCode) => state.commands.get(scope, languageCode),
+    reactions: (chatId, messageId) => state.reactions.get(chatId, messageId),
 
     failNext: (method, fault) => deps.faults.add(method, fault),
     close: async () => {

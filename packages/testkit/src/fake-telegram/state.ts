@@ -3,6 +3,7 @@ import { CallbackQueries } from "./callback-queries.ts";
 import { ChatStore } from "./chats.ts";
 import { CommandLists } from "./commands.ts";
 import { FileStore } from "./files.ts";
+import { MessageReactions } from "./reactions.ts";
 import { UpdateQueue } from "./updates.ts";
 import { WebhookDelivery, type WebhookDeliveryOptions } from "./webhook.ts";
 
@@ -33,6 +34,7 @@ export interface TelegramState {
   webhook: WebhookDelivery;
   callbacks: CallbackQueries;
   commands: CommandLists;
+  reactions: MessageReactions;
   sentFiles: SentFile[];
   /** The getUpdates request being held; a newer one terminates it (409), as on the real server. */
   activePoll: AbortController | undefined;
@@ -60,6 +62,7 @@ export function createState(options: StateOptions): TelegramState {
     webhook: new WebhookDelivery(updates, options.webhook),
     callbacks: new CallbackQueries(),
     commands: new CommandLists(),
+    reactions: new MessageReactions(),
     sentFiles: [],
     activePoll: undefined,
   };

@@ -1,4 +1,4 @@
-import type { BotCommand, Chat, Message, Update, User, UserFromGetMe } from "grammy/types";
+import type { BotCommand, Chat, Message, ReactionTypeEmoji, Update, User, UserFromGetMe } from "grammy/types";
 import type { CallbackAnswer } from "./callback-queries.ts";
 import type { TelegramCall } from "./calls.ts";
 import type { TelegramFault } from "./faults.ts";
@@ -107,6 +107,8 @@ export interface FakeTelegram {
   callbackAnswers(): CallbackAnswer[];
   /** The command list setMyCommands stored for a scope and language (default scope when omitted). */
   commands(scope?: object, languageCode?: string): BotCommand[];
+  /** The bot's reactions on a message (setMessageReaction), none when it set none. */
+  reactions(chatId: number, messageId: number): ReactionTypeEmoji[];
 
   /** The next `times` (default 1) calls of the method answer with this fault instead. */
   failNext(method: string | RegExp, fault: TelegramFault): void;

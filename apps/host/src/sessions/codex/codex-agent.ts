@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { formatDuration, type Logger } from "@phonework/runtime";
 import type { ApprovalBroker } from "../approval-broker.ts";
 import type { CodingAgent, TurnOutcome, TurnRequest, TurnResult } from "../coding-agent.ts";
+import { codexThreads } from "./codex-threads.ts";
 import { JsonRpcProcess } from "./json-rpc-process.ts";
 import { type TurnEnd, TurnWatcher } from "./turn-watcher.ts";
 
@@ -165,6 +166,7 @@ export function createCodexAgent(options: CodexAgentOptions): CodingAgent {
 
   return {
     name: "codex",
+    threads: codexThreads(ensureServer),
     async runTurn(request): Promise<TurnResult> {
       let rpc = await ensureServer();
       let opened: Awaited<ReturnType<typeof openThread>>;

@@ -3,6 +3,7 @@ import { fileMethods } from "./files.ts";
 import { messageMethods } from "./messages.ts";
 import type { MethodHandler } from "./method.ts";
 import { pollingMethods } from "./polling.ts";
+import { reactionMethods } from "./reactions.ts";
 import { webhookMethods } from "./webhook.ts";
 
 // The Bot API methods the fake implements, looked up case-insensitively as the real API does;
@@ -13,6 +14,7 @@ const ALL: Record<string, MethodHandler> = {
   ...fileMethods,
   ...messageMethods,
   ...pollingMethods,
+  ...reactionMethods,
   ...webhookMethods,
 };
 
