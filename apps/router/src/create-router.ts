@@ -11,11 +11,13 @@ import {
   systemClock,
 } from "@phonework/runtime";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
-import type { ChatAdapter } from "./chat/chat-adapter.ts";
-import { ChatHub } from "./chat/chat-hub.ts";
+import type { AccessPolicy } from "./chat/chat-intake.ts";
+import { ChatLayer } from "./chat/chat-layer.ts";
+import { ChatAccess } from "./chat/chat-access.ts";
 import { DeliveryLedger } from "./chat/delivery-ledger.ts";
 import { MessageDispatcher } from "./chat/message-dispatcher.ts";
 import { NodeNotices } from "./chat/node-notices.ts";
+import type { PlatformAdapter } from "./chat/platform-adapter.ts";
 import type { RouterConfig } from "./config.ts";
 import { registerHealthRoute } from "./health-route.ts";
 import { Admins } from "./pairing/admins.ts";
@@ -38,10 +40,14 @@ import { UpgradeGate } from "./ws/upgrade-gate.ts";
 
 // Composition root of the router: wires registry, node endpoint, chat adapters and routing.
 
+const MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
+
 export interface RouterDeps {
   logger: Logger;
   /** Chat platforms to serve; none means the router only relays (tests, headless use). */
-  chat?: ChatAdapter[];
+  chat?: PlatformAdapter[];
+  /** Who may use each adapter (default: from the config's adapters, ALLOWED_USERS and ADMINS). */
+  accessFor?: (adapter: PlatformAdapter) => AccessPolicy;
   clock?: Clock;
   newId?: () => string;
   /** Routing steps tried in order before falling back to the active node (default: defaultRoutingSteps). */
@@ -80,10 +86,22 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   const tls = readTlsFiles(config);
   const registry = new NodeRegistry<NodeConnection>(clock);
   const userState = deps.userState ?? UserStateStore.open(join(config.DATA_DIR, "router", "users.json"));
-  const chat = new ChatHub(deps.chat ?? [], logger.child({ component: "chat" }), config.MAX_CHAT_QUEUE);
+  const db = deps.db ?? openRouterDatabase(routerDatabasePath(config.DATA_DIR));
+  const access = new ChatAccess(config, deps.chat ?? []);
+  const chatLayer = new ChatLayer({
+    adapters: deps.chat ?? [],
+    accessFor: deps.accessFor ?? ((adapter) => access.forAdapter(adapter.name)),
+    db,
+    now,
+    seenTtlMs: config.SEEN_EVENTS_TTL_S * 1000,
+    buttonTtlMs: config.DELIVERED_TTL_S * 1000,
+    maxAttachmentBytes: MAX_ATTACHMENT_BYTES,
+    maxPerChat: config.MAX_CHAT_QUEUE,
+    logger: logger.child({ component: "chat" }),
+  });
+  const chat = chatLayer.hub;
   const notices = new NodeNotices(chat, userState, registry, logger);
   notices.watch(registry);
-  const db = deps.db ?? openRouterDatabase(routerDatabasePath(config.DATA_DIR));
   const nodes = new NodeStore(db);
   for (const paired of nodes.list()) registry.addPaired(paired);
   const pairing = new PairingService({
@@ -93,7 +111,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     now,
     ...(deps.secrets ? { onSecret: (code: string) => deps.secrets?.add(code) } : {}),
   });
-  const admins = new Admins(config.ADMINS, config.ALLOWED_USERS);
+  const admins = new Admins(access.admins);
   const delivered = new DeliveredStore(db, config.DELIVERED_TTL_S * 1000, now);
   const requests = new RequestLog(db, config.DELIVERED_TTL_S * 1000, now);
   const deliveries = new DeliveryLedger({
@@ -182,6 +200,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
         clock,
         logger: nodeLogger,
         deliveries,
+        qualifyUsers: (ids) => access.qualifyServedUsers(ids),
       },
       secret,
     );
@@ -231,7 +250,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       return baseUrl;
     },
     async startChat() {
-      await chat.start((message) => dispatcher.handle(message));
+      await chatLayer.start((message) => dispatcher.handle(message));
       logger.info({ platforms: chat.platforms }, "chat started");
     },
     async start() {
@@ -241,10 +260,10 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     },
     async close(options = {}) {
       closing = true; // new hosts get 503: they reconnect to the next instance
-      await chat.stop(); // no new messages; replies still go out while draining
+      await chatLayer.stop(); // no new messages; replies still go out while draining
       const drainMs = options.drainMs ?? 5000;
       await Promise.race([
-        Promise.all([dispatcher.drain(), deliveries.drain()]),
+        Promise.all([chatLayer.drain(), dispatcher.drain(), deliveries.drain()]),
         new Promise((resolve) => setTimeout(resolve, drainMs).unref()),
       ]);
       chat.mute(); // nodes dropping because we close is not news to users

@@ -1,10 +1,12 @@
+export type { ChatAddress, IncomingMessage, SentMessage } from "./chat/chat-adapter.ts";
 export type {
-  ChatAdapter,
-  ChatAddress,
-  IncomingMessage,
+  Capabilities,
+  ChannelMessage,
   OutgoingFile,
-  SentMessage,
-} from "./chat/chat-adapter.ts";
+  PlatformAdapter,
+  PlatformEvents,
+} from "./chat/platform-adapter.ts";
+export { PlatformError } from "./chat/platform-adapter.ts";
 export { createMemoryChatAdapter, type MemoryChatAdapter } from "./chat/memory-adapter.ts";
 export { type ChatChoice, chooseChat, selectChatAdapters } from "./chat/select-adapters.ts";
 export { createTerminalAdapter, TERMINAL_PLATFORM } from "./chat/terminal-adapter.ts";

@@ -7,7 +7,9 @@ import {
 } from "@phonework/runtime";
 import type { RouterConfig } from "./config.ts";
 import { RouterConfigSchema } from "./config.ts";
-import { Admins } from "./pairing/admins.ts";
+import { routerAdmins } from "./chat/adapter-access.ts";
+import { adapterSpecs } from "./chat/config/adapter-specs.ts";
+import { qualify } from "./chat/qualified-id.ts";
 import { NodeStore } from "./pairing/node-store.ts";
 import { PairingService } from "./pairing/pairing-service.ts";
 import { openRouterDatabase, routerDatabasePath } from "./state/router-db.ts";
@@ -34,7 +36,14 @@ export function printJoinCode(
   out: NodeJS.WritableStream,
 ): void {
   const { name } = request;
-  const owner = request.owner ?? defaultOwner(config);
+  const specs = adapterSpecs(config);
+  const owner = request.owner
+    ? qualify(
+        request.owner,
+        specs.map((spec) => spec.name),
+        "--owner",
+      )
+    : defaultOwner(specs);
   if (!owner)
     throw new ConfigError(
       "pair: who owns this node? Pass --owner <chat user id>, or set ADMINS (or a single ALLOWED_USERS entry)",
@@ -64,8 +73,8 @@ export function printJoinCode(
 }
 
 /** The single admin; on a router without chat platforms, the terminal's user. */
-function defaultOwner(config: RouterConfig): string | undefined {
-  const sole = new Admins(config.ADMINS, config.ALLOWED_USERS).sole;
-  if (sole) return sole;
-  return config.FEISHU_APP_ID ? undefined : "local";
+function defaultOwner(specs: ReturnType<typeof adapterSpecs>): string | undefined {
+  const admins = routerAdmins(specs);
+  if (admins.length === 1) return admins[0];
+  return specs.length > 0 ? undefined : "terminal:local";
 }

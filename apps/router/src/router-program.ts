@@ -27,7 +27,7 @@ export async function runRouter(args: ProgramArgs): Promise<void> {
   // stderr shows warnings only. A redirected stderr (a pipe, a file, a supervisor) is not on screen
   // beside the chat, so it keeps the whole log, as without the terminal chat.
   const { logger } = await openLog({
-    toFile: chooseChat(config, stdinIsTerminal) === "terminal",
+    toFile: chooseChat(config, stdinIsTerminal).terminal,
     stderrLevel: process.stderr.isTTY ? "warn" : "trace",
   });
 

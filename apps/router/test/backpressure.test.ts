@@ -19,7 +19,7 @@ describe("backpressure", () => {
     await waitFor(() => chat.textsFor("u1").includes("… working on it"));
     chat.receive({ userId: "u1", text: "slow" });
     const refused = await waitFor(() => chat.textsFor("u1").find((t) => t.startsWith("🚦")));
-    expect(refused).toBe('🚦 Node "home-pc" is busy: too many messages are waiting. Try again in a moment.');
+    expect(refused).toBe('🚦 Node "home-pc" is busy: queue full (max 2). Try again in a moment.');
     // One user's flood does not lock the others out of a node they share.
     chat.receive({ userId: "u2", text: "fast" });
     chat.receive({ userId: "u3", text: "fast" });

@@ -3,7 +3,7 @@ import { makeTempDir } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { FeishuError } from "../src/chat/feishu/feishu-error.ts";
 import { parseReceiveEvent } from "../src/chat/feishu/incoming-event.ts";
-import { SeenEvents } from "../src/chat/feishu/seen-events.ts";
+import { SeenEvents } from "../src/state/seen-events.ts";
 import { feishuWebhookVerifier } from "../src/chat/feishu/webhook-verifier.ts";
 import { withRetry } from "../src/chat/feishu/with-retry.ts";
 import { openRouterDatabase, routerDatabasePath } from "../src/state/router-db.ts";

@@ -46,6 +46,7 @@ export async function startTestRouter(
     ROUTER_PORT: 0,
     DATA_DIR: overrides.DATA_DIR ?? tempDataDir(),
     PROGRESS_INTERVAL_S: 0,
+    ALLOWED_USERS: "*", // the memory chat's users are the tests' own
     ...overrides,
   });
   const { logger, lines } = createTestLogger();

@@ -1,7 +1,7 @@
 import { sameSecret } from "@phonework/runtime";
 import { createManualClock, createTestLogger } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { SeenEvents } from "../src/chat/feishu/seen-events.ts";
+import { SeenEvents } from "../src/state/seen-events.ts";
 import { guardWebhook, outsideWindow } from "../src/chat/webhook/guard-webhook.ts";
 import type { Verification, WebhookVerifier } from "../src/chat/webhook/webhook-verifier.ts";
 

@@ -19,20 +19,21 @@ export async function runStandalone(args: ProgramArgs): Promise<void> {
   const chat = standaloneChat(config);
   // The terminal is the chat: the log goes to DATA_DIR/logs/phonework.log, warnings to stderr.
   // Any other chat leaves the terminal to the log: all of it goes to stderr, as the router's does.
-  const { logger, file } = await openLog({ toFile: chat === "terminal" });
+  const { logger, file } = await openLog({ toFile: chat.terminal });
 
   const app = await startStandalone(config, { logger, input: process.stdin, output: process.stdout });
   const ready = { nodeUrl: app.router.nodeUrl, nodeId: config.NODE_ID };
-  if (chat === "feishu") {
+  if (chat.platforms.length > 0) {
     const webhooks = app.webhooks.length > 0 ? { webhooks: app.webhooks } : {};
-    logger.info({ ...ready, mode: config.FEISHU_MODE, ...webhooks }, "standalone serving Feishu");
+    const platforms = chat.platforms.map((spec) => `${spec.name} (${spec.type}, ${spec.settings.mode})`);
+    logger.info({ ...ready, platforms, ...webhooks }, "standalone serving chat platforms");
   } else logger.info(ready, "standalone ready");
   if (app.webhooks.length > 0 && config.ROUTER_PORT === 0)
     logger.warn(
       { webhooks: app.webhooks },
       "ROUTER_PORT is not set, so the webhook's port changes at every start: set ROUTER_PORT to keep the platform's request URL working",
     );
-  if (chat === "terminal" && process.stdin.isTTY) {
+  if (chat.terminal && process.stdin.isTTY) {
     process.stdout.write(
       `PhoneWork standalone: node "${config.NODE_ID}" is online. Type /help, Ctrl-D to quit. Log: ${file}\n`,
     );

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { createHost, type Host } from "@phonework/host";
 import {
-  type ChatAdapter,
+  type PlatformAdapter,
   type ChatChoice,
   chooseChat,
   createRouter,
@@ -28,7 +28,7 @@ interface CommonDeps {
 
 export type StandaloneDeps =
   | (CommonDeps & { input: NodeJS.ReadableStream; output: NodeJS.WritableStream })
-  | (CommonDeps & { chat: ChatAdapter });
+  | (CommonDeps & { chat: PlatformAdapter });
 
 export interface Standalone {
   router: Router;
@@ -63,7 +63,7 @@ export async function startStandalone(config: StandaloneConfig, deps: Standalone
   // One router.db for the router and its chat adapters (Feishu remembers handled events there).
   const db = openRouterDatabase(routerDatabasePath(config.DATA_DIR));
   let router: Router;
-  let chat: ChatAdapter[];
+  let chat: PlatformAdapter[];
   try {
     chat =
       "chat" in deps

@@ -188,7 +188,7 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
     await h.ask("/new demo claude", (t) => t.startsWith("🆕"));
     for (let i = 1; i <= 11; i++) h.chat.receive({ userId: "me", text: `turn ${i}` });
     const busy = await waitFor(() => h.texts().find((t) => t.startsWith("🚦")));
-    expect(busy).toBe('🚦 Node "home-pc" is busy: too many messages are waiting. Try again in a moment.');
+    expect(busy).toBe('🚦 Node "home-pc" is busy: queue full (max 10). Try again in a moment.');
     expect(h.texts().filter((t) => t.startsWith("🚦"))).toHaveLength(1);
     expect(h.app.host.sessions.pendingTurns).toBe(10);
   });

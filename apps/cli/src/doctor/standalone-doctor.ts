@@ -33,6 +33,7 @@ export async function doctorStandalone(
   }
   await routerListenChecks(config, ctx, printer);
   printer.print(await checkStandaloneChat(config, ctx));
-  if (standaloneChat(config) === "feishu") printer.print(checkAdmins(config.ADMINS, config.ALLOWED_USERS));
+  if (standaloneChat(config).platforms.length > 0)
+    printer.print(checkAdmins(config.ADMINS, config.ALLOWED_USERS));
   await hostLocalChecks(config, ctx, printer);
 }

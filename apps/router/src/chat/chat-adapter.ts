@@ -1,15 +1,26 @@
-// The one interface every chat platform implements (terminal now; Feishu, Telegram later).
-// Everything above it sees platform-neutral messages and addresses.
+import type { ButtonSpec } from "../state/button-store.ts";
+
+// The platform-neutral side of the chat layer: what the dispatcher, commands and notices see.
+// Ids here are qualified by adapter name (`telegram:123`, `feishu:ou_…`); `platform` is the
+// adapter's name. Platform adapters themselves implement PlatformAdapter (platform-adapter.ts).
+
+export interface IncomingAttachment {
+  name: string;
+  mimeType?: string;
+  data: Buffer;
+}
 
 export interface IncomingMessage {
+  /** The adapter's name. */
   platform: string;
-  /** The platform's id for this message (used to drop redeliveries). */
+  /** The platform's id for this message (answers reply to it). */
   messageId: string;
   chatId: string;
   userId: string;
   userName?: string;
   chatType: "private" | "group";
   text: string;
+  attachments?: IncomingAttachment[];
 }
 
 /** Where to send: a chat if known, else the user's private chat. */
@@ -26,39 +37,18 @@ export interface SentMessage {
 export interface SendOptions {
   /**
    * The id of the message this text answers (IncomingMessage.messageId): shown as a reply where
-   * the platform has replies (Feishu), quoted where answers could otherwise be mistaken (the
-   * terminal). Set for answers only, never for progress or notices.
+   * the platform has replies, quoted where answers could otherwise be mistaken (the terminal).
+   * Set for answers only, never for progress or notices.
    */
   replyTo?: string;
+  /** Rows of buttons, where the platform has them; each is a command the user could type. */
+  buttons?: readonly (readonly ButtonSpec[])[];
 }
 
-export interface OutgoingFile {
-  name: string;
-  data: Buffer;
-  mimeType?: string;
+/** What the router says in a chat: text (Markdown), and buttons where the platform has them. */
+export interface ChatReply {
+  text: string;
+  buttons?: ButtonSpec[][];
 }
 
-export type MessageListener = (message: IncomingMessage) => void;
-
-/** An HTTP endpoint a platform delivers events to (webhooks); served by the router's HTTP server. */
-export interface WebhookEndpoint {
-  path: string;
-  handle(request: {
-    headers: Record<string, string | string[] | undefined>;
-    rawBody: string;
-  }): Promise<{ status: number; body: unknown }>;
-}
-
-export interface ChatAdapter {
-  readonly platform: string;
-  start(onMessage: MessageListener): Promise<void>;
-  stop(): Promise<void>;
-  sendText(to: ChatAddress, text: string, options?: SendOptions): Promise<SentMessage>;
-  /** Replaces the text of a message sent earlier (progress updates). */
-  editText(to: ChatAddress, messageId: string, text: string): Promise<void>;
-  sendFile(to: ChatAddress, file: OutgoingFile): Promise<SentMessage>;
-  /** Set by platforms that receive events over HTTP. */
-  readonly webhook?: WebhookEndpoint;
-  /** The connection's state, shown in /health. */
-  status?(): Record<string, unknown>;
-}
+export type { OutgoingFile, WebhookEndpoint } from "./platform-adapter.ts";

@@ -91,6 +91,7 @@ export class DeliveryLedger implements Deliveries {
       chat_id: origin.chatId,
       text: lateReplyText(text),
       delivery_id: frame.delivery_id,
+      ...(answer.buttons ? { buttons: answer.buttons } : {}),
     };
     this.deliver(nodeId, late, { requestId: frame.id, type: "late answer" });
   }

@@ -1,56 +1,92 @@
 import type {
-  ChatAdapter,
-  ChatAddress,
-  IncomingMessage,
-  MessageListener,
+  Capabilities,
+  ChannelMessage,
+  Destination,
+  OutgoingButton,
   OutgoingFile,
-} from "./chat-adapter.ts";
+  PlatformAdapter,
+  PlatformEvents,
+} from "./platform-adapter.ts";
 
-// An in-process chat platform: messages are injected with `receive` and everything the
-// router sends is kept in `sent`. For embedding PhoneWork and for tests that need many users.
+// An in-process chat platform: messages are injected with `receive` and everything the router
+// sends is kept in `sent`; buttons can be pressed. For embedding PhoneWork and for tests that
+// need many users. Ids are the platform's own (unqualified), as on any platform.
 
 export interface RecordedMessage {
   messageId: string;
-  to: ChatAddress;
+  to: Destination;
   text: string;
   /** Every text this message had, in order (progress edits). */
   history: string[];
   file?: OutgoingFile;
   /** The incoming message it answers, when it is an answer. */
   replyTo?: string;
+  buttons?: OutgoingButton[][];
 }
 
-export interface MemoryChatAdapter extends ChatAdapter {
+export interface MemoryChatAdapter extends PlatformAdapter {
   readonly sent: RecordedMessage[];
-  receive(message: Partial<IncomingMessage> & { userId: string; text: string }): void;
+  /** Delivers a message; resolves once the shared layer stored it. */
+  receive(
+    message: Partial<Omit<ChannelMessage, "sender" | "channel">> & {
+      userId: string;
+      text: string;
+      chatId?: string;
+      chatType?: "private" | "group";
+    },
+  ): Promise<void>;
+  /** Presses the button with this label on the latest message that has one; resolves with the toast. */
+  press(label: string, by?: string): Promise<string>;
   /** Texts sent to one user, in order. */
   textsFor(userId: string): string[];
 }
 
-export function createMemoryChatAdapter(platform = "memory"): MemoryChatAdapter {
+const DEFAULT_CAPABILITIES: Capabilities = {
+  maxMessageLength: 4000,
+  canEdit: true,
+  canSendButtons: true,
+  canReply: true,
+  markdown: "plain",
+  maxFileBytes: 30 * 1024 * 1024,
+  maxImageBytes: 10 * 1024 * 1024,
+};
+
+export function createMemoryChatAdapter(
+  name = "memory",
+  capabilities: Partial<Capabilities> = {},
+): MemoryChatAdapter {
   const sent: RecordedMessage[] = [];
-  let listener: MessageListener | undefined;
+  let events: PlatformEvents | undefined;
   let nextId = 0;
 
-  const record = (to: ChatAddress, text: string, extra: Pick<RecordedMessage, "file" | "replyTo">) => {
+  const record = (to: Destination, text: string, extra: Omit<Partial<RecordedMessage>, "to" | "text">) => {
     const messageId = `m${++nextId}`;
     sent.push({ messageId, to, text, history: [text], ...extra });
     return { messageId };
   };
+  const started = () => {
+    if (!events) throw new Error("memory adapter is not started");
+    return events;
+  };
 
   return {
-    platform,
+    name,
+    type: "memory",
+    capabilities: { ...DEFAULT_CAPABILITIES, ...capabilities },
     sent,
-    async start(onMessage) {
-      listener = onMessage;
+    async start(platformEvents) {
+      events = platformEvents;
     },
     async stop() {
-      listener = undefined;
+      events = undefined;
     },
-    async sendText(to, text, options) {
-      return record(to, text, options?.replyTo ? { replyTo: options.replyTo } : {});
+    async send(to, text, options) {
+      return record(to, text, {
+        ...(options.replyTo ? { replyTo: options.replyTo } : {}),
+        ...(options.buttons ? { buttons: options.buttons } : {}),
+      });
     },
-    async editText(_to, messageId, text) {
+    async edit(_to, messageId, text) {
       const message = sent.find((m) => m.messageId === messageId);
       if (!message) throw new Error(`no message ${messageId} to edit`);
       message.text = text;
@@ -59,14 +95,25 @@ export function createMemoryChatAdapter(platform = "memory"): MemoryChatAdapter 
     async sendFile(to, file) {
       return record(to, `📎 ${file.name}`, { file });
     },
-    receive(message) {
-      if (!listener) throw new Error("memory adapter is not started");
-      listener({
-        platform,
-        messageId: `in${++nextId}`,
-        chatId: `chat-${message.userId}`,
-        chatType: "private",
+    receive({ userId, chatId, chatType, ...message }) {
+      return started().message({
+        id: `in${++nextId}`,
+        attachments: [],
+        isMention: true,
         ...message,
+        channel: { id: chatId ?? `chat-${userId}`, type: chatType ?? "private" },
+        sender: { id: userId, isBot: false },
+      });
+    },
+    press(label, by) {
+      const message = sent.findLast((m) => m.buttons?.flat().some((b) => b.label === label));
+      const button = message?.buttons?.flat().find((b) => b.label === label);
+      if (!message || !button) throw new Error(`no button "${label}" was sent`);
+      return started().button({
+        channel: { id: message.to.chatId ?? message.to.userId, type: "private" },
+        sender: { id: by ?? message.to.userId, isBot: false },
+        data: button.data,
+        messageId: message.messageId,
       });
     },
     textsFor(userId) {

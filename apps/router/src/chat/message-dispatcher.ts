@@ -10,7 +10,7 @@ import { type RoutingStep, routeMessage } from "../routing/routing-step.ts";
 import type { Forwarder } from "../rpc/forwarder.ts";
 import { RpcError } from "../rpc/rpc-error.ts";
 import type { RequestLog } from "../state/request-log.ts";
-import type { ChatAddress, IncomingMessage } from "./chat-adapter.ts";
+import type { ChatAddress, ChatReply, IncomingMessage } from "./chat-adapter.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import type { DeliveryLedger } from "./delivery-ledger.ts";
 import { ProgressMessage } from "./progress-message.ts";
@@ -48,16 +48,23 @@ export class MessageDispatcher {
 
   constructor(private readonly deps: DispatcherDeps) {}
 
-  /** Handles a message in the background; `drain()` waits for all of them. */
-  handle(message: IncomingMessage): void {
-    const work = this.intake
-      .run(`${message.platform}/${message.userId}`, () => this.accept(message))
-      .then((accepted) => accepted.answered)
+  /**
+   * Handles a message in the background; `drain()` waits for all of them. Resolves (never
+   * rejects) once the message is accepted: answered by the router, or sent on to a node.
+   */
+  handle(message: IncomingMessage): Promise<void> {
+    const accepted = this.intake.run(`${message.platform}/${message.userId}`, () => this.accept(message));
+    const work = accepted
+      .then((taken) => taken.answered)
       .catch((error: unknown) => {
         this.deps.logger.error({ err: error, userId: message.userId }, "message handling failed");
       });
     this.inFlight.add(work);
     void work.finally(() => this.inFlight.delete(work));
+    return accepted.then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   get pending(): number {
@@ -76,12 +83,16 @@ export class MessageDispatcher {
   private async accept(message: IncomingMessage): Promise<{ answered: Promise<void> }> {
     const { deps } = this;
     const to: ChatAddress = { platform: message.platform, userId: message.userId, chatId: message.chatId };
-    const answer = (text: string) => deps.chat.sendText(to, text, { replyTo: message.messageId });
+    const answer = (reply: ChatReply) =>
+      deps.chat.sendText(to, reply.text, {
+        replyTo: message.messageId,
+        ...(reply.buttons ? { buttons: reply.buttons } : {}),
+      });
     deps.userState.rememberChat(message.userId, { platform: message.platform, chat_id: message.chatId });
 
     const command = parseRouterCommand(message.text);
     if (command) {
-      const asker = { userId: message.userId, platform: message.platform };
+      const asker = { userId: message.userId, platform: message.platform, chatId: message.chatId };
       return { answered: answer(runRouterCommand(asker, command, deps)).then(() => undefined) };
     }
 
@@ -94,7 +105,7 @@ export class MessageDispatcher {
     );
     if (decision.kind === "reply") {
       if (decision.activeNodeId) deps.userState.setActiveNode(message.userId, decision.activeNodeId);
-      return { answered: answer(decision.text).then(() => undefined) };
+      return { answered: answer({ text: decision.text }).then(() => undefined) };
     }
 
     // Going somewhere other than where the user was talking: say where the answer came from.
@@ -122,13 +133,21 @@ export class MessageDispatcher {
         platform: message.platform,
         text: decision.text ?? message.text,
         message_id: message.messageId,
+        ...(message.attachments
+          ? {
+              attachments: message.attachments.map((file) => ({
+                name: file.name,
+                data_base64: file.data.toString("base64"),
+                ...(file.mimeType ? { mime_type: file.mimeType } : {}),
+              })),
+            }
+          : {}),
       },
       { timeoutMs: deps.requestTimeoutMs, onProgress: (line) => progress.add(line) },
     );
     const answered = (async () => {
       try {
         const { answer: result, deliveryId } = await reply;
-        progress.finish();
         let text: string;
         if (result.ok) text = switched ? fromNode(nodeId, result.text) : result.text;
         else {
@@ -138,13 +157,19 @@ export class MessageDispatcher {
           );
           text = rpcErrorText(result.error, nodeId);
         }
+        const shown = await progress.conclude(
+          { ok: result.ok, text, ...(result.buttons ? { buttons: result.buttons } : {}) },
+          deps.userState.resultMode(message.userId, message.chatId),
+          { replyTo: message.messageId },
+        );
         // Shown (or refused by the platform): the ledger acknowledges it to the node's outbox.
-        deps.deliveries.shown(nodeId, deliveryId, await answer(text));
+        deps.deliveries.shown(nodeId, deliveryId, shown);
       } catch (error) {
-        progress.finish();
         if (!(error instanceof RpcError)) throw error;
         log.warn({ code: error.code, message: error.message }, "forward failed");
-        await answer(rpcErrorText(error, nodeId));
+        await progress.conclude({ ok: false, text: rpcErrorText(error, nodeId) }, "send", {
+          replyTo: message.messageId,
+        });
       }
     })();
     return { answered };

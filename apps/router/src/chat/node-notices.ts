@@ -46,7 +46,8 @@ export class NodeNotices {
       const text = frame.type === "notify" ? frame.text : taskCompleteText(frame);
       // With several machines, the user needs to know which one is talking.
       const several = this.nodes.nodesForUser(frame.user_id).length > 1;
-      sent = await this.chat.sendText(to, several ? fromNode(nodeId, text) : text);
+      const buttons = frame.type === "notify" ? frame.buttons : undefined;
+      sent = await this.chat.sendText(to, several ? fromNode(nodeId, text) : text, buttons ? { buttons } : {});
     }
     return sent
       ? { ok: true, messageId: sent.messageId }
@@ -81,11 +82,11 @@ export class NodeNotices {
     }
   }
 
-  /** The user's latest chat; with none known, their private chat on the only platform there is. */
+  /** The user's latest chat; with none known, their private chat on the adapter their id names. */
   private addressOf(userId: string): ChatAddress | undefined {
     const known = this.userState.chatOf(userId);
     if (known) return { platform: known.platform, userId, chatId: known.chat_id };
-    const only = this.chat.platforms.length === 1 ? this.chat.platforms[0] : undefined;
-    return only ? { platform: only, userId } : undefined;
+    const platform = this.chat.platforms.find((name) => userId.startsWith(`${name}:`));
+    return platform ? { platform, userId } : undefined;
   }
 }

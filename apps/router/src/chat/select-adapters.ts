@@ -1,28 +1,35 @@
-import { type Clock, ConfigError, type Logger, type SqliteDatabase } from "@phonework/runtime";
+import type { Clock, Logger, SqliteDatabase } from "@phonework/runtime";
 import type { RouterConfig } from "../config.ts";
-import { AccessControl } from "./access-control.ts";
-import type { ChatAdapter } from "./chat-adapter.ts";
+import { SeenEvents } from "../state/seen-events.ts";
+import { accessWarning } from "./adapter-access.ts";
+import { type AdapterSpec, adapterSpecs } from "./config/adapter-specs.ts";
+import type { FeishuSettings, TelegramSettings } from "./config/adapter-candidates.ts";
 import type { FeishuDelivery } from "./feishu/feishu-adapter.ts";
-import { SeenEvents } from "./feishu/seen-events.ts";
+import type { PlatformAdapter } from "./platform-adapter.ts";
 
-/** What CHAT resolves to on this machine. */
-export type ChatChoice = "feishu" | "terminal" | "none";
-
-/**
- * CHAT=auto picks Feishu when it is configured, else the terminal only when stdin is one: under
- * systemd, nohup or `docker run -d` stdin is empty, and chatting on it would stop the router.
- */
-export function chooseChat(config: RouterConfig, stdinIsTerminal: boolean): ChatChoice {
-  if (config.CHAT === "terminal" || config.CHAT === "none") return config.CHAT;
-  if (config.FEISHU_APP_ID) return "feishu";
-  return stdinIsTerminal ? "terminal" : "none";
+/** What CHAT resolves to on this machine: the configured platforms, and whether the terminal too. */
+export interface ChatChoice {
+  platforms: AdapterSpec[];
+  terminal: boolean;
 }
 
 /**
- * The chat adapters CHAT asks for: Feishu, the terminal (built lazily: it owns stdin), or none
- * (headless: hosts connect, nobody chats; one line says how to change that).
- * `db` is the router's database (router.db), where Feishu remembers the events it has handled.
- * The Feishu SDK is loaded only here, when Feishu is chosen: it is most of a router's memory
+ * auto: every configured platform; with none, the terminal only when stdin is one (under systemd,
+ * nohup or `docker run -d` stdin is empty, and chatting on it would stop the router).
+ * terminal: the terminal, beside any configured platform. none: headless.
+ */
+export function chooseChat(config: RouterConfig, stdinIsTerminal: boolean): ChatChoice {
+  if (config.CHAT === "none") return { platforms: [], terminal: false };
+  const platforms = adapterSpecs(config);
+  if (config.CHAT === "terminal") return { platforms, terminal: true };
+  return { platforms, terminal: platforms.length === 0 && stdinIsTerminal };
+}
+
+/**
+ * The chat adapters CHAT asks for: each configured platform, the terminal (built lazily: it owns
+ * stdin), or none (headless: hosts connect, nobody chats; one line says how to change that).
+ * `db` is router.db, where a webhook remembers the events it has seen. Each platform's SDK is
+ * loaded only here, when that platform is configured: the Feishu SDK is most of a router's memory
  * and start-up time, and a router without Feishu never needs it.
  */
 export async function selectChatAdapters(
@@ -32,56 +39,71 @@ export async function selectChatAdapters(
     clock: Clock;
     db: SqliteDatabase;
     stdinIsTerminal: boolean;
-    terminal: () => ChatAdapter;
+    terminal: () => PlatformAdapter;
   },
-): Promise<ChatAdapter[]> {
+): Promise<PlatformAdapter[]> {
   const choice = chooseChat(config, deps.stdinIsTerminal);
-  if (choice !== "feishu" && config.FEISHU_APP_ID)
-    deps.logger.warn(`FEISHU_APP_ID is set but CHAT=${config.CHAT}: Feishu is not served`);
-  if (choice === "terminal") return [deps.terminal()];
-  if (choice === "none") {
-    logHeadless(config, deps.logger);
-    return [];
+  if (config.CHAT === "none" && adapterSpecs(config).length > 0)
+    deps.logger.warn("chat platforms are configured but CHAT=none: none is served");
+  const adapters: PlatformAdapter[] = [];
+  for (const spec of choice.platforms) {
+    const warning = accessWarning(spec);
+    if (warning) deps.logger.warn({ adapter: spec.name }, warning);
+    adapters.push(await createPlatformAdapter(spec, config, deps));
   }
-  // chooseChat picks Feishu only with FEISHU_APP_ID set; naming it here convinces the type checker.
-  if (!config.FEISHU_APP_ID || !config.FEISHU_APP_SECRET)
-    throw new ConfigError("invalid configuration:\n  FEISHU_APP_SECRET: is required with FEISHU_APP_ID");
-  const access = new AccessControl(config.ALLOWED_USERS);
-  if (access.open) deps.logger.warn("ALLOWED_USERS=* : the bot answers anyone who can message it");
-  else if (access.size === 0)
-    deps.logger.warn("ALLOWED_USERS is empty: every Feishu user will be refused (deny by default)");
+  if (choice.terminal) adapters.push(deps.terminal());
+  if (adapters.length === 0) logHeadless(config, deps.logger);
+  return adapters;
+}
+
+async function createPlatformAdapter(
+  spec: AdapterSpec,
+  config: RouterConfig,
+  deps: { logger: Logger; clock: Clock; db: SqliteDatabase },
+): Promise<PlatformAdapter> {
+  const logger = deps.logger.child({ component: spec.type, adapter: spec.name });
+  if (spec.type === "telegram") {
+    const { createTelegramAdapter } = await import("./telegram/telegram-adapter.ts");
+    return createTelegramAdapter({
+      name: spec.name,
+      token: spec.settings.botToken,
+      ...(spec.settings.apiRoot ? { apiRoot: spec.settings.apiRoot } : {}),
+      mode: telegramMode(spec.settings),
+      logger,
+    });
+  }
   const { createFeishuAdapter } = await import("./feishu/feishu-adapter.ts");
-  return [
-    createFeishuAdapter({
-      appId: config.FEISHU_APP_ID,
-      appSecret: config.FEISHU_APP_SECRET,
-      domain: config.FEISHU_DOMAIN,
-      delivery: feishuDelivery(config),
-      access,
-      seen: new SeenEvents(deps.db, config.SEEN_EVENTS_TTL_S * 1000, () => deps.clock.now()),
-      retry: { attempts: 5, baseMs: 500, maxMs: 30_000 },
-      clock: deps.clock,
-      logger: deps.logger.child({ component: "feishu" }),
-    }),
-  ];
+  return createFeishuAdapter({
+    name: spec.name,
+    appId: spec.settings.appId,
+    appSecret: spec.settings.appSecret,
+    domain: spec.settings.domain,
+    delivery: feishuDelivery(spec.settings, config.WEBHOOK_MAX_AGE_S * 1000),
+    seen: new SeenEvents(deps.db, config.SEEN_EVENTS_TTL_S * 1000, () => deps.clock.now()),
+    clock: deps.clock,
+    logger,
+  });
 }
 
 /** Asked for (CHAT=none) it is news; fallen into (CHAT=auto) it is likely a missing setting. */
 function logHeadless(config: RouterConfig, logger: Logger): void {
   const line =
     "no chat: the router runs headless (hosts can connect, nobody can chat). To chat, set " +
-    "FEISHU_APP_ID and FEISHU_APP_SECRET, or CHAT=terminal to chat on stdin";
+    "TELEGRAM_BOT_TOKEN, or FEISHU_APP_ID and FEISHU_APP_SECRET, or CHAT=terminal to chat on stdin";
   if (config.CHAT === "none") logger.info({ CHAT: config.CHAT }, line);
   else logger.warn({ CHAT: config.CHAT, stdin: "not a terminal" }, line);
 }
 
-function feishuDelivery(config: RouterConfig): FeishuDelivery {
-  if (config.FEISHU_MODE === "ws") return { mode: "ws" };
-  const { FEISHU_ENCRYPT_KEY: encryptKey, FEISHU_VERIFICATION_TOKEN: verificationToken } = config;
-  // The config schema refuses webhook mode without both; this only convinces the type checker.
-  if (!encryptKey || !verificationToken)
-    throw new ConfigError(
-      "invalid configuration:\n  FEISHU_ENCRYPT_KEY, FEISHU_VERIFICATION_TOKEN: both are required with FEISHU_MODE=webhook",
-    );
-  return { mode: "webhook", encryptKey, verificationToken, maxAgeMs: config.WEBHOOK_MAX_AGE_S * 1000 };
+function telegramMode(settings: TelegramSettings) {
+  if (settings.mode === "polling") return { kind: "polling" as const };
+  return {
+    kind: "webhook" as const,
+    secret: settings.secret,
+    ...(settings.url ? { url: settings.url } : {}),
+  };
+}
+
+function feishuDelivery(settings: FeishuSettings, maxAgeMs: number): FeishuDelivery {
+  if (settings.mode === "ws") return { mode: "ws" };
+  return { mode: "webhook", encryptKey: settings.encryptKey, verificationToken: settings.verificationToken, maxAgeMs };
 }

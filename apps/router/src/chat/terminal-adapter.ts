@@ -3,17 +3,17 @@ import { createInterface, type Interface } from "node:readline";
 import { writePrivateFile } from "@phonework/runtime";
 import { AnswerOrder, quote } from "./answer-order.ts";
 import type {
-  ChatAdapter,
-  ChatAddress,
-  MessageListener,
+  Capabilities,
   OutgoingFile,
-  SendOptions,
-  SentMessage,
-} from "./chat-adapter.ts";
+  PlatformAdapter,
+  PlatformEvents,
+  PlatformSendOptions,
+} from "./platform-adapter.ts";
 
 // Chat on the terminal: each stdin line is a message from one local user; replies,
 // progress and notices are printed. Works with piped input: `onEnd` fires at end of input.
-// A terminal has no replies to point at, so answers that come out of order are quoted.
+// A terminal has no replies to point at, so answers that come out of order are quoted; it cannot
+// edit either, so progress arrives as new lines.
 
 export interface TerminalAdapterOptions {
   input: NodeJS.ReadableStream;
@@ -28,33 +28,43 @@ export interface TerminalAdapterOptions {
 export const TERMINAL_PLATFORM = "terminal";
 const CHAT_ID = "terminal";
 
-export function createTerminalAdapter(options: TerminalAdapterOptions): ChatAdapter {
+const CAPABILITIES: Capabilities = {
+  maxMessageLength: 1_000_000,
+  canEdit: false,
+  canSendButtons: false,
+  canReply: true,
+  markdown: "plain",
+  maxFileBytes: 100 * 1024 * 1024,
+  maxImageBytes: 100 * 1024 * 1024,
+};
+
+export function createTerminalAdapter(options: TerminalAdapterOptions): PlatformAdapter {
   const userId = options.userId ?? "local";
   let lines: Interface | undefined;
   let nextId = 0;
-  // Progress is shown as a growing log; a terminal cannot edit, so only new lines are printed.
-  const printedLines = new Map<string, number>();
   const unanswered = new AnswerOrder();
 
   const print = (text: string) => options.output.write(`${text}\n`);
 
   return {
-    platform: TERMINAL_PLATFORM,
+    name: TERMINAL_PLATFORM,
+    type: TERMINAL_PLATFORM,
+    capabilities: CAPABILITIES,
 
-    async start(onMessage: MessageListener) {
+    async start(events: PlatformEvents) {
       lines = createInterface({ input: options.input, crlfDelay: Number.POSITIVE_INFINITY, terminal: false });
       lines.on("line", (line) => {
         const text = line.trim();
         if (!text) return;
         const messageId = `t${++nextId}`;
         unanswered.received(messageId, text);
-        onMessage({
-          platform: TERMINAL_PLATFORM,
-          messageId,
-          chatId: CHAT_ID,
-          userId,
-          chatType: "private",
+        void events.message({
+          id: messageId,
+          channel: { id: CHAT_ID, type: "private" },
+          sender: { id: userId, isBot: false },
           text,
+          attachments: [],
+          isMention: true,
         });
       });
       lines.once("close", () => options.onEnd?.());
@@ -65,22 +75,17 @@ export function createTerminalAdapter(options: TerminalAdapterOptions): ChatAdap
       lines?.close();
     },
 
-    async sendText(_to: ChatAddress, text: string, send?: SendOptions): Promise<SentMessage> {
-      const messageId = `out${++nextId}`;
-      const quoted = send?.replyTo ? unanswered.answered(send.replyTo) : undefined;
+    async send(_to, text: string, send: PlatformSendOptions) {
+      const quoted = send.replyTo ? unanswered.answered(send.replyTo) : undefined;
       print(quoted === undefined ? text : `${quote(quoted)}${text}`);
-      printedLines.set(messageId, text.split("\n").length);
-      return { messageId };
+      return { messageId: `out${++nextId}` };
     },
 
-    async editText(_to: ChatAddress, messageId: string, text: string) {
-      const all = text.split("\n");
-      const printed = printedLines.get(messageId) ?? 0;
-      for (const line of all.slice(printed)) print(line);
-      printedLines.set(messageId, all.length);
+    async edit() {
+      // Never asked: the capabilities say a terminal cannot edit.
     },
 
-    async sendFile(_to: ChatAddress, file: OutgoingFile): Promise<SentMessage> {
+    async sendFile(_to, file: OutgoingFile) {
       const path = join(options.filesDir, `${Date.now()}-${basename(file.name)}`);
       writePrivateFile(path, file.data);
       print(`📎 ${basename(file.name)} (${file.data.length} bytes) saved to ${path}`);

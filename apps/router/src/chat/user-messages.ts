@@ -14,6 +14,9 @@ export function nodeOfflineText(node: NodeInfo | string, now: number): string {
   return `⚠️ ${node.nodeId} is offline (last seen ${formatAgo(now - node.lastSeen)}). Use /nodes to see your nodes, /node <name> to switch.`;
 }
 
+export const resultModeText = (mode: "replace" | "send", changed: boolean) =>
+  `${changed ? "✅ Results" : "Results"} in this chat: ${mode === "replace" ? "replace the progress message" : "sent as a new message after the progress message"} (/result replace|send).`;
+
 export const activeNodeSetText = (node: NodeInfo) => `✅ Active node: ${node.nodeId}.`;
 
 /** A name that is no node of the user's, or that two of them answer to: nothing is sent anywhere. */
@@ -55,7 +58,8 @@ export function rpcErrorText(error: RpcError, nodeId: string): string {
     case "TIMEOUT":
       return `⏱️ Node "${nodeId}" did not answer in time (${error.message}). It may still be working.`;
     case "QUEUE_FULL":
-      return `🚦 Node "${nodeId}" is busy: too many messages are waiting. Try again in a moment.`;
+      // The node says which queue and its limit ("queue full (max 10)"); the router's own says less.
+      return `🚦 Node "${nodeId}" is busy: ${error.message || "queue full"}. Try again in a moment.`;
     case "CANCELLED":
       return "⏹️ Cancelled.";
     default:
@@ -70,14 +74,25 @@ export const unknownUserText = (userId: string) =>
   `🔒 This bot is private. Ask its owner to add your id to ALLOWED_USERS: ${userId}`;
 
 export const unsupportedMessageText = (type: string) =>
-  `I can read text and rich-text (post) messages; this one was a ${type} message. Please send it as text.`;
+  `I can read text, files and photos; this one was a ${type} message. Please send it as text.`;
 
-export const deliveryFailedText = (code: number | undefined) =>
-  `⚠️ A reply could not be delivered to this chat (Feishu error ${code ?? "unknown"}). Please try again.`;
+/** A group message the bot was not addressed in: nothing is said (the group is not spammed). */
+export const buttonExpiredText = "This button has expired.";
+export const buttonNotYoursText = "This button is not for you.";
+export const buttonAnsweredText = "Already answered.";
+export const buttonPressedText = (label: string) => `✓ ${label}`;
 
-export function fileTooLargeText(name: string, bytes: number, cap: number): string {
+export const attachmentSkippedText = (name: string, reason: string) => `[attachment ${name} not received: ${reason}]`;
+
+const platformName = (type: string) =>
+  ({ feishu: "Feishu", telegram: "Telegram", terminal: "The terminal" })[type] ?? type;
+
+export const deliveryFailedText = (platform: string, code: number | string | undefined) =>
+  `⚠️ A reply could not be delivered to this chat (${platformName(platform)} error ${code ?? "unknown"}). Please try again.`;
+
+export function fileTooLargeText(name: string, bytes: number, cap: number, platform: string): string {
   const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-  return `📎 ${name} is ${mb(bytes)}; Feishu accepts files up to ${mb(cap)}, so it was not sent.`;
+  return `📎 ${name} is ${mb(bytes)}; ${platformName(platform)} accepts files up to ${mb(cap)}, so it was not sent.`;
 }
 
 const OUTPUT_LIMIT = 800;

@@ -1,5 +1,6 @@
 import type { Clock } from "@phonework/runtime";
-import { activeNodeSetText, unknownNodeText } from "../chat/user-messages.ts";
+import type { ChatReply } from "../chat/chat-adapter.ts";
+import { activeNodeSetText, resultModeText, unknownNodeText } from "../chat/user-messages.ts";
 import type { Admins } from "../pairing/admins.ts";
 import type { PairingService } from "../pairing/pairing-service.ts";
 import { lookupNode, type NodeInfo } from "../registry/node-info.ts";
@@ -14,9 +15,13 @@ export type RouterCommand =
   | { name: "nodes" }
   | { name: "node"; arg: string }
   | { name: "help" }
+  | { name: "result"; arg: string }
   | { name: AdminCommandName; args: string[] };
 
-const COMMAND = new RegExp(String.raw`^/(nodes|node|help|${ADMIN_COMMANDS.join("|")})(?:\s+(.*))?$`, "is");
+const COMMAND = new RegExp(
+  String.raw`^/(nodes|node|help|result|${ADMIN_COMMANDS.join("|")})(?:\s+(.*))?$`,
+  "is",
+);
 
 export function parseRouterCommand(text: string): RouterCommand | undefined {
   const match = COMMAND.exec(text.trim());
@@ -26,6 +31,7 @@ export function parseRouterCommand(text: string): RouterCommand | undefined {
   if (name === "nodes") return { name: "nodes" };
   if (name === "help") return { name: "help" };
   if (name === "node") return { name: "node", arg: unquote(arg) };
+  if (name === "result") return { name: "result", arg: arg.toLowerCase() };
   const admin = ADMIN_COMMANDS.find((command) => command === name);
   return admin ? { name: admin, args: arg ? arg.split(/\s+/).map(unquote) : [] } : undefined;
 }
@@ -35,7 +41,8 @@ const unquote = (text: string) => text.replace(/^["']|["']$/g, "");
 export const ROUTER_HELP = [
   "PhoneWork commands:",
   "/nodes — list your nodes (→ marks the active one)",
-  "/node <name> — switch your active node",
+  "/node <name> — switch your active node (/node alone: pick one)",
+  "/result replace|send — show a node's answer in place of its progress message, or after it",
   "/help — this help",
   "@<name> <message> — send to that node (it becomes active)",
   "",
@@ -59,10 +66,11 @@ export interface RouterCommandDeps {
   pairing: PairingService;
 }
 
-/** Who is asking: admin commands and owner columns depend on it. */
+/** Who is asking, and from which chat: admin commands, owner columns and chat settings depend on it. */
 export interface Asker {
   userId: string;
   platform: string;
+  chatId: string;
 }
 
 /** The node a user's messages go to: their explicit choice, else their only online node. */
@@ -73,20 +81,33 @@ export function effectiveActiveNode(userId: string, deps: Pick<RouterCommandDeps
   return online.length === 1 ? online[0]?.nodeId : undefined;
 }
 
-export function runRouterCommand(asker: Asker, command: RouterCommand, deps: RouterCommandDeps): string {
+export function runRouterCommand(asker: Asker, command: RouterCommand, deps: RouterCommandDeps): ChatReply {
   const { userId } = asker;
   const nodes = deps.registry.nodesForUser(userId);
   const isAdmin = deps.admins.isAdmin(userId, asker.platform);
   switch (command.name) {
     case "help":
-      return helpText(userId, nodes, deps) + (isAdmin ? `\n\n${ADMIN_HELP}` : "");
+      return { text: helpText(userId, nodes, deps) + (isAdmin ? `\n\n${ADMIN_HELP}` : "") };
     case "nodes":
-      return formatNodeList(nodes, effectiveActiveNode(userId, deps), deps.clock.now(), userId, isAdmin);
+      return {
+        text: formatNodeList(nodes, effectiveActiveNode(userId, deps), deps.clock.now(), userId, isAdmin),
+      };
     case "node":
       return switchNode(userId, command.arg, nodes, deps);
+    case "result":
+      return { text: setResultMode(asker, command.arg, deps) };
     default:
-      return runAdminCommand(asker, command.name, command.args, { ...deps, isAdmin });
+      return { text: runAdminCommand(asker, command.name, command.args, { ...deps, isAdmin }) };
   }
+}
+
+function setResultMode(asker: Asker, arg: string, deps: RouterCommandDeps): string {
+  if (arg === "replace" || arg === "send") {
+    deps.userState.setResultMode(asker.userId, asker.chatId, arg);
+    return resultModeText(arg, true);
+  }
+  if (arg) return "Usage: /result replace|send";
+  return resultModeText(deps.userState.resultMode(asker.userId, asker.chatId), false);
 }
 
 /** Router commands, then the commands of the node the user's messages go to. */
@@ -100,19 +121,29 @@ function helpText(userId: string, nodes: NodeInfo[], deps: RouterCommandDeps): s
   return `${ROUTER_HELP}\n\nOn ${node.nodeId}:\n${lines.join("\n")}${tools}`;
 }
 
-function switchNode(userId: string, name: string, nodes: NodeInfo[], deps: RouterCommandDeps): string {
+/** The user's nodes as buttons, one per row (a press is `/node <id>`). */
+const nodeButtons = (nodes: NodeInfo[], active: string | undefined) =>
+  nodes.map((node) => [
+    {
+      label: `${node.nodeId === active ? "→ " : ""}${node.nodeId}${node.status === "online" ? "" : " (offline)"}`,
+      command: `/node ${node.nodeId}`,
+    },
+  ]);
+
+function switchNode(userId: string, name: string, nodes: NodeInfo[], deps: RouterCommandDeps): ChatReply {
   if (!name) {
     const active = effectiveActiveNode(userId, deps);
-    return active
+    const text = active
       ? `Active node: ${active}. Use /node <name> to switch.`
       : "No active node. Use /node <name> to pick one.";
+    return nodes.length > 0 ? { text, buttons: nodeButtons(nodes, active) } : { text };
   }
   const found = lookupNode(nodes, name);
   if (found.kind !== "found")
-    return unknownNodeText(name, nodes, found.kind === "ambiguous" ? found.nodes : []);
+    return { text: unknownNodeText(name, nodes, found.kind === "ambiguous" ? found.nodes : []) };
   const { node } = found;
   deps.userState.setActiveNode(userId, node.nodeId);
   const note =
     node.status === "online" ? "" : " It is offline right now; messages will fail until it reconnects.";
-  return `${activeNodeSetText(node)}${note}`;
+  return { text: `${activeNodeSetText(node)}${note}` };
 }

@@ -1,19 +1,18 @@
-import { TERMINAL_PLATFORM } from "../chat/terminal-adapter.ts";
+import { TERMINAL_ADAPTER } from "../chat/qualified-id.ts";
 
-// Who may pair, revoke, forget and share nodes. ADMINS when set; otherwise the only user in
-// ALLOWED_USERS when it lists exactly one (a personal bot's owner); otherwise nobody until set.
-// Whoever types on the router's own terminal already holds its DATA_DIR, so they count too.
+// Who may pair, revoke, forget and share nodes: every adapter's admins (qualified ids; ADMINS,
+// or the only allowed user of a personal bot — see adapterSpecs). Whoever types on the router's
+// own terminal already holds its DATA_DIR, so they count too.
 
 export class Admins {
   readonly users: ReadonlySet<string>;
 
-  constructor(admins: readonly string[], allowedUsers: readonly string[]) {
-    const only = allowedUsers.length === 1 && allowedUsers[0] !== "*" ? allowedUsers : [];
-    this.users = new Set(admins.length > 0 ? admins : only);
+  constructor(admins: readonly string[]) {
+    this.users = new Set(admins);
   }
 
   isAdmin(userId: string, platform: string): boolean {
-    return platform === TERMINAL_PLATFORM || this.users.has(userId);
+    return platform === TERMINAL_ADAPTER || this.users.has(userId);
   }
 
   /** The one admin, if there is exactly one (the default owner of nodes paired from the CLI). */

@@ -1,11 +1,13 @@
-import type { ForwardResponseFrame } from "@phonework/protocol";
+import type { Button, ForwardResponseFrame } from "@phonework/protocol";
 import { RpcError } from "./rpc-error.ts";
 
 // What a node answered to a forwarded message, as `forward()` resolves with it: the text, or the
 // failure the node reported (through its outbox too, so just as durable), and the delivery id the
 // router acknowledges once the chat has shown it.
 
-export type Answer = { ok: true; text: string } | { ok: false; error: RpcError };
+export type Answer =
+  | { ok: true; text: string; buttons?: Button[][] }
+  | { ok: false; error: RpcError; buttons?: undefined };
 
 export interface NodeAnswer {
   answer: Answer;
@@ -15,6 +17,6 @@ export interface NodeAnswer {
 export function nodeAnswerOf(frame: ForwardResponseFrame, nodeId: string): NodeAnswer {
   const answer: Answer = frame.error
     ? { ok: false, error: new RpcError(frame.error.code, frame.error.message, nodeId) }
-    : { ok: true, text: frame.text };
+    : { ok: true, text: frame.text, ...(frame.buttons ? { buttons: frame.buttons } : {}) };
   return { answer, deliveryId: frame.delivery_id };
 }

@@ -1,5 +1,5 @@
 import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
-import { ExpiringRows } from "../../state/expiring-rows.ts";
+import { ExpiringRows } from "./expiring-rows.ts";
 
 // Event and message ids already handled, so a redelivered event (Feishu retries after ~3 s
 // without an ack, and again after a restart) or a replayed webhook is dropped. One row per id in

@@ -12,6 +12,8 @@ const UserState = z.object({
   chat: ChatRef.optional(),
   /** Chats the user has written from, newest first: the only places pushes for them may go. */
   chats: z.array(ChatRef).optional(),
+  /** Per chat: how a node's answer is shown against its progress message (default "send"). */
+  result_modes: z.record(z.string(), z.enum(["replace", "send"])).optional(),
 });
 
 /** Chats remembered per user (a few private chats and groups; older ones fall off). */
@@ -70,6 +72,16 @@ export class UserStateStore {
   /** Whether the user has written to the bot from this chat. */
   hasSeenChat(userId: string, chat: ChatRef): boolean {
     return (this.state.users[userId]?.chats ?? []).some((c) => sameChat(c, chat));
+  }
+
+  resultMode(userId: string, chatId: string): "replace" | "send" {
+    return this.state.users[userId]?.result_modes?.[chatId] ?? "send";
+  }
+
+  setResultMode(userId: string, chatId: string, mode: "replace" | "send"): void {
+    const user = this.state.users[userId];
+    this.state.users[userId] = { ...user, result_modes: { ...user?.result_modes, [chatId]: mode } };
+    this.persist(this.state);
   }
 
   /** Users whose active node is `nodeId`. */

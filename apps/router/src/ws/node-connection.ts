@@ -85,7 +85,7 @@ export class NodeConnection {
       return Promise.reject(
         new RpcError(
           "QUEUE_FULL",
-          `${waiting} of your requests are already waiting on node "${this.nodeId}"`,
+          `queue full (max ${this.backpressure.maxPending})`,
           this.nodeId,
         ),
       );

@@ -48,6 +48,8 @@ export interface NodeSocketContext {
   logger: Logger;
   /** Where the node's answers and pushes go to be shown once and acknowledged. */
   deliveries: Deliveries;
+  /** A host's SERVES_USERS as the router stores ids (qualified by chat adapter), or why not. */
+  qualifyUsers?: (ids: readonly string[]) => { ok: true; ids: string[] } | { ok: false; reason: string };
 }
 
 function rawToString(data: RawData): string {
@@ -89,7 +91,8 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
     }
   };
 
-  const register = (frame: RegisterFrame) => {
+  const register = (sent: RegisterFrame) => {
+    let frame = sent;
     clearTimeout(handshakeTimer);
     const version = negotiateVersion(frame.protocol_versions);
     if (version === undefined) {
@@ -113,6 +116,14 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
       refuse(frame.node_id, admission.reason);
       return;
     }
+    const served = ctx.qualifyUsers?.(frame.serves_users) ?? { ok: true, ids: frame.serves_users };
+    if (!served.ok) {
+      send({ type: "register_error", code: "BAD_FRAME", reason: served.reason });
+      socket.close(CloseCode.REGISTER_REFUSED, "SERVES_USERS not understood");
+      log.warn({ nodeId: frame.node_id, reason: served.reason }, "refused node: SERVES_USERS");
+      return;
+    }
+    frame = { ...frame, serves_users: served.ids };
     if (frame.probe) {
       answerProbe(frame.node_id, version);
       return;

@@ -1,52 +1,53 @@
-import { randomUUID } from "node:crypto";
 import * as lark from "@larksuiteoapi/node-sdk";
-import { type Clock, KeyedQueue, type Logger } from "@phonework/runtime";
-import type { AccessControl } from "../access-control.ts";
+import type { Clock, Logger } from "@phonework/runtime";
+import type { SeenEvents } from "../../state/seen-events.ts";
 import type {
-  ChatAdapter,
-  ChatAddress,
-  MessageListener,
+  Capabilities,
+  Destination,
   OutgoingFile,
-  SentMessage,
-} from "../chat-adapter.ts";
-import { splitForChat } from "../message-chunks.ts";
-import {
-  deliveryFailedText,
-  fileTooLargeText,
-  unknownUserText,
-  unsupportedMessageText,
-} from "../user-messages.ts";
+  PlatformAdapter,
+  PlatformEvents,
+  PlatformSendOptions,
+} from "../platform-adapter.ts";
 import { guardWebhook } from "../webhook/guard-webhook.ts";
 import { markdownCard, textContent } from "./card.ts";
 import { FeishuApi, type Recipient } from "./feishu-api.ts";
-import { FeishuError, toFeishuError } from "./feishu-error.ts";
-import { parseReceiveEvent, type ReceiveEvent, redeliveryKeys, refusedUserKey } from "./incoming-event.ts";
+import { asPlatformCall, FeishuError, toFeishuError } from "./feishu-error.ts";
+import { parseReceiveEvent, type ReceiveEvent } from "./incoming-event.ts";
 import { createLarkClient, larkDomain, larkLogger } from "./lark-client.ts";
-import type { SeenEvents } from "./seen-events.ts";
 import { type FeishuWebhookSecrets, feishuWebhookVerifier } from "./webhook-verifier.ts";
-import { type RetryPolicy, withRetry } from "./with-retry.ts";
 
-// Feishu (Lark) as a chat platform: events over the SDK's long connection or a webhook;
-// answers as markdown cards replying to the message they answer, split when long; files
-// uploaded; one serial send queue per chat.
+// Feishu (Lark) as a platform adapter: events over the SDK's long connection or a signed webhook,
+// translated to ChannelMessages; answers sent as markdown cards (replying to the message they
+// answer), patched in place for progress; files uploaded. Retries, splitting and access are the
+// shared chat layer's; this file only speaks Feishu.
 
 /** How events arrive: the long connection, or signed webhooks checked against these secrets. */
 export type FeishuDelivery = { mode: "ws" } | ({ mode: "webhook"; maxAgeMs: number } & FeishuWebhookSecrets);
 
 export interface FeishuAdapterOptions {
+  /** The adapter's name in the config (qualifies its ids). */
+  name: string;
   appId: string;
   appSecret: string;
   domain: string;
   delivery: FeishuDelivery;
-  access: AccessControl;
+  /** Webhook replays are remembered here (router.db). */
   seen: SeenEvents;
-  retry: RetryPolicy;
   clock: Clock;
   logger: Logger;
 }
 
-const IMAGE_CAP = 10 * 1024 * 1024;
-const FILE_CAP = 30 * 1024 * 1024;
+const CAPABILITIES: Capabilities = {
+  maxMessageLength: 4000,
+  canEdit: true,
+  canSendButtons: false,
+  canReply: true,
+  markdown: "feishu-md",
+  maxFileBytes: 30 * 1024 * 1024,
+  maxImageBytes: 10 * 1024 * 1024,
+};
+
 const FILE_TYPES: Record<string, string> = {
   pdf: "pdf",
   doc: "doc",
@@ -59,40 +60,35 @@ const FILE_TYPES: Record<string, string> = {
   opus: "opus",
 };
 
-export function createFeishuAdapter(options: FeishuAdapterOptions): ChatAdapter {
+export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdapter {
   const { logger } = options;
   const client = createLarkClient(options);
   const api = new FeishuApi(client);
-  const queue = new KeyedQueue();
-  let listener: MessageListener | undefined;
+  let events: PlatformEvents | undefined;
   let botOpenId: string | undefined;
   let wsClient: lark.WSClient | undefined;
 
-  const recipient = (to: ChatAddress): Recipient =>
+  const recipient = (to: Destination): Recipient =>
     to.chatId
       ? { receiveIdType: "chat_id", receiveId: to.chatId }
       : { receiveIdType: "open_id", receiveId: to.userId };
-  const inOrder = <T>(to: ChatAddress, send: () => Promise<T>) => queue.run(to.chatId ?? to.userId, send);
-  const retrying = <T>(call: () => Promise<T>) => withRetry(call, options.retry);
 
-  /** One message: a markdown card, or plain text if the card is refused for its content. */
-  const sendOne = async (to: Recipient, text: string): Promise<string> => {
-    const uuid = randomUUID(); // the same uuid on every retry: Feishu sends it at most once
+  /** A markdown card, or plain text if Feishu refuses the card for its content. */
+  const sendCard = async (to: Recipient, text: string, uuid: string): Promise<string> => {
     try {
-      return await retrying(() => api.send(to, "interactive", markdownCard(text), uuid));
+      return await api.send(to, "interactive", markdownCard(text), uuid);
     } catch (error) {
       const failure = toFeishuError(error);
       if (failure.retriable) throw failure;
       logger.warn({ code: failure.code, err: failure.message }, "card refused; sending as text");
-      return retrying(() => api.send(to, "text", textContent(text), randomUUID()));
+      return api.send(to, "text", textContent(text), `${uuid}-text`);
     }
   };
 
   /** A card replying to `messageId`; refused for good (the message was recalled…), a plain message. */
-  const replyOne = async (to: Recipient, messageId: string, text: string): Promise<string> => {
-    const uuid = randomUUID();
+  const replyCard = async (to: Recipient, messageId: string, text: string, uuid: string) => {
     try {
-      return await retrying(() => api.reply(messageId, "interactive", markdownCard(text), uuid));
+      return await api.reply(messageId, "interactive", markdownCard(text), uuid);
     } catch (error) {
       const failure = toFeishuError(error);
       if (failure.retriable) throw failure;
@@ -100,61 +96,27 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): ChatAdapter 
         { code: failure.code, err: failure.message, messageId },
         "reply refused; sending as a plain message",
       );
-      return sendOne(to, text);
+      return sendCard(to, text, `${uuid}-send`);
     }
   };
 
-  const reportFailure = async (to: Recipient, error: unknown, what: string) => {
-    const failure = toFeishuError(error);
-    logger.error(
-      { code: failure.code, status: failure.status, err: failure.message, what },
-      "Feishu send failed",
-    );
-    try {
-      await api.send(
-        to,
-        "text",
-        textContent(deliveryFailedText(failure.code ?? failure.status)),
-        randomUUID(),
-      );
-    } catch {
-      // Feishu is not taking messages for this chat at all; the log is all we can do.
-    }
-  };
-
-  /** A first-seen event (redeliveries were dropped before), handled in the background. */
-  const onEvent = async (event: ReceiveEvent) => {
-    const messageId = event.message?.message_id;
+  /** Hands a first-seen event to the shared layer, which stores it before we return (the ack). */
+  const receive = async (event: ReceiveEvent): Promise<void> => {
     const parsed = parseReceiveEvent(event, botOpenId);
     if (parsed.kind === "ignore") {
-      logger.debug({ reason: parsed.reason, messageId }, "event ignored");
+      logger.debug({ reason: parsed.reason, messageId: event.message?.message_id }, "event ignored");
       return;
     }
-    const userId = parsed.kind === "message" ? parsed.message.userId : parsed.reply.userId;
-    const chatId = parsed.kind === "message" ? parsed.message.chatId : parsed.reply.chatId;
-    const to: ChatAddress = { platform: "feishu", userId, chatId };
-    if (!options.access.allows(userId)) {
-      logger.warn({ userId }, "message from a user not in ALLOWED_USERS");
-      // Told once (per TTL): the seen-events store remembers it, across restarts too.
-      if (!options.seen.checkAndRemember([refusedUserKey(userId)])) {
-        await adapter.sendText(to, unknownUserText(userId)).catch(() => undefined);
-      }
-      return;
-    }
-    if (parsed.kind === "unsupported") {
-      await adapter.sendText(to, unsupportedMessageText(parsed.messageType)).catch(() => undefined);
-      return;
-    }
-    listener?.(parsed.message);
+    await events?.message(parsed.message);
   };
-  const handleInBackground = (event: ReceiveEvent) =>
-    void onEvent(event).catch((error: unknown) => logger.error({ err: error }, "event handling failed"));
 
-  const adapter: ChatAdapter = {
-    platform: "feishu",
+  return {
+    name: options.name,
+    type: "feishu",
+    capabilities: CAPABILITIES,
 
-    async start(onMessage) {
-      listener = onMessage;
+    async start(platformEvents) {
+      events = platformEvents;
       botOpenId = await api.botOpenId().catch((error: unknown) => {
         logger.warn(
           { err: toFeishuError(error).message },
@@ -167,16 +129,8 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): ChatAdapter 
         logger: larkLogger(logger),
         loggerLevel: lark.LoggerLevel.warn,
       }).register({
-        // Acknowledge at once (Feishu redelivers after ~3 s); the work happens in the background.
-        "im.message.receive_v1": async (data: unknown) => {
-          const event = data as ReceiveEvent; // the SDK flattens header and event into one object
-          const messageId = event.message?.message_id;
-          if (options.seen.checkAndRemember(redeliveryKeys(event.event_id, messageId))) {
-            logger.info({ eventId: event.event_id, messageId }, "redelivered event dropped");
-            return;
-          }
-          handleInBackground(event);
-        },
+        // Stored before this returns (the ack); Feishu redelivers after ~3 s without one.
+        "im.message.receive_v1": (data: unknown) => receive(data as ReceiveEvent),
       });
       await new Promise<void>((resolve) => {
         wsClient = new lark.WSClient({
@@ -196,66 +150,43 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): ChatAdapter 
     },
 
     async stop() {
-      listener = undefined;
+      events = undefined;
       wsClient?.close({ force: true });
     },
 
-    sendText(to, text, sendOptions) {
-      return inOrder(to, async (): Promise<SentMessage> => {
-        const target = recipient(to);
-        let last = "";
-        // Only the first part is the reply: the rest follow it in the chat.
-        for (const [index, chunk] of splitForChat(text).entries()) {
-          try {
-            last =
-              index === 0 && sendOptions?.replyTo
-                ? await replyOne(target, sendOptions.replyTo, chunk)
-                : await sendOne(target, chunk);
-          } catch (error) {
-            await reportFailure(target, error, "text");
-            throw error;
-          }
-        }
-        return { messageId: last };
-      });
+    send(to, text, sendOptions: PlatformSendOptions) {
+      const target = recipient(to);
+      // Feishu sends a uuid at most once: the shared layer keeps the key across retries.
+      const uuid = sendOptions.idempotencyKey;
+      return asPlatformCall(async () => ({
+        messageId: sendOptions.replyTo
+          ? await replyCard(target, sendOptions.replyTo, text, uuid)
+          : await sendCard(target, text, uuid),
+      }));
     },
 
-    editText(to, messageId, text) {
-      return inOrder(to, () => retrying(() => api.patchCard(messageId, markdownCard(text))));
+    edit(_to, messageId, text) {
+      return asPlatformCall(() => api.patchCard(messageId, markdownCard(text)));
     },
 
-    sendFile(to, file: OutgoingFile) {
-      return inOrder(to, async (): Promise<SentMessage> => {
-        const target = recipient(to);
-        const image = file.mimeType?.startsWith("image/") ?? false;
-        const cap = image ? IMAGE_CAP : FILE_CAP;
-        if (file.data.length > cap) {
-          return { messageId: await sendOne(target, fileTooLargeText(file.name, file.data.length, cap)) };
+    sendFile(to, file: OutgoingFile, sendOptions) {
+      const target = recipient(to);
+      const uuid = sendOptions.idempotencyKey;
+      return asPlatformCall(async () => {
+        if (file.mimeType?.startsWith("image/")) {
+          const key = await api.uploadImage(file.data);
+          return { messageId: await api.send(target, "image", { image_key: key }, uuid) };
         }
-        try {
-          if (image) {
-            const key = await retrying(() => api.uploadImage(file.data));
-            return {
-              messageId: await retrying(() => api.send(target, "image", { image_key: key }, randomUUID())),
-            };
-          }
-          const extension = file.name.split(".").pop()?.toLowerCase() ?? "";
-          const key = await retrying(() =>
-            api.uploadFile(file.data, file.name, FILE_TYPES[extension] ?? "stream"),
-          );
-          return {
-            messageId: await retrying(() => api.send(target, "file", { file_key: key }, randomUUID())),
-          };
-        } catch (error) {
-          await reportFailure(target, error, "file");
-          throw error;
-        }
+        const extension = file.name.split(".").pop()?.toLowerCase() ?? "";
+        const key = await api.uploadFile(file.data, file.name, FILE_TYPES[extension] ?? "stream");
+        return { messageId: await api.send(target, "file", { file_key: key }, uuid) };
       });
     },
 
     status() {
       return {
         platform: "feishu",
+        name: options.name,
         mode: options.delivery.mode,
         connection: wsClient?.getConnectionStatus() ?? null,
       };
@@ -272,14 +203,15 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): ChatAdapter 
             acknowledge: { status: 200, body: { code: 0 } },
             deliver(body) {
               if (body.header?.event_type === "im.message.receive_v1" && body.event)
-                handleInBackground(body.event);
+                void receive(body.event).catch((error: unknown) =>
+                  logger.error({ err: error }, "event could not be stored"),
+                );
             },
             logger,
           }),
         }
       : {}),
   };
-  return adapter;
 }
 
 export { FeishuError };

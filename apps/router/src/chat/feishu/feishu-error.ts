@@ -1,3 +1,5 @@
+import { PlatformError } from "../platform-adapter.ts";
+
 // A failed Feishu Open API call, with what is needed to decide on a retry.
 
 export const RATE_LIMITED_CODE = 99991400;
@@ -22,9 +24,20 @@ export class FeishuError extends Error {
       this.code === RATE_LIMITED_CODE
     );
   }
+
+  /** The shared layer's view: rate limited, worth retrying, or refused for good. */
+  toPlatformError(): PlatformError {
+    const rateLimited = this.status === 429 || this.code === RATE_LIMITED_CODE;
+    const kind = rateLimited ? "rate_limited" : this.retriable ? "transient" : "permanent";
+    return new PlatformError(kind, this.message, {
+      ...(this.retryAfterMs !== undefined ? { retryAfterMs: this.retryAfterMs } : {}),
+      ...(this.code !== undefined ? { code: this.code } : {}),
+      ...(this.status !== undefined ? { status: this.status } : {}),
+    });
+  }
 }
 
-/** Turns what the SDK throws or returns into a FeishuError (or undefined for success). */
+/** Turns what the SDK throws or returns into a FeishuError. */
 export function toFeishuError(error: unknown): FeishuError {
   if (error instanceof FeishuError) return error;
   const response = (
@@ -38,4 +51,13 @@ export function toFeishuError(error: unknown): FeishuError {
     data.code,
     Number.isFinite(reset) && reset >= 0 ? reset * 1000 : undefined,
   );
+}
+
+/** Runs a Feishu call, throwing what it throws as a PlatformError. */
+export async function asPlatformCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw toFeishuError(error).toPlatformError();
+  }
 }

@@ -1,7 +1,8 @@
-import type { IncomingMessage } from "../chat-adapter.ts";
+import type { ChannelMessage } from "../platform-adapter.ts";
 
-// An im.message.receive_v1 event, turned into a platform-neutral message — or the reason it
-// is not one (a group message not addressed to the bot, a message type the bot cannot read).
+// An im.message.receive_v1 event, turned into a platform-neutral message — or the reason it is
+// not one (incomplete, or sent by a bot). A message type the bot cannot read becomes a message
+// marked `unsupported`, so the shared layer can tell the sender.
 
 export interface ReceiveEvent {
   event_id?: string;
@@ -16,10 +17,7 @@ export interface ReceiveEvent {
   };
 }
 
-export type ParsedEvent =
-  | { kind: "message"; message: IncomingMessage }
-  | { kind: "ignore"; reason: string }
-  | { kind: "unsupported"; messageType: string; reply: { chatId: string; userId: string } };
+export type ParsedEvent = { kind: "message"; message: ChannelMessage } | { kind: "ignore"; reason: string };
 
 function postText(content: Record<string, unknown>): string {
   // Post content is either { title, content } or keyed by language: { zh_cn: { title, content } }.
@@ -44,40 +42,35 @@ export function parseReceiveEvent(event: ReceiveEvent, botOpenId: string | undef
   if (event.sender?.sender_type === "app") return { kind: "ignore", reason: "sent by a bot" };
   const group = message.chat_type !== "p2p";
   const mentions = message.mentions ?? [];
-  if (group && !mentions.some((m) => (botOpenId ? m.id?.open_id === botOpenId : true))) {
-    return { kind: "ignore", reason: "group message without an @mention of the bot" };
-  }
   let content: Record<string, unknown> = {};
   try {
     content = JSON.parse(message.content ?? "{}") as Record<string, unknown>;
   } catch {}
-  let text: string;
+  let text = "";
   if (message.message_type === "text") text = String(content.text ?? "");
   else if (message.message_type === "post") text = postText(content);
-  else
-    return {
-      kind: "unsupported",
-      messageType: message.message_type ?? "unknown",
-      reply: { chatId: message.chat_id, userId },
-    };
   // Drop the @mention placeholders ("@_user_1") so commands like "/nodes" still parse.
   for (const mention of mentions) if (mention.key) text = text.replaceAll(mention.key, "");
+  const readable = message.message_type === "text" || message.message_type === "post";
   return {
     kind: "message",
     message: {
-      platform: "feishu",
-      messageId: message.message_id,
-      chatId: message.chat_id,
-      userId,
-      chatType: group ? "group" : "private",
+      id: message.message_id,
+      channel: { id: message.chat_id, type: group ? "group" : "private" },
+      sender: { id: userId, isBot: false },
       text: text.trim(),
+      attachments: [],
+      // Without the bot's own open_id, any @mention counts (better answered than silent).
+      isMention: !group || mentions.some((m) => (botOpenId ? m.id?.open_id === botOpenId : true)),
+      ...(typeof event.event_id === "string" && event.event_id ? { dedupeKeys: [`e:${event.event_id}`] } : {}),
+      ...(readable ? {} : { unsupported: message.message_type ?? "unknown" }),
     },
   };
 }
 
 /**
- * The keys under which a delivery is remembered, so a redelivery (same event id) or the same
- * message under a new event id is dropped. The same for the long connection and webhooks.
+ * The keys under which the webhook guard remembers a delivery, so a replayed request (same event
+ * id) or the same message under a new event id is dropped before it is even parsed.
  */
 export function redeliveryKeys(eventId: unknown, messageId: unknown): string[] {
   const keys: string[] = [];
@@ -85,6 +78,3 @@ export function redeliveryKeys(eventId: unknown, messageId: unknown): string[] {
   if (typeof messageId === "string" && messageId) keys.push(`feishu:m:${messageId}`);
   return keys;
 }
-
-/** Remembered so a user not in ALLOWED_USERS is told once per TTL, not on every message. */
-export const refusedUserKey = (userId: string): string => `feishu:u:${userId}`;

@@ -1,0 +1,92 @@
+import type { Logger, SqliteDatabase } from "@phonework/runtime";
+import { ButtonStore } from "../state/button-store.ts";
+import { ChatInbox } from "../state/chat-inbox.ts";
+import { SeenEvents } from "../state/seen-events.ts";
+import type { IncomingMessage } from "./chat-adapter.ts";
+import { ChatHub, type Renderer } from "./chat-hub.ts";
+import { type AccessPolicy, ChatIntake } from "./chat-intake.ts";
+import type { PlatformAdapter, PlatformCommand } from "./platform-adapter.ts";
+import { DEFAULT_RETRY, type RetryPolicy } from "./send-retry.ts";
+
+// The shared chat layer around the configured adapters: one outbox (ChatHub) and one intake per
+// adapter, over the stores they share in router.db (seen events, the inbox, buttons).
+
+export interface ChatLayerOptions {
+  adapters: PlatformAdapter[];
+  /** Who may use each adapter (its admins and dm rules). */
+  accessFor: (adapter: PlatformAdapter) => AccessPolicy;
+  db: SqliteDatabase;
+  now: () => number;
+  seenTtlMs: number;
+  buttonTtlMs: number;
+  maxAttachmentBytes: number;
+  maxPerChat: number;
+  retry?: RetryPolicy;
+  render?: Renderer;
+  logger: Logger;
+}
+
+export class ChatLayer {
+  readonly hub: ChatHub;
+  readonly seen: SeenEvents;
+  private readonly inbox: ChatInbox;
+  private readonly buttons: ButtonStore;
+  private readonly intakes: ChatIntake[] = [];
+
+  constructor(private readonly options: ChatLayerOptions) {
+    const { db, now } = options;
+    this.seen = new SeenEvents(db, options.seenTtlMs, now);
+    this.inbox = new ChatInbox(db, now);
+    this.buttons = new ButtonStore(db, options.buttonTtlMs, now);
+    this.hub = new ChatHub(options.adapters, {
+      logger: options.logger,
+      buttons: this.buttons,
+      retry: options.retry ?? DEFAULT_RETRY,
+      maxPerChat: options.maxPerChat,
+      ...(options.render ? { render: options.render } : {}),
+    });
+  }
+
+  /** Handles what was stored but not handled before the last stop, then starts every adapter. */
+  async start(deliver: (message: IncomingMessage) => Promise<void>): Promise<void> {
+    const intakes = new Map(
+      this.hub.adapters.map((adapter) => [
+        adapter.name,
+        new ChatIntake({
+          adapter,
+          access: this.options.accessFor(adapter),
+          seen: this.seen,
+          inbox: this.inbox,
+          buttons: this.buttons,
+          chat: this.hub,
+          deliver,
+          maxAttachmentBytes: this.options.maxAttachmentBytes,
+          logger: this.options.logger.child({ adapter: adapter.name }),
+        }),
+      ]),
+    );
+    this.intakes.push(...intakes.values());
+    for (const intake of this.intakes) intake.resumeStored();
+    await this.hub.start((adapter) => intakes.get(adapter.name) as ChatIntake);
+  }
+
+  /** Publishes the command menu where the platform has one; failures are only logged. */
+  async publishCommands(commands: PlatformCommand[]): Promise<void> {
+    await Promise.all(
+      this.hub.adapters.map((adapter) =>
+        adapter.setCommands?.(commands).catch((error: unknown) =>
+          this.options.logger.warn({ err: (error as Error).message, adapter: adapter.name }, "setCommands failed"),
+        ),
+      ),
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.hub.stop();
+  }
+
+  /** Resolves once every message received so far has been handed on. */
+  async drain(): Promise<void> {
+    await Promise.all(this.intakes.map((intake) => intake.drain()));
+  }
+}
