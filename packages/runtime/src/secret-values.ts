@@ -27,6 +27,8 @@ const SECRET_PATTERNS: ReadonlyArray<{ pattern: RegExp; replace: string }> = [
   // Feishu/Lark tokens by their shape: t- (tenant), a- (app), u- (user) and a long alphanumeric
   // tail. No underscore or hyphen in the tail, so snake_case and kebab-case words do not match.
   { pattern: /\b[tau]-[A-Za-z0-9]{20,}\b/g, replace: REDACTED },
+  // A Telegram bot token, which sits in every Bot API URL (`/bot123456:AA…/sendMessage`).
+  { pattern: /(?<=\bbot|\b)\d{5,}:[A-Za-z0-9_-]{30,}/g, replace: REDACTED },
 ];
 
 export class SecretValues {
@@ -58,12 +60,20 @@ export class SecretValues {
   }
 }
 
-// Config keys that hold secrets: the suffixes our config uses for them, and the join code.
-const SECRET_KEY_NAME = /(?:_SECRET|_KEY|_TOKEN|_PASSWORD|JOIN_CODE)$/;
+// Config keys that hold secrets: the suffixes our config uses for them (in either case: nested
+// adapter settings are snake_case, `bot_token`, `app_secret`), and the join code.
+const SECRET_KEY_NAME = /(?:_SECRET|_KEY|_TOKEN|_PASSWORD|JOIN_CODE)$/i;
 
-/** Adds every string value of `config` whose key names a secret (ROUTER_SECRET, OPENAI_API_KEY…). */
+/**
+ * Adds every string value of `config` whose key names a secret (ROUTER_SECRET, OPENAI_API_KEY…),
+ * also inside nested objects (`adapters: { tg: { bot_token } }`).
+ */
 export function addConfigSecrets(secrets: SecretValues, config: Readonly<Record<string, unknown>>): void {
   for (const [key, value] of Object.entries(config)) {
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      addConfigSecrets(secrets, value as Record<string, unknown>);
+      continue;
+    }
     if (!SECRET_KEY_NAME.test(key)) continue;
     if (typeof value === "string") secrets.add(value);
     else if (Array.isArray(value)) for (const item of value) if (typeof item === "string") secrets.add(item);

@@ -126,4 +126,25 @@ describe("SecretValues", () => {
     expect(secrets.redact(text)).toBe(Array(7).fill("[redacted]").join(" "));
     expect(secrets.redact("value-node-id value-model")).toBe("value-node-id value-model");
   });
+
+  it("takes secrets nested in adapter settings (snake_case keys), and not their other values", () => {
+    const secrets = new SecretValues();
+    addConfigSecrets(secrets, {
+      adapters: {
+        tg: { type: "telegram", bot_token: "123456:nested-bot-token", webhook_secret: "nested-hook", admins: ["42"] },
+        work: { type: "feishu", app_id: "cli_visible", app_secret: "nested-app-secret", encrypt_key: "nested-enc" },
+      },
+    });
+    expect(secrets.redact("123456:nested-bot-token nested-hook nested-app-secret nested-enc")).toBe(
+      Array(4).fill("[redacted]").join(" "),
+    );
+    expect(secrets.redact("cli_visible telegram")).toBe("cli_visible telegram");
+  });
+
+  it("cuts a Telegram bot token out of a Bot API URL it never saw", () => {
+    const secrets = new SecretValues();
+    expect(secrets.redact("POST https://api.telegram.org/bot7012345678:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage failed")).toBe(
+      "POST https://api.telegram.org/bot[redacted]/sendMessage failed",
+    );
+  });
 });
