@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { splitForChat } from "../src/chat/message-chunks.ts";
+import { splitForChat, splitMarkdown } from "../src/chat/message-chunks.ts";
 
 const fences = (text: string) => (text.match(/^```/gm) ?? []).length;
 
@@ -41,5 +41,51 @@ describe("splitForChat", () => {
     }
     const lines = parts.flatMap((p) => p.split("\n").filter((l) => l.startsWith("print(")));
     expect(lines).toHaveLength(40); // nothing lost
+  });
+
+  it("re-fences an unclosed block without taking its last line for the closing fence", () => {
+    const code = ["```", ...Array.from({ length: 30 }, (_, i) => `line ${i}`)].join("\n");
+    const parts = splitMarkdown(code, 60);
+    for (const part of parts) expect(part).toMatch(/^```\n[^`]*\n```$/);
+    const lines = parts.flatMap((p) => p.split("\n").filter((l) => l.startsWith("line ")));
+    expect(lines).toEqual(Array.from({ length: 30 }, (_, i) => `line ${i}`));
+  });
+
+  it("does not end a block at a fence line with an info string, or a shorter or other fence", () => {
+    const body = ["```python", "~~~", "``", "x"];
+    const code = ["````md", ...body, ...Array.from({ length: 20 }, (_, i) => `line ${i}`), "````"].join("\n");
+    for (const part of splitMarkdown(code, 80)) {
+      expect(part.startsWith("````md\n")).toBe(true);
+      expect(part.endsWith("\n````")).toBe(true);
+    }
+    expect(splitMarkdown(code, 80)[0]).toContain(body.join("\n"));
+  });
+
+  it("cuts a long line at a space when one is near, never inside a surrogate pair", () => {
+    const text = "alpha beta gamma delta epsilon zeta eta theta";
+    const words = splitMarkdown(text, 20);
+    expect(words.join("")).toBe(text);
+    for (const part of words) expect(part.length).toBeLessThanOrEqual(20);
+    for (const part of words.slice(0, -1)) expect(part.endsWith(" ")).toBe(true);
+    const emoji = splitMarkdown("😀".repeat(50), 7);
+    for (const part of emoji) expect(part).toMatch(/^(😀|\n)+$/);
+    expect(emoji.join("").replaceAll("\n", "")).toBe("😀".repeat(50));
+  });
+
+  it("shortens a fence whose info string is too long to repeat in every part", () => {
+    const code = [
+      `\`\`\`ts ${"x".repeat(500)}`,
+      ...Array.from({ length: 40 }, (_, i) => `l${i}`),
+      "```",
+    ].join("\n");
+    const parts = splitMarkdown(code, 100);
+    for (const part of parts) {
+      expect(part.length).toBeLessThanOrEqual(100);
+      expect(part).toMatch(/^```ts x*\n[^`]*\n```$/);
+    }
+  });
+
+  it("refuses a room too small to keep a character whole", () => {
+    expect(() => splitMarkdown("abc", 1)).toThrow(RangeError);
   });
 });

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { KeyedQueue, type Logger } from "@phonework/runtime";
 import type { ButtonStore } from "../state/button-store.ts";
 import type { ChatAddress, OutgoingFile, SendOptions, SentMessage } from "./chat-adapter.ts";
-import { splitForChat } from "./message-chunks.ts";
 import type { Capabilities, Destination, PlatformAdapter, PlatformEvents } from "./platform-adapter.ts";
+import { renderForPlatform } from "./render/render-for-platform.ts";
 import { asPlatformError, type RetryPolicy, withPlatformRetry } from "./send-retry.ts";
 import { deliveryFailedText, fileTooLargeText } from "./user-messages.ts";
 
@@ -26,7 +26,8 @@ export interface ChatHubDeps {
   render?: Renderer;
 }
 
-const splitOnly: Renderer = (markdown, capabilities) => splitForChat(markdown, capabilities.maxMessageLength);
+/** What an empty answer shows: platforms refuse empty messages, and silence looks like a hang. */
+const EMPTY_TEXT = "(empty reply)";
 
 /** The platform's own id for a qualified one (`telegram:123` → `123` on adapter "telegram"). */
 export function localId(qualified: string, adapter: string): string {
@@ -46,7 +47,11 @@ export class ChatHub {
     private readonly deps: ChatHubDeps,
   ) {
     this.byName = new Map(adapters.map((adapter) => [adapter.name, adapter]));
-    this.render = deps.render ?? splitOnly;
+    const render = deps.render ?? renderForPlatform;
+    this.render = (markdown, capabilities) => {
+      const pieces = render(markdown, capabilities);
+      return pieces.length > 0 ? pieces : render(EMPTY_TEXT, capabilities);
+    };
     this.maxPerChat = deps.maxPerChat ?? 200;
   }
 

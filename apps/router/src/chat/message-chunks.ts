@@ -2,10 +2,33 @@
 // "[1/3]" headers, so no code block is ever cut in half (a block longer than one message is
 // split on line boundaries and each part re-fenced).
 
+interface Fence {
+  /** The opening line as written (indent, marker, info string). */
+  open: string;
+  /** The closing line, or the bare marker when the block ran to the end of the text unclosed. */
+  close: string;
+  /** The bare marker (``` or ~~~, as long as written). */
+  marker: string;
+}
+
 interface Block {
   text: string;
-  fence?: string;
+  fence?: Fence;
 }
+
+// A backtick fence's info string may not contain a backtick (CommonMark): "```js```" is inline code.
+const FENCE_OPEN = /^(\s*)(`{3,}|~{3,})(.*)$/;
+const isFenceOpen = (line: string) => {
+  const match = FENCE_OPEN.exec(line);
+  if (!match) return undefined;
+  const marker = match[2] ?? "```";
+  return marker.startsWith("`") && (match[3] ?? "").includes("`") ? undefined : marker;
+};
+/** A closing fence: the same character, at least as long as the opening, and nothing after it. */
+const closes = (line: string, marker: string) => {
+  const match = /^\s*(`{3,}|~{3,})\s*$/.exec(line);
+  return !!match?.[1] && match[1][0] === marker[0] && match[1].length >= marker.length;
+};
 
 function toBlocks(text: string): Block[] {
   const blocks: Block[] = [];
@@ -17,15 +40,16 @@ function toBlocks(text: string): Block[] {
   };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? "";
-    const open = /^(\s*)(`{3,}|~{3,})(.*)$/.exec(line);
-    if (open) {
+    const marker = isFenceOpen(line);
+    if (marker) {
       flushParagraph();
-      const fence = open[2] ?? "```";
       const body = [line];
       let j = i + 1;
-      while (j < lines.length && !(lines[j] ?? "").trimStart().startsWith(fence)) body.push(lines[j++] ?? "");
-      if (j < lines.length) body.push(lines[j] ?? "");
-      blocks.push({ text: body.join("\n"), fence: line });
+      while (j < lines.length && !closes(lines[j] ?? "", marker)) body.push(lines[j++] ?? "");
+      const closed = j < lines.length;
+      if (closed) body.push(lines[j] ?? "");
+      const close = closed ? (lines[j] ?? marker).trimStart() : marker;
+      blocks.push({ text: body.join("\n"), fence: { open: line, close, marker } });
       i = j;
     } else if (line.trim() === "") {
       flushParagraph();
@@ -37,25 +61,64 @@ function toBlocks(text: string): Block[] {
   return blocks;
 }
 
+/** Where to cut `text` to at most `max` code units: not inside a surrogate pair, at a space if one is near. */
+function cutPoint(text: string, max: number): number {
+  if (text.length <= max) return text.length;
+  let cut = max;
+  const space = text.lastIndexOf(" ", max - 1);
+  if (space >= max / 2) cut = space + 1;
+  const code = text.charCodeAt(cut - 1);
+  if (code >= 0xd800 && code <= 0xdbff && cut > 1) cut -= 1;
+  return cut;
+}
+
+/** Cuts one line into pieces of at most `room` code units. */
+function cutLine(line: string, room: number): string[] {
+  if (line.length <= room) return [line];
+  const pieces: string[] = [];
+  let rest = line;
+  while (rest.length > room) {
+    const cut = cutPoint(rest, room);
+    pieces.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  pieces.push(rest);
+  return pieces;
+}
+
 /** Splits an oversized block: a code block into re-fenced parts, a paragraph by lines. */
 function splitBlock(block: Block, limit: number): string[] {
   const lines = block.text.split("\n");
-  const opening = block.fence ? (lines.shift() ?? "```") : "";
-  const closing = block.fence ? (lines.pop() ?? "```").trimStart() : "";
-  const room = limit - (block.fence ? opening.length + closing.length + 2 : 0);
+  const fence = block.fence;
+  const room = (open: string, close: string) => limit - (open.length + close.length + 2);
+  const body = lines.slice(1);
+  if (fence && body.length > 0 && closes(body.at(-1) ?? "", fence.marker)) body.pop();
+  // Fences must leave each part at least half its room for code; below that (or with no code to
+  // keep together), plain lines.
+  if (!fence || body.length === 0 || room(fence.marker, fence.marker) <= limit / 2) {
+    return packLines(lines, limit);
+  }
+  if (room(fence.open, fence.close) > limit / 2) return packLines(body, limit, fence);
+  // An absurd info string is shortened to fit in every part: only its first word (the language) counts.
+  const open = cutLine(fence.open, Math.floor(limit / 4))[0] ?? fence.marker;
+  return packLines(body, limit, { open, close: fence.marker, marker: fence.marker });
+}
+
+/** Packs lines (cut where longer than a part) into parts of at most `limit`, each fenced if asked. */
+function packLines(lines: string[], limit: number, fence?: Fence): string[] {
+  const room = limit - (fence ? fence.open.length + fence.close.length + 2 : 0);
   const parts: string[] = [];
   let current: string[] = [];
   let size = 0;
   const flush = () => {
     if (current.length === 0) return;
-    parts.push(block.fence ? [opening, ...current, closing].join("\n") : current.join("\n"));
+    parts.push(fence ? [fence.open, ...current, fence.close].join("\n") : current.join("\n"));
     current = [];
     size = 0;
   };
-  for (const raw of lines) {
-    for (let start = 0; start < Math.max(raw.length, 1); start += room) {
-      const piece = raw.slice(start, start + room);
-      if (size + piece.length + 1 > room) flush();
+  for (const line of lines) {
+    for (const piece of cutLine(line, room)) {
+      if (size + piece.length + 1 > room + 1) flush();
       current.push(piece);
       size += piece.length + 1;
     }
@@ -64,10 +127,15 @@ function splitBlock(block: Block, limit: number): string[] {
   return parts;
 }
 
-export function splitForChat(text: string, limit = 4000): string[] {
-  if (text.length <= limit) return [text];
-  const headerRoom = 12; // "[12/34]\n"
-  const room = limit - headerRoom;
+/**
+ * Splits markdown into pieces of at most `room` UTF-16 code units, without headers: on paragraph
+ * and code-block boundaries, a long code block re-fenced per piece, a long line cut (at a space
+ * where one is near, never inside a surrogate pair).
+ */
+export function splitMarkdown(text: string, room: number): string[] {
+  // Below two units a surrogate pair cannot be kept whole.
+  if (room < 2) throw new RangeError(`cannot split markdown into pieces of ${room} characters`);
+  if (text.length <= room) return [text];
   const pieces: string[] = [];
   let current = "";
   for (const block of toBlocks(text)) {
@@ -81,5 +149,12 @@ export function splitForChat(text: string, limit = 4000): string[] {
     }
   }
   if (current) pieces.push(current);
+  return pieces;
+}
+
+export function splitForChat(text: string, limit = 4000): string[] {
+  if (text.length <= limit) return [text];
+  const headerRoom = 12; // "[12/34]\n"
+  const pieces = splitMarkdown(text, limit - headerRoom);
   return pieces.map((piece, index) => `[${index + 1}/${pieces.length}]\n${piece}`);
 }
