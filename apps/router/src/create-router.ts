@@ -13,6 +13,7 @@ import {
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { AccessPolicy } from "./chat/chat-intake.ts";
 import { ChatLayer } from "./chat/chat-layer.ts";
+import { commandMenu } from "./chat/command-menu.ts";
 import { ChatAccess } from "./chat/chat-access.ts";
 import { DeliveryLedger } from "./chat/delivery-ledger.ts";
 import { MessageDispatcher } from "./chat/message-dispatcher.ts";
@@ -252,6 +253,19 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     async startChat() {
       await chatLayer.start((message) => dispatcher.handle(message));
       logger.info({ platforms: chat.platforms }, "chat started");
+      // The menu follows the commands the nodes bring; published only when it changes.
+      let published = "";
+      const publish = () => {
+        const menu = commandMenu(registry.list());
+        const key = JSON.stringify(menu);
+        if (key === published) return;
+        published = key;
+        void chatLayer.publishCommands(menu);
+      };
+      publish();
+      registry.subscribe((event) => {
+        if (event.type === "online") publish();
+      });
     },
     async start() {
       const url = await this.listen();
