@@ -15,7 +15,7 @@ import { AdaptersField } from "./chat/config/adapter-entries.ts";
 import {
   feishuDomain,
   feishuMode,
-  httpUrl,
+  optionalHttpUrl,
   optionalSecret,
   optionalTelegramBotToken,
   telegramMode,
@@ -99,9 +99,9 @@ export const RouterConfigFields = z.object({
   /** Required with TELEGRAM_MODE=webhook: Telegram sends it back with every update, proving the sender. */
   TELEGRAM_WEBHOOK_SECRET: telegramWebhookSecret(),
   /** Webhook mode: registered with setWebhook at start; absent, the webhook set elsewhere is kept. */
-  TELEGRAM_WEBHOOK_URL: httpUrl().optional(),
+  TELEGRAM_WEBHOOK_URL: optionalHttpUrl(),
   /** A local Bot API server (e.g. http://127.0.0.1:8081) instead of api.telegram.org. */
-  TELEGRAM_API_ROOT: httpUrl().optional(),
+  TELEGRAM_API_ROOT: optionalHttpUrl(),
 
   /**
    * Chat adapters by name, each `{ type, …its keys, admins, dm }` (chat/config/adapter-entries.ts).

@@ -60,3 +60,7 @@ export function telegramWebhookSecretRequired(condition: string): string {
 }
 
 export const httpUrl = () => z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+
+/** An optional URL left empty ("" in .env or YAML) is unset, not an error. */
+export const optionalHttpUrl = () =>
+  z.preprocess((value) => (value === "" || value === null ? undefined : value), httpUrl().optional());
