@@ -41,8 +41,6 @@ import { UpgradeGate } from "./ws/upgrade-gate.ts";
 
 // Composition root of the router: wires registry, node endpoint, chat adapters and routing.
 
-const MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
-
 export interface RouterDeps {
   logger: Logger;
   /** Chat platforms to serve; none means the router only relays (tests, headless use). */
@@ -96,7 +94,8 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     now,
     seenTtlMs: config.SEEN_EVENTS_TTL_S * 1000,
     buttonTtlMs: config.DELIVERED_TTL_S * 1000,
-    maxAttachmentBytes: MAX_ATTACHMENT_BYTES,
+    // Attachments travel base64 in one forward frame (4/3 the size, plus the frame): what fits.
+    maxAttachmentBytes: Math.floor(config.MAX_PAYLOAD_BYTES * 0.7),
     maxPerChat: config.MAX_CHAT_QUEUE,
     logger: logger.child({ component: "chat" }),
   });
