@@ -11,10 +11,10 @@ import {
   systemClock,
 } from "@phonework/runtime";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { ChatAccess } from "./chat/chat-access.ts";
 import type { AccessPolicy } from "./chat/chat-intake.ts";
 import { ChatLayer } from "./chat/chat-layer.ts";
 import { commandMenu } from "./chat/command-menu.ts";
-import { ChatAccess } from "./chat/chat-access.ts";
 import { DeliveryLedger } from "./chat/delivery-ledger.ts";
 import { MessageDispatcher } from "./chat/message-dispatcher.ts";
 import { NodeNotices } from "./chat/node-notices.ts";

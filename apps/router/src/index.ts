@@ -1,4 +1,5 @@
 export type { ChatAddress, IncomingMessage, SentMessage } from "./chat/chat-adapter.ts";
+export { createMemoryChatAdapter, type MemoryChatAdapter } from "./chat/memory-adapter.ts";
 export type {
   Capabilities,
   ChannelMessage,
@@ -7,7 +8,6 @@ export type {
   PlatformEvents,
 } from "./chat/platform-adapter.ts";
 export { PlatformError } from "./chat/platform-adapter.ts";
-export { createMemoryChatAdapter, type MemoryChatAdapter } from "./chat/memory-adapter.ts";
 export { type ChatChoice, chooseChat, selectChatAdapters } from "./chat/select-adapters.ts";
 export { createTerminalAdapter, TERMINAL_PLATFORM } from "./chat/terminal-adapter.ts";
 export { type RouterConfig, RouterConfigFields, RouterConfigSchema, routerConfigChecks } from "./config.ts";

@@ -5,11 +5,11 @@ import {
   startProgram,
   systemClock,
 } from "@phonework/runtime";
-import type { RouterConfig } from "./config.ts";
-import { RouterConfigSchema } from "./config.ts";
 import { routerAdmins } from "./chat/adapter-access.ts";
 import { adapterSpecs } from "./chat/config/adapter-specs.ts";
 import { qualify } from "./chat/qualified-id.ts";
+import type { RouterConfig } from "./config.ts";
+import { RouterConfigSchema } from "./config.ts";
 import { NodeStore } from "./pairing/node-store.ts";
 import { PairingService } from "./pairing/pairing-service.ts";
 import { openRouterDatabase, routerDatabasePath } from "./state/router-db.ts";

@@ -75,7 +75,12 @@ describe("the shared chat layer", () => {
     const { adapter, delivered } = await startLayer();
     await adapter.receive({ userId: "u1", chatId: "c1", text: "hello" });
     await waitFor(() => delivered.length === 1);
-    expect(delivered[0]).toMatchObject({ platform: "mem", userId: "mem:u1", chatId: "mem:c1", text: "hello" });
+    expect(delivered[0]).toMatchObject({
+      platform: "mem",
+      userId: "mem:u1",
+      chatId: "mem:c1",
+      text: "hello",
+    });
   });
 
   it("drops a redelivered message, also after a restart on the same database", async () => {
@@ -111,7 +116,9 @@ describe("the shared chat layer", () => {
   });
 
   it("tells a user the access rules do not let in their id, once, and hands nothing on", async () => {
-    const { adapter, delivered, layer } = await startLayer({ access: { admins: ["mem:boss"], dm: ["mem:friend"] } });
+    const { adapter, delivered, layer } = await startLayer({
+      access: { admins: ["mem:boss"], dm: ["mem:friend"] },
+    });
     await adapter.receive({ userId: "stranger", text: "let me in" });
     await adapter.receive({ userId: "stranger", text: "please" });
     await adapter.receive({ userId: "boss", text: "admin" });
@@ -125,9 +132,27 @@ describe("the shared chat layer", () => {
 
   it("answers a group only when the bot is mentioned, and only for people it lets in", async () => {
     const { adapter, delivered, layer } = await startLayer({ access: { admins: ["mem:boss"], dm: "none" } });
-    await adapter.receive({ userId: "boss", chatId: "g1", chatType: "group", isMention: false, text: "chatter" });
-    await adapter.receive({ userId: "boss", chatId: "g1", chatType: "group", isMention: true, text: "@bot status" });
-    await adapter.receive({ userId: "other", chatId: "g1", chatType: "group", isMention: true, text: "@bot rm -rf" });
+    await adapter.receive({
+      userId: "boss",
+      chatId: "g1",
+      chatType: "group",
+      isMention: false,
+      text: "chatter",
+    });
+    await adapter.receive({
+      userId: "boss",
+      chatId: "g1",
+      chatType: "group",
+      isMention: true,
+      text: "@bot status",
+    });
+    await adapter.receive({
+      userId: "other",
+      chatId: "g1",
+      chatType: "group",
+      isMention: true,
+      text: "@bot rm -rf",
+    });
     await layer.drain();
     expect(delivered.map((m) => m.text)).toEqual(["@bot status"]);
     expect(delivered[0]?.chatType).toBe("group");
@@ -154,7 +179,9 @@ describe("the shared chat layer", () => {
       ],
     });
     await layer.drain();
-    expect(delivered[0]?.attachments).toEqual([{ name: "a.txt", mimeType: "text/plain", data: Buffer.from("small file") }]);
+    expect(delivered[0]?.attachments).toEqual([
+      { name: "a.txt", mimeType: "text/plain", data: Buffer.from("small file") },
+    ]);
     expect(delivered[0]?.text).toContain("see files");
     expect(delivered[0]?.text).toContain("[attachment big.bin not received: larger than");
     expect(delivered[0]?.text).toContain("[attachment huge.iso not received: larger than");
@@ -162,7 +189,9 @@ describe("the shared chat layer", () => {
 
   it("splits a long answer at the platform's limit with [i/n], never inside a code block", async () => {
     const { adapter, hub } = await startLayer({ capabilities: { maxMessageLength: 300 } });
-    const code = ["```ts", ...Array.from({ length: 30 }, (_, i) => `const line${i} = ${i};`), "```"].join("\n");
+    const code = ["```ts", ...Array.from({ length: 30 }, (_, i) => `const line${i} = ${i};`), "```"].join(
+      "\n",
+    );
     const text = `Intro paragraph.\n\n${code}\n\nOutro paragraph.`;
     await hub.sendText(to, text);
     const parts = adapter.sent.map((m) => m.text);
@@ -279,7 +308,9 @@ describe("the shared chat layer", () => {
   });
 
   it("renders Markdown to the platform's dialect, escaping what the platform would read as markup", async () => {
-    const { adapter, hub } = await startLayer({ capabilities: { markdown: "telegram-html", maxMessageLength: 4096 } });
+    const { adapter, hub } = await startLayer({
+      capabilities: { markdown: "telegram-html", maxMessageLength: 4096 },
+    });
     await hub.sendText(to, "**done**: `a < b` and <script>alert(1)</script> & [docs](javascript:alert(1))");
     const [sent] = adapter.sent.map((m) => m.text);
     expect(sent).toContain("<b>done</b>");

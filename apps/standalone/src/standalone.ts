@@ -1,13 +1,13 @@
 import { join } from "node:path";
 import { createHost, type Host } from "@phonework/host";
 import {
-  type PlatformAdapter,
   type ChatChoice,
   chooseChat,
   createRouter,
   createTerminalAdapter,
   listenFailure,
   openRouterDatabase,
+  type PlatformAdapter,
   type Router,
   routerDatabasePath,
   selectChatAdapters,

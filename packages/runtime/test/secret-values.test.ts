@@ -131,8 +131,18 @@ describe("SecretValues", () => {
     const secrets = new SecretValues();
     addConfigSecrets(secrets, {
       adapters: {
-        tg: { type: "telegram", bot_token: "123456:nested-bot-token", webhook_secret: "nested-hook", admins: ["42"] },
-        work: { type: "feishu", app_id: "cli_visible", app_secret: "nested-app-secret", encrypt_key: "nested-enc" },
+        tg: {
+          type: "telegram",
+          bot_token: "123456:nested-bot-token",
+          webhook_secret: "nested-hook",
+          admins: ["42"],
+        },
+        work: {
+          type: "feishu",
+          app_id: "cli_visible",
+          app_secret: "nested-app-secret",
+          encrypt_key: "nested-enc",
+        },
       },
     });
     expect(secrets.redact("123456:nested-bot-token nested-hook nested-app-secret nested-enc")).toBe(
@@ -143,8 +153,10 @@ describe("SecretValues", () => {
 
   it("cuts a Telegram bot token out of a Bot API URL it never saw", () => {
     const secrets = new SecretValues();
-    expect(secrets.redact("POST https://api.telegram.org/bot7012345678:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage failed")).toBe(
-      "POST https://api.telegram.org/bot[redacted]/sendMessage failed",
-    );
+    expect(
+      secrets.redact(
+        "POST https://api.telegram.org/bot7012345678:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage failed",
+      ),
+    ).toBe("POST https://api.telegram.org/bot[redacted]/sendMessage failed");
   });
 });

@@ -157,7 +157,10 @@ export class ChatHub {
       const { capabilities } = adapter;
       const image = file.mimeType?.startsWith("image/") ?? false;
       const cap = image ? capabilities.maxImageBytes : capabilities.maxFileBytes;
-      const [tooLarge] = this.render(fileTooLargeText(file.name, file.data.length, cap, adapter.type), capabilities);
+      const [tooLarge] = this.render(
+        fileTooLargeText(file.name, file.data.length, cap, adapter.type),
+        capabilities,
+      );
       if (file.data.length > cap && tooLarge)
         return this.retrying(() => adapter.send(destination, tooLarge, { idempotencyKey: randomUUID() }));
       const idempotencyKey = randomUUID();
@@ -213,7 +216,13 @@ export class ChatHub {
     } catch (error) {
       const failure = asPlatformError(error);
       logger.error(
-        { err: failure.message, kind: failure.kind, ...failure.details, platform: to.platform, userId: to.userId },
+        {
+          err: failure.message,
+          kind: failure.kind,
+          ...failure.details,
+          platform: to.platform,
+          userId: to.userId,
+        },
         `${what} failed`,
       );
       return undefined;

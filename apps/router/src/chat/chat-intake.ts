@@ -91,7 +91,8 @@ export class ChatIntake implements PlatformEvents {
   /** Handles what was stored but not handled before the last stop. */
   resumeStored(): number {
     const stored = this.deps.inbox.unhandled(this.name);
-    if (stored.length > 0) this.deps.logger.info({ count: stored.length }, "handling messages stored before a restart");
+    if (stored.length > 0)
+      this.deps.logger.info({ count: stored.length }, "handling messages stored before a restart");
     for (const row of stored) this.handleLater(row);
     return stored.length;
   }
@@ -172,7 +173,10 @@ export class ChatIntake implements PlatformEvents {
         budget -= data.length;
         attachments.push({ name: ref.name, data, ...(ref.mimeType ? { mimeType: ref.mimeType } : {}) });
       } catch (error) {
-        this.deps.logger.warn({ err: (error as Error).message, name: ref.name }, "attachment download failed");
+        this.deps.logger.warn(
+          { err: (error as Error).message, name: ref.name },
+          "attachment download failed",
+        );
         notes.push(attachmentSkippedText(ref.name, "download failed"));
       }
     }

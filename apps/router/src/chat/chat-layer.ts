@@ -74,9 +74,14 @@ export class ChatLayer {
   async publishCommands(commands: PlatformCommand[]): Promise<void> {
     await Promise.all(
       this.hub.adapters.map((adapter) =>
-        adapter.setCommands?.(commands).catch((error: unknown) =>
-          this.options.logger.warn({ err: (error as Error).message, adapter: adapter.name }, "setCommands failed"),
-        ),
+        adapter
+          .setCommands?.(commands)
+          .catch((error: unknown) =>
+            this.options.logger.warn(
+              { err: (error as Error).message, adapter: adapter.name },
+              "setCommands failed",
+            ),
+          ),
       ),
     );
   }

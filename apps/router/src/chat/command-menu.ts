@@ -19,7 +19,8 @@ export function commandMenu(nodes: readonly NodeInfo[]): PlatformCommand[] {
   for (const node of nodes)
     for (const command of node.commands) {
       const name = nameOf(command.usage);
-      if (name && !menu.has(name)) menu.set(name, { command: name, description: command.description || name });
+      if (name && !menu.has(name))
+        menu.set(name, { command: name, description: command.description || name });
     }
   return [...menu.values()];
 }

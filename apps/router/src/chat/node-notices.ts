@@ -47,7 +47,11 @@ export class NodeNotices {
       // With several machines, the user needs to know which one is talking.
       const several = this.nodes.nodesForUser(frame.user_id).length > 1;
       const buttons = frame.type === "notify" ? frame.buttons : undefined;
-      sent = await this.chat.sendText(to, several ? fromNode(nodeId, text) : text, buttons ? { buttons } : {});
+      sent = await this.chat.sendText(
+        to,
+        several ? fromNode(nodeId, text) : text,
+        buttons ? { buttons } : {},
+      );
     }
     return sent
       ? { ok: true, messageId: sent.messageId }

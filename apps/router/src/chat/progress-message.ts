@@ -56,12 +56,19 @@ export class ProgressMessage {
    * needs an editable progress message and an answer that fits in one message; otherwise the
    * answer is sent. Buttons always come with a message of their own.
    */
-  async conclude(reply: ChatReply & { ok: boolean }, mode: ResultMode, options: SendOptions): Promise<SentMessage | undefined> {
+  async conclude(
+    reply: ChatReply & { ok: boolean },
+    mode: ResultMode,
+    options: SendOptions,
+  ): Promise<SentMessage | undefined> {
     this.finish();
     await this.flushing;
     const id = this.messageId ? await this.messageId : undefined;
     const send = () =>
-      this.chat.sendText(this.to, reply.text, { ...options, ...(reply.buttons ? { buttons: reply.buttons } : {}) });
+      this.chat.sendText(this.to, reply.text, {
+        ...options,
+        ...(reply.buttons ? { buttons: reply.buttons } : {}),
+      });
     if (!id) return send();
     const noButtons = !reply.buttons || reply.buttons.length === 0;
     if (mode === "replace" && noButtons && this.chat.fitsOneMessage(this.to.platform, reply.text)) {

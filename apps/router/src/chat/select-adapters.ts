@@ -2,8 +2,8 @@ import type { Clock, Logger, SqliteDatabase } from "@phonework/runtime";
 import type { RouterConfig } from "../config.ts";
 import { SeenEvents } from "../state/seen-events.ts";
 import { accessWarning } from "./adapter-access.ts";
-import { type AdapterSpec, adapterSpecs } from "./config/adapter-specs.ts";
 import type { FeishuSettings, TelegramSettings } from "./config/adapter-candidates.ts";
+import { type AdapterSpec, adapterSpecs } from "./config/adapter-specs.ts";
 import type { FeishuDelivery } from "./feishu/feishu-adapter.ts";
 import type { PlatformAdapter } from "./platform-adapter.ts";
 
@@ -105,5 +105,10 @@ function telegramMode(settings: TelegramSettings) {
 
 function feishuDelivery(settings: FeishuSettings, maxAgeMs: number): FeishuDelivery {
   if (settings.mode === "ws") return { mode: "ws" };
-  return { mode: "webhook", encryptKey: settings.encryptKey, verificationToken: settings.verificationToken, maxAgeMs };
+  return {
+    mode: "webhook",
+    encryptKey: settings.encryptKey,
+    verificationToken: settings.verificationToken,
+    maxAgeMs,
+  };
 }

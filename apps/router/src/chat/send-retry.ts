@@ -14,7 +14,12 @@ export interface RetryPolicy {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseMs: 500, maxMs: 30_000, maxRetryAfterMs: 120_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  attempts: 5,
+  baseMs: 500,
+  maxMs: 30_000,
+  maxRetryAfterMs: 120_000,
+};
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -33,7 +38,8 @@ export async function withPlatformRetry<T>(call: () => Promise<T>, policy: Retry
     } catch (thrown) {
       error = asPlatformError(thrown);
     }
-    if (error.kind === "permanent" || error.kind === "not_modified" || attempt >= policy.attempts) throw error;
+    if (error.kind === "permanent" || error.kind === "not_modified" || attempt >= policy.attempts)
+      throw error;
     const retryAfter = error.details.retryAfterMs;
     if (error.kind === "rate_limited" && retryAfter !== undefined) {
       if (retryAfter > policy.maxRetryAfterMs) throw error;

@@ -82,7 +82,8 @@ export const buttonNotYoursText = "This button is not for you.";
 export const buttonAnsweredText = "Already answered.";
 export const buttonPressedText = (label: string) => `✓ ${label}`;
 
-export const attachmentSkippedText = (name: string, reason: string) => `[attachment ${name} not received: ${reason}]`;
+export const attachmentSkippedText = (name: string, reason: string) =>
+  `[attachment ${name} not received: ${reason}]`;
 
 const platformName = (type: string) =>
   ({ feishu: "Feishu", telegram: "Telegram", terminal: "The terminal" })[type] ?? type;

@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
-import { SEEN_EVENTS_MIGRATION } from "./seen-events.ts";
 import { NODES_MIGRATION } from "../pairing/node-store.ts";
 import { BUTTONS_MIGRATION } from "./button-store.ts";
 import { CHAT_INBOX_MIGRATION } from "./chat-inbox.ts";
 import { DELIVERED_MIGRATION } from "./delivered-store.ts";
 import { REQUESTS_MIGRATION } from "./request-log.ts";
+import { SEEN_EVENTS_MIGRATION } from "./seen-events.ts";
 
 // The router's SQLite file. Append-only migrations: each entry moves the schema one version forward.
 const ROUTER_MIGRATIONS = [

@@ -83,11 +83,7 @@ export class NodeConnection {
     const waiting = this.pendingPerUser.get(user) ?? 0;
     if (waiting >= this.backpressure.maxPending)
       return Promise.reject(
-        new RpcError(
-          "QUEUE_FULL",
-          `queue full (max ${this.backpressure.maxPending})`,
-          this.nodeId,
-        ),
+        new RpcError("QUEUE_FULL", `queue full (max ${this.backpressure.maxPending})`, this.nodeId),
       );
     this.pendingPerUser.set(user, waiting + 1);
     const cancel: CancelFrame = { type: "cancel", id: frame.id, reason: "timed out" };

@@ -62,7 +62,9 @@ export function parseReceiveEvent(event: ReceiveEvent, botOpenId: string | undef
       attachments: [],
       // Without the bot's own open_id, any @mention counts (better answered than silent).
       isMention: !group || mentions.some((m) => (botOpenId ? m.id?.open_id === botOpenId : true)),
-      ...(typeof event.event_id === "string" && event.event_id ? { dedupeKeys: [`e:${event.event_id}`] } : {}),
+      ...(typeof event.event_id === "string" && event.event_id
+        ? { dedupeKeys: [`e:${event.event_id}`] }
+        : {}),
       ...(readable ? {} : { unsupported: message.message_type ?? "unknown" }),
     },
   };
