@@ -30,6 +30,7 @@ import { defaultRoutingSteps } from "./routing/default-routing.ts";
 import type { RoutingStep } from "./routing/routing-step.ts";
 import { createForwarder } from "./rpc/forwarder.ts";
 import { DeliveredStore } from "./state/delivered-store.ts";
+import { qualifyLegacyIds } from "./state/legacy-ids.ts";
 import { RequestLog } from "./state/request-log.ts";
 import { openRouterDatabase, routerDatabasePath } from "./state/router-db.ts";
 import { UserStateStore } from "./state/user-state-store.ts";
@@ -102,6 +103,12 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   const chat = chatLayer.hub;
   const notices = new NodeNotices(chat, userState, registry, logger);
   notices.watch(registry);
+  qualifyLegacyIds(
+    db,
+    userState,
+    chat.platforms.filter((name) => name !== "terminal"),
+    logger,
+  );
   const nodes = new NodeStore(db);
   for (const paired of nodes.list()) registry.addPaired(paired);
   const pairing = new PairingService({

@@ -84,6 +84,27 @@ export class UserStateStore {
     this.persist(this.state);
   }
 
+  /** User ids stored without their adapter's name (a router from before adapters were named). */
+  bareIds(): string[] {
+    return Object.keys(this.state.users).filter((userId) => !userId.includes(":"));
+  }
+
+  /** Gives bare user and chat ids the adapter's name (legacy-ids.ts decides which adapter). */
+  qualifyBareIds(adapter: string): void {
+    const qualify = (id: string) => (id.includes(":") ? id : `${adapter}:${id}`);
+    const chat = (ref: ChatRef): ChatRef => ({ platform: ref.platform, chat_id: qualify(ref.chat_id) });
+    const users = Object.entries(this.state.users).map(([userId, user]) => [
+      qualify(userId),
+      {
+        ...user,
+        ...(user.chat ? { chat: chat(user.chat) } : {}),
+        ...(user.chats ? { chats: user.chats.map(chat) } : {}),
+      },
+    ]);
+    this.state.users = Object.fromEntries(users);
+    this.persist(this.state);
+  }
+
   /** Users whose active node is `nodeId`. */
   usersOnNode(nodeId: string): string[] {
     return Object.entries(this.state.users)
