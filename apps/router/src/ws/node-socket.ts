@@ -216,9 +216,14 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
         return;
       case "notify":
       case "task_complete":
-      case "send_file":
-        ctx.deliveries.push(live.nodeId, frame);
+      case "send_file": {
+        // A push queued before the router named its adapters (a reminder set last month) carries
+        // a bare user id: read it as SERVES_USERS is read.
+        const user = ctx.qualifyUsers?.([frame.user_id]);
+        const userId = user?.ok ? (user.ids[0] ?? frame.user_id) : frame.user_id;
+        ctx.deliveries.push(live.nodeId, { ...frame, user_id: userId });
         return;
+      }
       case "sessions_update":
         ctx.registry.updateSessions(live.nodeId, frame.sessions, frame.capabilities);
         return;
