@@ -147,6 +147,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     requests,
     admins,
     pairing,
+    qualifyUser: (id) => access.qualifyUser(id),
     forward: createForwarder(registry),
     routing: deps.routing ?? defaultRoutingSteps(config, clock, logger),
     requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000,

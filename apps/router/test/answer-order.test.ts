@@ -1,6 +1,6 @@
 import { type FakeOpenAI, processRunning, startFakeOpenAI, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { onCleanup, startTestHost, startTestRouter, tempDataDir } from "./support.ts";
+import { memoryId, onCleanup, startTestHost, startTestRouter, tempDataDir } from "./support.ts";
 
 // Each user's messages are answered in the order they were sent, commands included, and each
 // answer is a reply to the message it answers: router and real host over real sockets, with
@@ -23,7 +23,7 @@ describe("answer order and replies", () => {
     const { chat, nodeUrl } = await startTestRouter();
     await startTestHost(nodeUrl, { WORKING_DIR: tempDataDir() }).ready();
     const numbers = [1, 2, 3, 4, 5, 6];
-    for (const n of numbers) chat.receive({ userId: "u1", text: `/shell echo ${n}`, messageId: `msg-${n}` });
+    for (const n of numbers) chat.receive({ userId: "u1", text: `/shell echo ${n}`, id: `msg-${n}` });
     await waitFor(() => answersTo(chat, "u1").length === numbers.length, { message: "six answers" });
     expect(answersTo(chat, "u1")).toEqual(
       numbers.map((n) => ({ text: `$ echo ${n}\nexit code 0\nstdout:\n${n}\n`, replyTo: `msg-${n}` })),
@@ -48,13 +48,13 @@ describe("answer order and replies", () => {
     }).ready();
     const waiting = () => router.registry.connection("home-pc")?.pending.size ?? 0;
 
-    chat.receive({ userId: "alice", text: "think about it", messageId: "a-1" });
-    chat.receive({ userId: "alice", text: "/shell echo quick", messageId: "a-2" });
+    chat.receive({ userId: "alice", text: "think about it", id: "a-1" });
+    chat.receive({ userId: "alice", text: "/shell echo quick", id: "a-2" });
     await waitFor(() => model.requests.length === 1 && waiting() === 2, {
       message: "the turn to run and the /shell to reach the host",
     });
     // Sent behind alice's two on the same socket: the host has both of hers when it gets this.
-    chat.receive({ userId: "bob", text: "/shell echo not held up", messageId: "b-1" });
+    chat.receive({ userId: "bob", text: "/shell echo not held up", id: "b-1" });
     await waitFor(() => answersTo(chat, "bob").length === 1, { message: "bob's answer" });
     expect(answersTo(chat, "bob")[0]?.replyTo).toBe("b-1");
     expect(answersTo(chat, "alice")).toEqual([]);
@@ -71,12 +71,18 @@ describe("answer order and replies", () => {
     const { chat, nodeUrl } = await startTestRouter({ REQUEST_TIMEOUT_S: 1 });
     const host = startTestHost(nodeUrl, { WORKING_DIR: tempDataDir() });
     await host.ready();
-    chat.receive({ userId: "u1", text: "/nodes", messageId: "nodes-1" });
+    chat.receive({ userId: "u1", text: "/nodes", id: "nodes-1" });
     // Not answered in time: the router's TIMEOUT is the answer, and its cancel kills the command.
-    chat.receive({ userId: "u1", text: "/shell sleep 29.9792", messageId: "late-1" });
+    chat.receive({ userId: "u1", text: "/shell sleep 29.9792", id: "late-1" });
     await waitFor(() => answersTo(chat, "u1").some((a) => a.text.startsWith("⏱️")), { message: "TIMEOUT" });
     await waitFor(() => !processRunning("sleep 29.9792"), { message: "the sleep to be killed" });
-    host.push({ type: "notify", user_id: "u1", platform: "memory", chat_id: "chat-u1", text: "a notice" });
+    host.push({
+      type: "notify",
+      user_id: memoryId("u1"),
+      platform: "memory",
+      chat_id: memoryId("chat-u1"),
+      text: "a notice",
+    });
     await waitFor(() => chat.textsFor("u1").includes("a notice"));
     expect(answersTo(chat, "u1").map((a) => [a.text.split("\n")[0], a.replyTo])).toEqual([
       ["Connected Nodes:", "nodes-1"],

@@ -1,7 +1,7 @@
 import { createTestLogger } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import type { ChatAdapter } from "../src/chat/chat-adapter.ts";
 import { createMemoryChatAdapter } from "../src/chat/memory-adapter.ts";
+import type { PlatformAdapter } from "../src/chat/platform-adapter.ts";
 import { chooseChat, selectChatAdapters } from "../src/chat/select-adapters.ts";
 import { RouterConfigSchema } from "../src/config.ts";
 import { openRouterDatabase, routerDatabasePath } from "../src/state/router-db.ts";
@@ -14,19 +14,24 @@ const config = (keys: Record<string, unknown>) =>
   RouterConfigSchema.parse({ DATA_DIR: tempDataDir(), ...keys });
 
 describe("chooseChat", () => {
-  const cases: Array<[string, Record<string, unknown>, boolean, string]> = [
-    ["auto, Feishu configured, stdin a pipe", feishu, false, "feishu"],
-    ["auto, Feishu configured, stdin a terminal", feishu, true, "feishu"],
-    ["auto, nothing configured, stdin a terminal", {}, true, "terminal"],
-    ["auto, nothing configured, stdin a pipe or /dev/null", {}, false, "none"],
-    ["terminal, stdin a pipe", { CHAT: "terminal" }, false, "terminal"],
-    ["terminal, Feishu configured", { CHAT: "terminal", ...feishu }, false, "terminal"],
-    ["none, stdin a terminal", { CHAT: "none" }, true, "none"],
-    ["none, Feishu configured", { CHAT: "none", ...feishu }, true, "none"],
+  // [case, config, stdin is a terminal, platforms served, terminal served]
+  const cases: Array<[string, Record<string, unknown>, boolean, string[], boolean]> = [
+    ["auto, Feishu configured, stdin a pipe", feishu, false, ["feishu"], false],
+    ["auto, Feishu configured, stdin a terminal", feishu, true, ["feishu"], false],
+    ["auto, nothing configured, stdin a terminal", {}, true, [], true],
+    ["auto, nothing configured, stdin a pipe or /dev/null", {}, false, [], false],
+    ["terminal, stdin a pipe", { CHAT: "terminal" }, false, [], true],
+    ["terminal, Feishu configured", { CHAT: "terminal", ...feishu }, false, ["feishu"], true],
+    ["none, stdin a terminal", { CHAT: "none" }, true, [], false],
+    ["none, Feishu configured", { CHAT: "none", ...feishu }, true, [], false],
   ];
-  for (const [name, keys, stdinIsTerminal, expected] of cases)
-    it(`${name} → ${expected}`, () => {
-      expect(chooseChat(config(keys), stdinIsTerminal)).toBe(expected);
+  for (const [name, keys, stdinIsTerminal, platforms, terminal] of cases)
+    it(`${name} → ${[...platforms, ...(terminal ? ["terminal"] : [])].join(" + ") || "none"}`, () => {
+      const choice = chooseChat(config(keys), stdinIsTerminal);
+      expect({ platforms: choice.platforms.map((spec) => spec.name), terminal: choice.terminal }).toEqual({
+        platforms,
+        terminal,
+      });
     });
 
   it("CHAT is auto by default and refuses anything else, naming the key", () => {
@@ -46,7 +51,7 @@ describe("selectChatAdapters", () => {
       db.close();
     });
     const { logger, lines } = createTestLogger("info");
-    const built: ChatAdapter[] = [];
+    const built: PlatformAdapter[] = [];
     const adapters = await selectChatAdapters(routerConfig, {
       logger,
       clock: { now: () => Date.now() },
@@ -79,12 +84,31 @@ describe("selectChatAdapters", () => {
     expect(logs().map((line) => [line.level, line.msg])).toEqual([[30, expect.stringMatching(/headless/)]]);
   });
 
-  it("CHAT=terminal builds the terminal chat on a pipe, and says Feishu is left unserved", async () => {
-    const { adapters, built, logs } = await select({ CHAT: "terminal", ...feishu }, false);
-    expect(adapters).toEqual(built);
-    expect(adapters.map((adapter) => adapter.platform)).toEqual(["terminal"]);
-    expect(logs().map((line) => line.msg)).toEqual([
-      "FEISHU_APP_ID is set but CHAT=terminal: Feishu is not served",
+  it("CHAT=terminal serves the terminal beside Feishu, even on a pipe", async () => {
+    const { adapters, built, logs } = await select(
+      { CHAT: "terminal", ...feishu, ALLOWED_USERS: "ou_owner" },
+      false,
+    );
+    expect(built.map((adapter) => adapter.name)).toEqual(["terminal"]);
+    expect(adapters.map((adapter) => [adapter.name, adapter.type])).toEqual([
+      ["feishu", "feishu"],
+      ["terminal", "memory"],
+    ]);
+    expect(adapters[1]).toBe(built[0]);
+    // Nothing is left unserved, so nothing needs saying.
+    expect(logs()).toEqual([]);
+  });
+
+  it("CHAT=none with Feishu configured says Feishu is not served", async () => {
+    const { adapters, built, logs } = await select(
+      { CHAT: "none", ...feishu, ALLOWED_USERS: "ou_owner" },
+      true,
+    );
+    expect(adapters).toEqual([]);
+    expect(built).toEqual([]);
+    expect(logs().map((line) => [line.level, line.msg])).toEqual([
+      [40, "chat platforms are configured but CHAT=none: none is served"],
+      [30, expect.stringMatching(/headless/)],
     ]);
   });
 });

@@ -163,7 +163,9 @@ describe("the shared chat layer", () => {
     await adapter.receive({ userId: "u1", text: "", unsupported: "sticker" });
     await layer.drain();
     expect(delivered).toEqual([]);
-    expect(adapter.textsFor("u1")[0]).toMatch(/this one was a sticker message/);
+    expect(adapter.textsFor("u1")[0]).toBe(
+      "I cannot read this kind of message (sticker). Please send it as text.",
+    );
   });
 
   it("fetches attachments within the bound and names the ones it could not take", async () => {

@@ -1,6 +1,6 @@
 import { connectFakeNode, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { onCleanup, SECRET, startTestRouter, tempDataDir } from "./support.ts";
+import { memoryId, onCleanup, SECRET, startTestRouter, tempDataDir } from "./support.ts";
 
 // A host's failure is an answer like any other: it comes through the host's outbox with a delivery
 // id, so it is shown to the user exactly once and acknowledged, even if it is sent twice or
@@ -22,9 +22,9 @@ function failureFor(id: string) {
     id,
     text: "the host failed: disk on fire",
     error: { code: "INTERNAL", message: "the host failed: disk on fire" },
-    user_id: USER,
+    user_id: memoryId(USER),
     platform: "memory",
-    chat_id: USER,
+    chat_id: memoryId(`chat-${USER}`),
     delivery_id: `reply-${id}`,
   };
 }

@@ -29,9 +29,9 @@ describe("Feishu answers are replies", () => {
     await waitFor(() => inChat().some((m) => textOf(m) === "home-pc: slow"));
     host.push({
       type: "notify",
-      user_id: "ou_alice",
+      user_id: "feishu:ou_alice",
       platform: "feishu",
-      chat_id: "oc_alice",
+      chat_id: "feishu:oc_alice",
       text: "a notice",
     });
     await waitFor(() => inChat().some((m) => textOf(m) === "a notice"));

@@ -1,12 +1,12 @@
 import { createCipheriv, createHash, randomBytes } from "node:crypto";
 import { makeTempDir } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { FeishuError } from "../src/chat/feishu/feishu-error.ts";
+import { asPlatformCall, FeishuError } from "../src/chat/feishu/feishu-error.ts";
 import { parseReceiveEvent } from "../src/chat/feishu/incoming-event.ts";
-import { SeenEvents } from "../src/state/seen-events.ts";
 import { feishuWebhookVerifier } from "../src/chat/feishu/webhook-verifier.ts";
-import { withRetry } from "../src/chat/feishu/with-retry.ts";
+import { withPlatformRetry } from "../src/chat/send-retry.ts";
 import { openRouterDatabase, routerDatabasePath } from "../src/state/router-db.ts";
+import { SeenEvents } from "../src/state/seen-events.ts";
 
 function encrypt(json: string, key: string): string {
   const iv = randomBytes(16);
@@ -106,10 +106,18 @@ describe("receive events", () => {
     },
   });
 
-  it("reads private text and rich-text (post) messages", () => {
-    expect(parseReceiveEvent(base({}), "ou_bot")).toMatchObject({
+  it("reads private text and rich-text (post) messages, with Feishu's own ids", () => {
+    expect(parseReceiveEvent({ ...base({}), event_id: "ev_1" }, "ou_bot")).toEqual({
       kind: "message",
-      message: { text: "hi", userId: "ou_user", chatType: "private" },
+      message: {
+        id: "om_1",
+        channel: { id: "oc_1", type: "private" },
+        sender: { id: "ou_user", isBot: false },
+        text: "hi",
+        attachments: [],
+        isMention: true,
+        dedupeKeys: ["e:ev_1"],
+      },
     });
     const post = base({
       message_type: "post",
@@ -128,9 +136,22 @@ describe("receive events", () => {
     expect(parseReceiveEvent(post, "ou_bot")).toMatchObject({ message: { text: "T\nsee docs (https://x)" } });
   });
 
-  it("in groups answers only when the bot is @mentioned, without the mention in the text", () => {
+  it("ignores what a bot sent, and an event without a sender or message id", () => {
+    const fromBot = { ...base({}), sender: { sender_id: { open_id: "ou_other_bot" }, sender_type: "app" } };
+    expect(parseReceiveEvent(fromBot, "ou_bot")).toEqual({ kind: "ignore", reason: "sent by a bot" });
+    expect(parseReceiveEvent({ message: base({}).message }, "ou_bot")).toEqual({
+      kind: "ignore",
+      reason: "incomplete event",
+    });
+  });
+
+  // The shared layer answers a group message only when it is a mention (feishu.test.ts end to end).
+  it("in groups marks whether the bot is @mentioned, without the mention in the text", () => {
     const plain = base({ chat_type: "group" });
-    expect(parseReceiveEvent(plain, "ou_bot")).toMatchObject({ kind: "ignore" });
+    expect(parseReceiveEvent(plain, "ou_bot")).toMatchObject({
+      kind: "message",
+      message: { channel: { type: "group" }, isMention: false },
+    });
     const mentioned = base({
       chat_type: "group",
       content: '{"text":"@_user_1 /nodes"}',
@@ -138,19 +159,22 @@ describe("receive events", () => {
     });
     expect(parseReceiveEvent(mentioned, "ou_bot")).toMatchObject({
       kind: "message",
-      message: { text: "/nodes", chatType: "group" },
+      message: { text: "/nodes", channel: { type: "group" }, isMention: true },
     });
     const other = base({
       chat_type: "group",
       mentions: [{ key: "@_user_1", id: { open_id: "ou_someone" } }],
     });
-    expect(parseReceiveEvent(other, "ou_bot")).toMatchObject({ kind: "ignore" });
+    expect(parseReceiveEvent(other, "ou_bot")).toMatchObject({
+      kind: "message",
+      message: { isMention: false },
+    });
   });
 
   it("names a message type it cannot read", () => {
     expect(parseReceiveEvent(base({ message_type: "sticker", content: "{}" }), "ou_bot")).toMatchObject({
-      kind: "unsupported",
-      messageType: "sticker",
+      kind: "message",
+      message: { unsupported: "sticker" },
     });
   });
 });
@@ -190,32 +214,57 @@ describe("seen events", () => {
   });
 });
 
-describe("withRetry", () => {
+describe("Feishu errors under the shared send retry", () => {
   it("retries rate limits and 5xx, honouring the reset header, and gives up on other errors", async () => {
     const waits: number[] = [];
     const sleep = async (ms: number) => {
       waits.push(ms);
     };
+    const policy = { attempts: 5, baseMs: 100, maxMs: 10_000, maxRetryAfterMs: 60_000, sleep };
     let calls = 0;
-    const result = await withRetry(
-      async () => {
-        calls++;
-        if (calls === 1) throw new FeishuError("rate", 429, undefined, 3000);
-        if (calls === 2) throw new FeishuError("busy", 200, 99991400, undefined);
-        if (calls === 3) throw new FeishuError("down", 503, undefined, undefined);
-        return "sent";
-      },
-      { attempts: 5, baseMs: 100, maxMs: 10_000, sleep },
+    const result = await withPlatformRetry(
+      () =>
+        asPlatformCall(async () => {
+          calls++;
+          if (calls === 1) throw new FeishuError("rate", 429, undefined, 3000);
+          if (calls === 2) throw new FeishuError("busy", 200, 99991400, undefined);
+          if (calls === 3) throw new FeishuError("down", 503, undefined, undefined);
+          return "sent";
+        }),
+      policy,
     );
     expect(result).toBe("sent");
     expect(waits).toEqual([3000, 200, 400]);
+    let refused = 0;
     await expect(
-      withRetry(async () => Promise.reject(new FeishuError("bad card", 400, 230099, undefined)), {
-        attempts: 5,
-        baseMs: 1,
-        maxMs: 1,
-        sleep,
-      }),
-    ).rejects.toMatchObject({ code: 230099 });
+      withPlatformRetry(
+        () =>
+          asPlatformCall(async () => {
+            refused++;
+            throw new FeishuError("bad card", 400, 230099, undefined);
+          }),
+        policy,
+      ),
+    ).rejects.toMatchObject({ kind: "permanent", details: { code: 230099, status: 400 } });
+    expect(refused).toBe(1);
+  });
+
+  it("does not wait out a reset longer than the policy allows", async () => {
+    const waits: number[] = [];
+    await expect(
+      withPlatformRetry(
+        () => asPlatformCall(() => Promise.reject(new FeishuError("rate", 429, undefined, 600_000))),
+        {
+          attempts: 5,
+          baseMs: 1,
+          maxMs: 1,
+          maxRetryAfterMs: 60_000,
+          sleep: async (ms) => {
+            waits.push(ms);
+          },
+        },
+      ),
+    ).rejects.toMatchObject({ kind: "rate_limited", details: { retryAfterMs: 600_000 } });
+    expect(waits).toEqual([]);
   });
 });

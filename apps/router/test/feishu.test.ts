@@ -113,7 +113,7 @@ describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
     );
     await waitFor(() => sentTexts("oc_alice").length === 1);
     expect(sentTexts("oc_m")).toEqual([
-      "🔒 This bot is private. Ask its owner to add your id to ALLOWED_USERS: ou_mallory",
+      "🔒 This bot is private. Ask its owner to add your id to ALLOWED_USERS: feishu:ou_mallory",
     ]);
     expect(forwarded).toBe(0);
   });
@@ -125,8 +125,8 @@ describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
       messageEvent({ openId: "ou_alice", chatId: "oc_alice", chatType: "p2p", messageType: "sticker" }),
     );
     await waitFor(() => sentTexts("oc_alice").length === 1);
-    expect(sentTexts("oc_alice")[0]).toMatch(
-      /^I can read text and rich-text \(post\) messages; this one was a sticker message/,
+    expect(sentTexts("oc_alice")[0]).toBe(
+      "I cannot read this kind of message (sticker). Please send it as text.",
     );
   });
 
@@ -163,9 +163,9 @@ describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
     await waitFor(() => sentTexts("oc_alice").length === 1);
     host.push({
       type: "send_file",
-      user_id: "ou_alice",
+      user_id: "feishu:ou_alice",
       platform: "feishu",
-      chat_id: "oc_alice",
+      chat_id: "feishu:oc_alice",
       name: "report.txt",
       mime_type: "text/plain",
       data_base64: Buffer.from("all good").toString("base64"),
@@ -196,8 +196,12 @@ describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
     const messages = fake.sent().filter((m) => m.receive_id === "oc_alice");
     expect(messages.map(textOf)).toEqual([expect.stringMatching(/^… step 1/), "all steps done"]);
     const patches = fake.patches().filter((p) => p.message_id === messages[0]?.message_id);
-    expect(patches.length).toBeGreaterThanOrEqual(1);
-    expect(patches.length).toBeLessThanOrEqual(Math.ceil(elapsedS) + 1);
+    // The last patch marks the card done (the "send" result mode); the ones before are progress.
+    const card = fake.message(messages[0]?.message_id ?? "");
+    expect(card && textOf(card)).toMatch(/^… step \d+(\n… step \d+)*\n✅ done$/);
+    const progressPatches = patches.slice(0, -1);
+    expect(progressPatches.length).toBeGreaterThanOrEqual(1);
+    expect(progressPatches.length).toBeLessThanOrEqual(Math.ceil(elapsedS) + 1);
   });
 
   it("rate-limit answers (429) are retried after backoff and the reply is delivered", async () => {

@@ -24,7 +24,32 @@ describe("forwarding", () => {
     await waitFor(() => chat.textsFor("u1").includes("… working on it"));
     handler.release();
     await waitFor(() => chat.textsFor("u1").includes("home-pc: slow"));
-    expect(chat.textsFor("u1")).toEqual(["… working on it", "home-pc: slow"]);
+    // By default ("send") the progress message is marked done and the answer is a message of its own.
+    expect(chat.textsFor("u1")).toEqual(["… working on it\n✅ done", "home-pc: slow"]);
+    expect(chat.sent[0]?.history).toEqual(["… working on it", "… working on it\n✅ done"]);
+  });
+
+  it("/result replace puts the answer in place of the progress message, in that chat", async () => {
+    const { chat, nodeUrl } = await startTestRouter();
+    const handler = echoHandler("home-pc");
+    await startTestHost(nodeUrl, {}, handler).ready();
+    chat.receive({ userId: "u1", text: "/result" });
+    chat.receive({ userId: "u1", text: "/result replace" });
+    await waitFor(() => chat.textsFor("u1").length === 2);
+    expect(chat.textsFor("u1")).toEqual([
+      "Results in this chat: sent as a new message after the progress message (/result replace|send).",
+      "✅ Results in this chat: replace the progress message (/result replace|send).",
+    ]);
+    chat.sent.splice(0);
+    chat.receive({ userId: "u1", text: "slow" });
+    await waitFor(() => chat.textsFor("u1").includes("… working on it"));
+    handler.release();
+    await waitFor(() => chat.textsFor("u1").includes("home-pc: slow"));
+    expect(chat.sent.map((m) => m.history)).toEqual([["… working on it", "home-pc: slow"]]);
+    // Another chat of the same user keeps the default.
+    chat.receive({ userId: "u1", chatId: "team", chatType: "group", text: "/result" });
+    await waitFor(() => chat.sent.length === 2);
+    expect(chat.sent[1]?.text).toMatch(/^Results in this chat: sent as a new message/);
   });
 
   it("M3: two nodes serving the same user — asks to choose, then routes to the active node", async () => {

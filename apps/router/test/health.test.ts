@@ -27,7 +27,7 @@ async function nodeWithSessions(nodeUrl: string, nodeId: string, sessions: numbe
       agent: "claude",
       project: `private-project-${i}-${"p".repeat(40)}`,
       busy: false,
-      user_id: "ou_secret_user",
+      user_id: "memory:ou_secret_user",
     })),
   });
   return node;
@@ -68,7 +68,12 @@ describe("GET /health", () => {
     expect(nodes).toHaveLength(200);
     expect(body.more_nodes).toBe(10);
     expect(Math.max(...nodes.map((n) => n.sessions.length))).toBe(20);
-    expect(nodes[0]).toMatchObject({ node_id: "junk-000", users: ["ou_secret_user"], status: "online" });
+    // A bare SERVES_USERS id is the only chat adapter's: stored qualified.
+    expect(nodes[0]).toMatchObject({
+      node_id: "junk-000",
+      users: ["memory:ou_secret_user"],
+      status: "online",
+    });
     expect(text.length).toBeLessThan(2_000_000);
   });
 });

@@ -1,6 +1,6 @@
 import { connectFakeNode, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { adminHeaders, SECRET, startTestRouter } from "./support.ts";
+import { adminHeaders, memoryId, SECRET, startTestRouter } from "./support.ts";
 
 // The /ws/node endpoint over real sockets: auth, handshake, bad frames, heartbeat.
 
@@ -38,7 +38,7 @@ describe("node endpoint", () => {
         node_id: "home-pc",
         display_name: "Home PC",
         status: "online",
-        users: ["ou_1"],
+        users: [memoryId("ou_1")], // a bare SERVES_USERS id is the only chat adapter's
         sessions: [expect.objectContaining({ id: "s1", project: "todo_app" })],
         online_for: expect.stringMatching(/^\d+s$/),
         last_seen: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -164,7 +164,7 @@ describe("node endpoint", () => {
       type: "task_complete",
       task_id: "abc123",
       delivery_id: "task-abc123",
-      user_id: "u1",
+      user_id: memoryId("u1"),
       ok: true,
       description: "pytest -q",
       output: "42 passed",

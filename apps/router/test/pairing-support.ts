@@ -1,9 +1,11 @@
 import { connectFakeNode, type FakeNode, makeNodeKey, type NodeKey, waitFor } from "@phonework/testkit";
-import { onCleanup, startTestRouter, type TestRouter } from "./support.ts";
+import { memoryId, onCleanup, startTestRouter, type TestRouter } from "./support.ts";
 
 // A router with an admin (u1) who pairs fake nodes through chat, as a person would.
 
 export const ADMIN = "u1";
+/** The admin's id as the router stores it and hosts receive it. */
+export const ADMIN_ID = memoryId(ADMIN);
 
 export async function startPairingRouter(overrides: Parameters<typeof startTestRouter>[0] = {}) {
   return startTestRouter({ ADMINS: ADMIN, ...overrides });

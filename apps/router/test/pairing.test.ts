@@ -1,7 +1,15 @@
 import { connectFakeNode, makeNodeKey, signChallenge, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { parseRouterCommand } from "../src/commands/router-commands.ts";
-import { ADMIN, askJoinCode, echo, pairedNode, reconnect, startPairingRouter } from "./pairing-support.ts";
+import {
+  ADMIN,
+  ADMIN_ID,
+  askJoinCode,
+  echo,
+  pairedNode,
+  reconnect,
+  startPairingRouter,
+} from "./pairing-support.ts";
 import { onCleanup, SECRET, startTestRouter } from "./support.ts";
 
 // Hosts are paired, each with its own key, over real sockets — and every way an attacker would
@@ -27,8 +35,8 @@ describe("pairing", () => {
     });
     expect(t.router.registry.get("home-pc")).toMatchObject({
       paired: true,
-      owner: ADMIN,
-      servesUsers: [ADMIN],
+      owner: ADMIN_ID,
+      servesUsers: [ADMIN_ID],
     });
     echo(first, "home-pc");
     t.chat.receive({ userId: ADMIN, text: "hello" });
@@ -98,7 +106,7 @@ describe("pairing", () => {
     const open = await startTestRouter({ ALLOWED_USERS: "u1,u2" });
     open.chat.receive({ userId: "u1", text: "/pair x" });
     expect(await waitFor(() => open.chat.textsFor("u1")[0])).toBe(
-      "🔒 /pair is for admins, and none is set: set ADMINS on the router (your id: u1).",
+      "🔒 /pair is for admins, and none is set: set ADMINS on the router (your id: memory:u1).",
     );
   });
 });
@@ -198,16 +206,23 @@ describe("who a node serves is the router's decision", () => {
     await waitFor(() => t.chat.textsFor("u2").length === 1);
     expect(node.inbox.ofType("forward")).toEqual([]);
 
+    // A bare id is the only chat adapter's, as in SERVES_USERS.
     t.chat.receive({ userId: ADMIN, text: "/share home-pc u2" });
-    await waitFor(() => t.chat.textsFor(ADMIN).includes("✅ home-pc now serves: u1, u2."));
+    await waitFor(() => t.chat.textsFor(ADMIN).includes("✅ home-pc now serves: memory:u1, memory:u2."));
     t.chat.receive({ userId: "u2", text: "hi again" });
     await waitFor(() => t.chat.textsFor("u2").includes("home-pc: hi again"));
 
-    t.chat.receive({ userId: ADMIN, text: "/unshare home-pc u2" });
-    await waitFor(() => t.chat.textsFor(ADMIN).includes("✅ home-pc now serves: u1."));
+    t.chat.receive({ userId: ADMIN, text: "/unshare home-pc memory:u2" });
+    await waitFor(() => t.chat.textsFor(ADMIN).includes("✅ home-pc now serves: memory:u1."));
     t.chat.receive({ userId: "u2", text: "and now?" });
     await waitFor(() => t.chat.textsFor("u2").length === 3);
     expect(t.chat.textsFor("u2")[2]).not.toContain("home-pc:");
+
+    // An id naming an adapter the router does not have shares with nobody.
+    t.chat.receive({ userId: ADMIN, text: "/share home-pc telegram:42" });
+    await waitFor(() => t.chat.textsFor(ADMIN).some((text) => text.startsWith("❌")));
+    expect(t.chat.textsFor(ADMIN).at(-1)).toMatch(/^❌ "telegram:42" names no chat adapter "telegram"/);
+    expect(t.router.registry.get("home-pc")?.servesUsers).toEqual([ADMIN_ID]);
   });
 
   it("/revoke closes the node's socket within a second and refuses its key; /forget removes it from /nodes", async () => {
@@ -234,12 +249,12 @@ describe("who a node serves is the router's decision", () => {
     const t = await startPairingRouter();
     await pairedNode(t, "home-pc");
     t.chat.receive({ userId: ADMIN, text: "/nodes" });
-    await waitFor(() => t.chat.textsFor(ADMIN).some((text) => text.includes("owner: u1")));
+    await waitFor(() => t.chat.textsFor(ADMIN).some((text) => text.includes("owner: memory:u1")));
     t.chat.receive({ userId: ADMIN, text: "/status" });
     await waitFor(() =>
       t.chat
         .textsFor(ADMIN)
-        .some((text) => text.includes("• home-pc (home-pc) — online") && text.includes("owner u1")),
+        .some((text) => text.includes("• home-pc (home-pc) — online") && text.includes("owner memory:u1")),
     );
   });
 });

@@ -2,7 +2,9 @@ import { createTestLogger, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { ChatHub } from "../src/chat/chat-hub.ts";
 import { createMemoryChatAdapter } from "../src/chat/memory-adapter.ts";
-import { ADMIN, pairedNode, startPairingRouter } from "./pairing-support.ts";
+import { ButtonStore } from "../src/state/button-store.ts";
+import { ADMIN, ADMIN_ID, pairedNode, startPairingRouter } from "./pairing-support.ts";
+import { memoryId } from "./support.ts";
 
 // What a paired node pushes on its own (notices, task completions, files, late answers) reaches
 // only the users the router lets it serve, only chats they wrote from, in bounded size and rate.
@@ -20,7 +22,7 @@ async function setup(overrides: Parameters<typeof startPairingRouter>[0] = {}) {
 const notify = (deliveryId: string, fields: Record<string, unknown>) => ({
   type: "notify",
   delivery_id: deliveryId,
-  user_id: ADMIN,
+  user_id: ADMIN_ID,
   text: "hello",
   ...fields,
 });
@@ -28,22 +30,28 @@ const notify = (deliveryId: string, fields: Record<string, unknown>) => ({
 describe("pushes from a node", () => {
   it("notify, task_complete and send_file for a user the node does not serve are dropped and acknowledged as such", async () => {
     const t = await setup();
-    t.node.send(notify("n1", { user_id: "u2", text: "phish" }));
+    t.node.send(notify("n1", { user_id: memoryId("u2"), text: "phish" }));
     t.node.send({
       type: "task_complete",
       delivery_id: "t1",
       task_id: "abc",
-      user_id: "u2",
+      user_id: memoryId("u2"),
       ok: true,
       description: "x",
       output: "y",
       elapsed_ms: 1,
     });
-    t.node.send({ type: "send_file", delivery_id: "f1", user_id: "u2", name: "a.txt", data_base64: "aGk=" });
+    t.node.send({
+      type: "send_file",
+      delivery_id: "f1",
+      user_id: memoryId("u2"),
+      name: "a.txt",
+      data_base64: "aGk=",
+    });
     for (const id of ["n1", "t1", "f1"])
       expect(await t.node.inbox.next("push_ack", (f) => f.delivery_id === id)).toMatchObject({
         ok: false,
-        error: "node home-pc does not serve user u2",
+        error: "node home-pc does not serve user memory:u2",
       });
     expect(t.chat.sent).toEqual([]);
     expect(t.logs().filter((line) => String(line.msg).startsWith("push dropped"))).toHaveLength(3);
@@ -55,7 +63,7 @@ describe("pushes from a node", () => {
 
   it("a push naming a chat its user never wrote from goes to the user's own latest chat instead", async () => {
     const t = await setup();
-    t.node.send(notify("n1", { platform: "memory", chat_id: "chat-u2", text: "for u1's eyes" }));
+    t.node.send(notify("n1", { platform: "memory", chat_id: memoryId("chat-u2"), text: "for u1's eyes" }));
     await t.node.inbox.next("push_ack", (f) => f.delivery_id === "n1");
     expect(t.chat.sent.map((m) => [m.to.chatId, m.text])).toEqual([["chat-u1", "for u1's eyes"]]);
   });
@@ -70,9 +78,9 @@ describe("pushes from a node", () => {
       id: forward.id,
       delivery_id: "late-1",
       text: "done at last",
-      user_id: "u2",
+      user_id: memoryId("u2"),
       platform: "memory",
-      chat_id: "chat-u2",
+      chat_id: memoryId("chat-u2"),
     });
     expect(await t.node.inbox.next("push_ack", (f) => f.delivery_id === "late-1")).toMatchObject({
       ok: true,
@@ -86,8 +94,8 @@ describe("pushes from a node", () => {
       id: "never-forwarded",
       delivery_id: "late-2",
       text: "spam",
-      user_id: "u2",
-      chat_id: "chat-u2",
+      user_id: memoryId("u2"),
+      chat_id: memoryId("chat-u2"),
     });
     expect(await t.node.inbox.next("push_ack", (f) => f.delivery_id === "late-2")).toMatchObject({
       ok: false,
@@ -139,17 +147,25 @@ describe("the router's send queue per chat", () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const send = slow.sendText.bind(slow);
-    slow.sendText = async (to, text) => {
+    const send = slow.send.bind(slow);
+    slow.send = async (to, text, options) => {
       await gate;
-      return send(to, text);
+      return send(to, text, options);
     };
     const { logger } = createTestLogger();
-    const hub = new ChatHub([slow], logger, 3);
+    const hub = new ChatHub([slow], {
+      logger,
+      buttons: ButtonStore.inMemory(60_000, () => Date.now()),
+      retry: { attempts: 1, baseMs: 0, maxMs: 0, maxRetryAfterMs: 0 },
+      maxPerChat: 3,
+    });
     const flood = Array.from({ length: 10 }, (_, i) =>
-      hub.sendText({ platform: "memory", userId: "u1", chatId: "c1" }, `m${i}`),
+      hub.sendText({ platform: "memory", userId: memoryId("u1"), chatId: memoryId("c1") }, `m${i}`),
     );
-    const other = hub.sendText({ platform: "memory", userId: "u2", chatId: "c2" }, "other chat");
+    const other = hub.sendText(
+      { platform: "memory", userId: memoryId("u2"), chatId: memoryId("c2") },
+      "other chat",
+    );
     release();
     const results = await Promise.all(flood);
     expect(results.filter(Boolean)).toHaveLength(3);

@@ -5,6 +5,7 @@ import { findExplicitTarget } from "../src/routing/explicit-target.ts";
 import {
   adminHeaders,
   echoHandler,
+  memoryId,
   onCleanup,
   startTestHost,
   startTestRouter,
@@ -15,6 +16,8 @@ import {
 // server as the routing LLM: what it is shown, what it answers, and when it is not asked at all.
 
 const USER = "u1";
+/** The user's id as hosts receive it, and use it in sessions and pushes. */
+const USER_ID = memoryId(USER);
 let llm: FakeOpenAI;
 let t: TestRouter;
 
@@ -55,7 +58,15 @@ async function activeNodeIs(): Promise<string | undefined> {
 }
 
 function session(id: string, overrides: Partial<SessionSummary> = {}): SessionSummary {
-  return { id, agent: "claude", project: "todo_app", busy: false, user_id: USER, active: true, ...overrides };
+  return {
+    id,
+    agent: "claude",
+    project: "todo_app",
+    busy: false,
+    user_id: USER_ID,
+    active: true,
+    ...overrides,
+  };
 }
 
 beforeEach(async () => {
@@ -153,7 +164,7 @@ describe("routing order (two and three nodes for one user)", () => {
     const work = await startNode("work-server");
     work.push({
       type: "sessions_update",
-      sessions: [session("1", { user_id: "someone-else" }), session("2", { active: false })],
+      sessions: [session("1", { user_id: memoryId("someone-else") }), session("2", { active: false })],
     });
     await waitFor(() => t.router.registry.get("work-server")?.sessions.length === 2);
     llm.script(routeTo("home-pc"));
@@ -272,15 +283,15 @@ describe("routing order (two and three nodes for one user)", () => {
   it("task completions and notifications are tagged with the node's name when the user has several nodes", async () => {
     await startRouter();
     const home = await startNode("home-pc");
-    home.push({ type: "notify", user_id: USER, text: "just me" });
+    home.push({ type: "notify", user_id: USER_ID, text: "just me" });
     await waitFor(() => t.chat.textsFor(USER).includes("just me"));
     const work = await startNode("work-server");
-    work.push({ type: "notify", user_id: USER, text: "build finished" });
+    work.push({ type: "notify", user_id: USER_ID, text: "build finished" });
     await waitFor(() => t.chat.textsFor(USER).includes("[work-server] build finished"));
     home.push({
       type: "task_complete",
       task_id: "9",
-      user_id: USER,
+      user_id: USER_ID,
       ok: true,
       description: "npm test",
       output: "42 passed",
@@ -300,7 +311,7 @@ describe("routing order (two and three nodes for one user)", () => {
     };
     const work_ = health.nodes.find((n) => n.node_id === "work-server");
     expect(work_).toMatchObject({ status: "online", online_for: expect.stringMatching(/^\d+s$/) });
-    expect(work_?.sessions).toEqual([expect.objectContaining({ id: "3", user_id: USER, active: true })]);
+    expect(work_?.sessions).toEqual([expect.objectContaining({ id: "3", user_id: USER_ID, active: true })]);
   });
 });
 

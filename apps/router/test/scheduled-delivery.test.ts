@@ -7,7 +7,7 @@ import {
   waitFor,
 } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { onCleanup, SECRET, startTestHost, startTestRouter, tempDataDir } from "./support.ts";
+import { memoryId, onCleanup, SECRET, startTestHost, startTestRouter, tempDataDir } from "./support.ts";
 
 // Reminders that survive outages: the host killed over the due time (a real `pnpm host` process,
 // SIGKILL), the router down at the due time, and a pushed item delivered twice on the wire —
@@ -142,9 +142,9 @@ describe("scheduled messages across outages", () => {
     const port = Number(new URL(t.url).port);
     const notify = {
       type: "notify",
-      user_id: USER,
+      user_id: memoryId(USER),
       platform: "memory",
-      chat_id: "c1",
+      chat_id: memoryId("c1"),
       text: "build finished",
       delivery_id: "d-1",
     };

@@ -17,6 +17,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/**
+ * A memory-chat user's (or chat's) id as the router stores it and hosts receive it: qualified by the
+ * adapter's name. The memory adapter itself records and is driven by its own ids ("u1").
+ */
+export const memoryId = (id: string) => `memory:${id}`;
+
 export function onCleanup(fn: () => Promise<void> | void): void {
   cleanups.push(fn);
 }

@@ -4,7 +4,7 @@ import { PassThrough } from "node:stream";
 import { createTestLogger, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { quote } from "../src/chat/answer-order.ts";
-import type { IncomingMessage } from "../src/chat/chat-adapter.ts";
+import type { ChannelMessage } from "../src/chat/platform-adapter.ts";
 import { createTerminalAdapter } from "../src/chat/terminal-adapter.ts";
 import { RouterConfigSchema } from "../src/config.ts";
 import { createRouter } from "../src/create-router.ts";
@@ -32,18 +32,25 @@ describe("terminal quotes", () => {
 
   it("quotes an answer that overtakes an earlier one, and the one overtaken; not answers in order", async () => {
     const t = terminal();
-    const received: IncomingMessage[] = [];
-    await t.adapter.start((message) => received.push(message));
+    const received: ChannelMessage[] = [];
+    await t.adapter.start({
+      message: async (message) => {
+        received.push(message);
+      },
+      button: async () => "",
+    });
     t.input.write("first\nsecond\nthird\nfourth\n");
     await waitFor(() => received.length === 4);
     const [first, second, third, fourth] = received;
-    const to = { platform: "terminal", userId: "local" };
-    await t.adapter.sendText(to, "answer 1", { replyTo: first?.messageId });
-    await t.adapter.sendText(to, "… progress", {});
-    await t.adapter.sendText(to, "answer 3", { replyTo: third?.messageId });
-    await t.adapter.sendText(to, "a notice");
-    await t.adapter.sendText(to, "answer 2", { replyTo: second?.messageId });
-    await t.adapter.sendText(to, "answer 4", { replyTo: fourth?.messageId });
+    const to = { userId: "local" };
+    const answer = (text: string, replyTo: string | undefined) =>
+      t.adapter.send(to, text, { idempotencyKey: text, ...(replyTo ? { replyTo } : {}) });
+    await answer("answer 1", first?.id);
+    await answer("… progress", undefined);
+    await answer("answer 3", third?.id);
+    await answer("a notice", undefined);
+    await answer("answer 2", second?.id);
+    await answer("answer 4", fourth?.id);
     expect(t.printed()).toBe(
       "answer 1\n… progress\n» third: answer 3\na notice\n» second: answer 2\nanswer 4\n",
     );

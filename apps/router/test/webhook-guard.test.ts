@@ -1,16 +1,19 @@
 import { sameSecret } from "@phonework/runtime";
 import { createManualClock, createTestLogger } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { SeenEvents } from "../src/state/seen-events.ts";
 import { guardWebhook, outsideWindow } from "../src/chat/webhook/guard-webhook.ts";
 import type { Verification, WebhookVerifier } from "../src/chat/webhook/webhook-verifier.ts";
+import { SeenEvents } from "../src/state/seen-events.ts";
 
 // The rules every platform's webhook shares, with a scripted verifier in place of a platform.
 
 const request = { headers: {}, rawBody: "{}" };
 const MINUTE = 60_000;
 
-function guarded(answers: Array<Verification<string>>, deliver: (event: string) => void = () => {}) {
+function guarded(
+  answers: Array<Verification<string>>,
+  deliver: (event: string) => void | Promise<void> = () => {},
+) {
   const clock = createManualClock(1_700_000_000_000);
   const { logger, lines } = createTestLogger("info");
   const verifier: WebhookVerifier<string> = {
@@ -24,9 +27,9 @@ function guarded(answers: Array<Verification<string>>, deliver: (event: string) 
     clock,
     seen: SeenEvents.inMemory(86_400_000, () => clock.now()),
     acknowledge: { status: 200, body: { ok: true } },
-    deliver(event) {
+    async deliver(event) {
       delivered.push(event);
-      deliver(event);
+      await deliver(event);
     },
     logger,
   });
@@ -106,18 +109,29 @@ describe("guardWebhook", () => {
     expect(delivered).toEqual(["e"]);
   });
 
-  it("acknowledges an event whose handler throws, and logs the failure", async () => {
+  it("an event that could not be stored gets 500 and is forgotten, so the platform's resend is taken", async () => {
     const now = 1_700_000_000_000;
-    const { endpoint, lines } = guarded(
-      [{ kind: "event", event: "boom", signedAtMs: now, ids: ["x:1"] }],
-      () => {
-        throw new Error("handler broke");
+    let failures = 1;
+    const { endpoint, lines, delivered } = guarded(
+      [
+        { kind: "event", event: "boom", signedAtMs: now, ids: ["x:1"] },
+        { kind: "event", event: "boom", signedAtMs: now, ids: ["x:1"] },
+        { kind: "event", event: "boom", signedAtMs: now, ids: ["x:1"] },
+      ],
+      async () => {
+        if (failures-- > 0) throw new Error("disk full");
       },
     );
-    expect((await endpoint.handle(request)).status).toBe(200);
+    expect((await endpoint.handle(request)).status).toBe(500);
     expect(lines()).toContainEqual(
-      expect.objectContaining({ level: 50, msg: "webhook event handling failed" }),
+      expect.objectContaining({
+        level: 50,
+        msg: "webhook event could not be stored; the platform will resend it",
+      }),
     );
+    expect((await endpoint.handle(request)).status).toBe(200); // the resend, taken
+    expect((await endpoint.handle(request)).status).toBe(200); // a replay of it, dropped
+    expect(delivered).toEqual(["boom", "boom"]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { type AccessSpec, AdapterAccess, routerAdmins, terminalAccessSpec } from "./adapter-access.ts";
 import { type AdapterConfig, adapterSpecs } from "./config/adapter-specs.ts";
 import type { PlatformAdapter } from "./platform-adapter.ts";
-import { qualifyAll, qualifyId, TERMINAL_ADAPTER } from "./qualified-id.ts";
+import { type QualifyResult, qualifyAll, qualifyId, TERMINAL_ADAPTER } from "./qualified-id.ts";
 
 // Who may use each adapter the router serves, who its admins are, and how a host's SERVES_USERS
 // ids are read. Configured adapters get their spec's rules; the terminal its one local user; an
@@ -31,6 +31,14 @@ export class ChatAccess {
   /** Unknown adapters let nobody in. */
   forAdapter(name: string): AdapterAccess {
     return this.byAdapter.get(name) ?? new AdapterAccess({ admins: [], dm: "none" });
+  }
+
+  /**
+   * A user id an admin typed (/share, /unshare), read as SERVES_USERS is: a bare id means the only
+   * chat adapter, and is refused (saying how to write it) when there are several.
+   */
+  qualifyUser(id: string): QualifyResult {
+    return this.chatAdapters.length === 0 ? { ok: true, id } : qualifyId(id, this.chatAdapters);
   }
 
   /**

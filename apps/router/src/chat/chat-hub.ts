@@ -161,9 +161,9 @@ export class ChatHub {
         fileTooLargeText(file.name, file.data.length, cap, adapter.type),
         capabilities,
       );
+      const idempotencyKey = randomUUID(); // the same on every retry
       if (file.data.length > cap && tooLarge)
-        return this.retrying(() => adapter.send(destination, tooLarge, { idempotencyKey: randomUUID() }));
-      const idempotencyKey = randomUUID();
+        return this.retrying(() => adapter.send(destination, tooLarge, { idempotencyKey }));
       try {
         return await this.retrying(() => adapter.sendFile(destination, file, { idempotencyKey }));
       } catch (error) {

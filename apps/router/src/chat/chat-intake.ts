@@ -75,9 +75,10 @@ export class ChatIntake implements PlatformEvents {
     if (result.kind === "unknown") return buttonExpiredText;
     if (result.kind === "not_yours") return buttonNotYoursText;
     if (result.kind === "answered") return buttonAnsweredText;
-    // Pressing is saying the command: the same rules as typing it.
+    // Pressing is saying the command: the same rules as typing it. A press is no message of its
+    // own: answers reply to the one the button was on (a made-up id is no message on the platform).
     const message: ChannelMessage = {
-      id: `button-${press.data}`,
+      id: press.messageId ?? `button-${press.data}`,
       channel: press.channel,
       sender: press.sender,
       text: result.command,

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type {
   Capabilities,
   ChannelMessage,
@@ -58,6 +59,9 @@ export function createMemoryChatAdapter(
   const sent: RecordedMessage[] = [];
   let events: PlatformEvents | undefined;
   let nextId = 0;
+  // Incoming ids are unique across instances too, as a platform's are: the shared layer drops a
+  // message whose id it stored before, and router.db outlives an adapter (a restart, a reopen).
+  const instance = randomUUID().slice(0, 8);
 
   const record = (to: Destination, text: string, extra: Omit<Partial<RecordedMessage>, "to" | "text">) => {
     const messageId = `m${++nextId}`;
@@ -97,7 +101,7 @@ export function createMemoryChatAdapter(
     },
     receive({ userId, chatId, chatType, ...message }) {
       return started().message({
-        id: `in${++nextId}`,
+        id: `in-${instance}-${++nextId}`,
         attachments: [],
         isMention: true,
         ...message,

@@ -5,6 +5,7 @@ import {
   type RouterCommandDeps,
   runRouterCommand,
 } from "../commands/router-commands.ts";
+import type { NodeInfo } from "../registry/node-info.ts";
 import { fallbackToActiveNode } from "../routing/basic-steps.ts";
 import { type RoutingStep, routeMessage } from "../routing/routing-step.ts";
 import type { Forwarder } from "../rpc/forwarder.ts";
@@ -27,7 +28,16 @@ import { fromNode, rpcErrorText } from "./user-messages.ts";
 // Answers from different nodes, and the router's own answers, are not held back behind a slow
 // node's: they may overtake, and the reply (or the terminal's quote) says which message they answer.
 
+/** How long after a start a message waits for its user's node to reconnect: a host's longest backoff. */
+const RECONNECT_GRACE_MS = 30_000;
+
 export interface DispatcherDeps extends RouterCommandDeps {
+  /** With `subscribe`, messages that come just after a start wait for their node to reconnect. */
+  registry: RouterCommandDeps["registry"] & {
+    subscribe?(listener: (event: { type: string; node: NodeInfo }) => void): () => void;
+  };
+  /** How long after the start that wait may last (default 30 s). */
+  reconnectGraceMs?: number;
   chat: ChatHub;
   /** Where each forwarded message came from: late answers go back there and nowhere else. */
   requests: RequestLog;
@@ -45,8 +55,11 @@ export class MessageDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   /** Each user's messages, routed and forwarded one at a time. */
   private readonly intake = new KeyedQueue();
+  private readonly startedAt: number;
 
-  constructor(private readonly deps: DispatcherDeps) {}
+  constructor(private readonly deps: DispatcherDeps) {
+    this.startedAt = deps.clock.now();
+  }
 
   /**
    * Handles a message in the background; `drain()` waits for all of them. Resolves (never
@@ -96,6 +109,7 @@ export class MessageDispatcher {
       return { answered: answer(runRouterCommand(asker, command, deps)).then(() => undefined) };
     }
 
+    await this.nodeReturning(message.userId);
     const nodes = deps.registry.nodesForUser(message.userId);
     const activeNodeId = effectiveActiveNode(message.userId, deps);
     const decision = await routeMessage(
@@ -173,5 +187,34 @@ export class MessageDispatcher {
       }
     })();
     return { answered };
+  }
+
+  /**
+   * Just after a (re)start hosts are still reconnecting, and messages stored or sent while the
+   * router was down arrive at once: one for the node the user was talking to, not back since the
+   * start, waits for it (bounded by the grace) rather than being told that node is offline.
+   */
+  private async nodeReturning(userId: string): Promise<void> {
+    const { deps } = this;
+    const nodeId = deps.userState.activeNode(userId);
+    const left = this.startedAt + (deps.reconnectGraceMs ?? RECONNECT_GRACE_MS) - deps.clock.now();
+    const subscribe = deps.registry.subscribe?.bind(deps.registry);
+    if (!nodeId || left <= 0 || !subscribe) return;
+    const node = deps.registry.get(nodeId);
+    // Online, revoked, or seen going offline since the start: not on its way back.
+    if (node && (node.status === "online" || node.revoked || node.lastSeen >= this.startedAt)) return;
+    deps.logger.info({ userId, nodeId }, "waiting for the node to reconnect after the start");
+    await new Promise<void>((resolve) => {
+      const unsubscribe = subscribe((event) => {
+        if (event.type === "online" && event.node.nodeId === nodeId) done();
+      });
+      const timer = setTimeout(() => done(), left);
+      timer.unref();
+      const done = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve();
+      };
+    });
   }
 }

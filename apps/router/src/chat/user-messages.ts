@@ -74,7 +74,7 @@ export const unknownUserText = (userId: string) =>
   `🔒 This bot is private. Ask its owner to add your id to ALLOWED_USERS: ${userId}`;
 
 export const unsupportedMessageText = (type: string) =>
-  `I can read text, files and photos; this one was a ${type} message. Please send it as text.`;
+  `I cannot read this kind of message (${type}). Please send it as text.`;
 
 /** A group message the bot was not addressed in: nothing is said (the group is not spammed). */
 export const buttonExpiredText = "This button has expired.";

@@ -63,10 +63,15 @@ export function runAdminCommand(
         const result = deps.pairing.forget(node.nodeId);
         return result.ok ? `🗑️ ${node.nodeId} forgotten.` : `❌ ${result.error}`;
       }
+      // Stored qualified, as SERVES_USERS is: a bare "u2" would match nobody and share nothing.
+      const user = deps.qualifyUser?.(second) ?? { ok: true, id: second };
+      if (name === "share" && !user.ok) return `❌ ${user.reason}`;
+      // Unsharing an id the upgrade could not qualify (several adapters) removes it as typed.
+      const userId = user.ok ? user.id : second;
       const result =
         name === "share"
-          ? deps.pairing.share(node.nodeId, second)
-          : deps.pairing.unshare(node.nodeId, second);
+          ? deps.pairing.share(node.nodeId, userId)
+          : deps.pairing.unshare(node.nodeId, userId);
       if (!result.ok) return `❌ ${result.error}`;
       const users = [result.value.owner, ...result.value.sharedWith].join(", ");
       return `✅ ${node.nodeId} now serves: ${users}.`;

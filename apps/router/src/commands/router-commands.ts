@@ -1,5 +1,6 @@
 import type { Clock } from "@phonework/runtime";
 import type { ChatReply } from "../chat/chat-adapter.ts";
+import type { QualifyResult } from "../chat/qualified-id.ts";
 import { activeNodeSetText, resultModeText, unknownNodeText } from "../chat/user-messages.ts";
 import type { Admins } from "../pairing/admins.ts";
 import type { PairingService } from "../pairing/pairing-service.ts";
@@ -64,6 +65,8 @@ export interface RouterCommandDeps {
   clock: Clock;
   admins: Admins;
   pairing: PairingService;
+  /** A user id typed in a command (/share), qualified as stored (default: taken as typed). */
+  qualifyUser?: (id: string) => QualifyResult;
 }
 
 /** Who is asking, and from which chat: admin commands, owner columns and chat settings depend on it. */

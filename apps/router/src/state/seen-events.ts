@@ -15,6 +15,7 @@ export const SEEN_EVENTS_MIGRATION = `
 export class SeenEvents {
   private readonly select;
   private readonly remember;
+  private readonly forgetOne;
   private readonly expiring;
 
   constructor(
@@ -26,6 +27,7 @@ export class SeenEvents {
     this.remember = db.prepare(
       "INSERT INTO seen_events (key, at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET at = excluded.at",
     );
+    this.forgetOne = db.prepare("DELETE FROM seen_events WHERE key = ?");
     this.expiring = new ExpiringRows(db, "seen_events", ttlMs, now);
     this.expiring.sweep();
   }
@@ -48,6 +50,11 @@ export class SeenEvents {
       for (const key of keys) this.remember.run(key, now);
       return repeat;
     })();
+  }
+
+  /** Forgets keys remembered for an event that was not taken after all. */
+  forget(keys: string[]): void {
+    for (const key of keys) this.forgetOne.run(key);
   }
 
   prune(): number {

@@ -202,10 +202,9 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdap
             seen: options.seen,
             acknowledge: { status: 200, body: { code: 0 } },
             deliver(body) {
-              if (body.header?.event_type === "im.message.receive_v1" && body.event)
-                void receive(body.event).catch((error: unknown) =>
-                  logger.error({ err: error }, "event could not be stored"),
-                );
+              if (body.header?.event_type !== "im.message.receive_v1" || !body.event)
+                return Promise.resolve();
+              return receive(body.event);
             },
             logger,
           }),

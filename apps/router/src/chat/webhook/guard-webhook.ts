@@ -14,12 +14,15 @@ export interface GuardedWebhookOptions<Event> {
   /** How far the signed time may be from now, either way (clock skew, delivery delay). */
   maxAgeMs: number;
   clock: Clock;
-  /** Remembers ids; true when any of them was seen before. */
-  seen: { checkAndRemember(ids: string[]): boolean };
+  /** Remembers ids; true when any of them was seen before. `forget` undoes it for an event not taken. */
+  seen: { checkAndRemember(ids: string[]): boolean; forget(ids: string[]): void };
   /** What the platform expects back for an event it must not send again. */
   acknowledge: WebhookResponse;
-  /** Takes an authenticated, fresh, first-seen event; returns at once (the platform waits for the answer). */
-  deliver(event: Event): void;
+  /**
+   * Takes an authenticated, fresh, first-seen event; resolves once it is stored (quickly: the
+   * platform waits for the answer). A rejection answers 500, so the platform delivers it again.
+   */
+  deliver(event: Event): Promise<void>;
   logger: Logger;
 }
 
@@ -56,10 +59,12 @@ export function guardWebhook<Event>(options: GuardedWebhookOptions<Event>): Webh
         return options.acknowledge;
       }
       try {
-        options.deliver(verified.event);
+        await options.deliver(verified.event);
       } catch (error) {
-        // Remembered already, so a redelivery would be dropped too: acknowledging loses nothing more.
-        logger.error({ path, err: error }, "webhook event handling failed");
+        // Not stored: forgotten again, so the platform's redelivery is taken, not dropped as a replay.
+        options.seen.forget(verified.ids);
+        logger.error({ path, err: error }, "webhook event could not be stored; the platform will resend it");
+        return { status: 500, body: { error: "not stored; send it again" } };
       }
       return options.acknowledge;
     },
