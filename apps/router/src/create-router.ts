@@ -1,8 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Server } from "node:http";
 import { join } from "node:path";
-import websocket from "@fastify/websocket";
-import { CloseCode } from "@phonework/protocol";
 import {
   type Clock,
   isLoopbackHost,
@@ -14,11 +11,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { ChatAccess } from "./chat/chat-access.ts";
 import type { AccessPolicy } from "./chat/chat-intake.ts";
 import { ChatLayer } from "./chat/chat-layer.ts";
-import { commandMenu } from "./chat/command-menu.ts";
 import { DeliveryLedger } from "./chat/delivery-ledger.ts";
 import { MessageDispatcher } from "./chat/message-dispatcher.ts";
 import { NodeNotices } from "./chat/node-notices.ts";
 import type { PlatformAdapter } from "./chat/platform-adapter.ts";
+import { registerWebhookRoutes } from "./chat/webhook/webhook-routes.ts";
 import type { RouterConfig } from "./config.ts";
 import { registerHealthRoute } from "./health-route.ts";
 import { Admins } from "./pairing/admins.ts";
@@ -35,10 +32,9 @@ import { RequestLog } from "./state/request-log.ts";
 import { openRouterDatabase, routerDatabasePath } from "./state/router-db.ts";
 import { UserStateStore } from "./state/user-state-store.ts";
 import { readTlsFiles } from "./tls-files.ts";
-import { HandshakeThrottle } from "./ws/handshake-throttle.ts";
 import type { NodeConnection } from "./ws/node-connection.ts";
-import { nodeHandshakeJudge, registerNodeEndpoint } from "./ws/node-endpoint.ts";
-import { UpgradeGate } from "./ws/upgrade-gate.ts";
+import { registerNodeEndpoint } from "./ws/node-endpoint.ts";
+import { attachNodeWebSocket } from "./ws/node-websocket.ts";
 
 // Composition root of the router: wires registry, node endpoint, chat adapters and routing.
 
@@ -88,16 +84,11 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   const userState = deps.userState ?? UserStateStore.open(join(config.DATA_DIR, "router", "users.json"));
   const db = deps.db ?? openRouterDatabase(routerDatabasePath(config.DATA_DIR));
   const access = new ChatAccess(config, deps.chat ?? []);
-  const chatLayer = new ChatLayer({
+  const chatLayer = ChatLayer.forRouter(config, {
     adapters: deps.chat ?? [],
     accessFor: deps.accessFor ?? ((adapter) => access.forAdapter(adapter.name)),
     db,
     now,
-    seenTtlMs: config.SEEN_EVENTS_TTL_S * 1000,
-    buttonTtlMs: config.DELIVERED_TTL_S * 1000,
-    // Attachments travel base64 in one forward frame (4/3 the size, plus the frame): what fits.
-    maxAttachmentBytes: Math.floor(config.MAX_PAYLOAD_BYTES * 0.7),
-    maxPerChat: config.MAX_CHAT_QUEUE,
     logger: logger.child({ component: "chat" }),
   });
   const chat = chatLayer.hub;
@@ -163,31 +154,16 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     ...(tls ? { https: tls } : {}),
   }) as unknown as FastifyInstance;
   const nodeLogger = logger.child({ component: "nodes" });
-  const gate = new UpgradeGate(
-    nodeHandshakeJudge(
-      {
-        secret,
-        throttle: new HandshakeThrottle(config.MAX_HANDSHAKES_PER_S),
-        closing: () => closing,
-      },
-      nodeLogger,
-    ),
+  attachNodeWebSocket(
+    app,
+    {
+      secret,
+      maxHandshakesPerS: config.MAX_HANDSHAKES_PER_S,
+      maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
+      closing: () => closing,
+    },
+    nodeLogger,
   );
-  gate.attach(app.server);
-  app.register(websocket, {
-    options: {
-      maxPayload: config.MAX_PAYLOAD_BYTES,
-      perMessageDeflate: false,
-      // The plugin only listens for 'upgrade' on this "server": it gets what the gate admits.
-      server: gate as unknown as Server,
-    },
-    // Tell hosts we are restarting (not gone) so they reconnect to the next instance.
-    preClose(done) {
-      for (const client of this.websocketServer.clients)
-        client.close(CloseCode.SERVICE_RESTART, "router restarting");
-      this.websocketServer.close(() => done());
-    },
-  });
   app.register(async (scope) => {
     registerNodeEndpoint(
       scope,
@@ -221,21 +197,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       startedAt: clock.now(),
     });
   });
-  // Platforms that deliver events over HTTP get their raw body (signatures are over the raw bytes).
-  app.register(async (scope) => {
-    scope.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) =>
-      done(null, body),
-    );
-    for (const webhook of chat.webhooks()) {
-      scope.post(webhook.path, async (request, reply) => {
-        const result = await webhook.handle({
-          headers: request.headers,
-          rawBody: String(request.body ?? ""),
-        });
-        return reply.code(result.status).send(result.body);
-      });
-    }
-  });
+  registerWebhookRoutes(app, chat.webhooks());
 
   let baseUrl = "";
   let closing = false;
@@ -260,19 +222,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     async startChat() {
       await chatLayer.start((message) => dispatcher.handle(message));
       logger.info({ platforms: chat.platforms }, "chat started");
-      // The menu follows the commands the nodes bring; published only when it changes.
-      let published = "";
-      const publish = () => {
-        const menu = commandMenu(registry.list());
-        const key = JSON.stringify(menu);
-        if (key === published) return;
-        published = key;
-        void chatLayer.publishCommands(menu);
-      };
-      publish();
-      registry.subscribe((event) => {
-        if (event.type === "online") publish();
-      });
+      chatLayer.followCommandMenu(registry);
     },
     async start() {
       const url = await this.listen();

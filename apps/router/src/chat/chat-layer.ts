@@ -1,10 +1,13 @@
 import type { Logger, SqliteDatabase } from "@phonework/runtime";
+import type { RouterConfig } from "../config.ts";
+import type { NodeInfo } from "../registry/node-info.ts";
 import { ButtonStore } from "../state/button-store.ts";
 import { ChatInbox } from "../state/chat-inbox.ts";
 import { SeenEvents } from "../state/seen-events.ts";
 import type { IncomingMessage } from "./chat-adapter.ts";
 import { ChatHub, type Renderer } from "./chat-hub.ts";
 import { type AccessPolicy, ChatIntake } from "./chat-intake.ts";
+import { commandMenu } from "./command-menu.ts";
 import type { PlatformAdapter, PlatformCommand } from "./platform-adapter.ts";
 import { DEFAULT_RETRY, type RetryPolicy } from "./send-retry.ts";
 
@@ -32,6 +35,21 @@ export class ChatLayer {
   private readonly inbox: ChatInbox;
   private readonly buttons: ButtonStore;
   private readonly intakes: ChatIntake[] = [];
+
+  /** The layer with the router's settings for TTLs, bounds and attachments. */
+  static forRouter(
+    config: RouterConfig,
+    options: Pick<ChatLayerOptions, "adapters" | "accessFor" | "db" | "now" | "logger">,
+  ): ChatLayer {
+    return new ChatLayer({
+      ...options,
+      seenTtlMs: config.SEEN_EVENTS_TTL_S * 1000,
+      buttonTtlMs: config.DELIVERED_TTL_S * 1000,
+      // Attachments travel base64 in one forward frame (4/3 the size, plus the frame): what fits.
+      maxAttachmentBytes: Math.floor(config.MAX_PAYLOAD_BYTES * 0.7),
+      maxPerChat: config.MAX_CHAT_QUEUE,
+    });
+  }
 
   constructor(private readonly options: ChatLayerOptions) {
     const { db, now } = options;
@@ -84,6 +102,25 @@ export class ChatLayer {
           ),
       ),
     );
+  }
+
+  /** Keeps the command menu equal to the router's commands and the nodes' (published when it changes). */
+  followCommandMenu(nodes: {
+    list(): NodeInfo[];
+    subscribe(listener: (event: { type: string }) => void): () => void;
+  }): void {
+    let published = "";
+    const publish = () => {
+      const menu = commandMenu(nodes.list());
+      const key = JSON.stringify(menu);
+      if (key === published) return;
+      published = key;
+      void this.publishCommands(menu);
+    };
+    publish();
+    nodes.subscribe((event) => {
+      if (event.type === "online") publish();
+    });
   }
 
   async stop(): Promise<void> {

@@ -1,0 +1,49 @@
+import type { Server } from "node:http";
+import websocket from "@fastify/websocket";
+import { CloseCode } from "@phonework/protocol";
+import type { Logger } from "@phonework/runtime";
+import type { FastifyInstance } from "fastify";
+import { HandshakeThrottle } from "./handshake-throttle.ts";
+import { nodeHandshakeJudge } from "./node-endpoint.ts";
+import { UpgradeGate } from "./upgrade-gate.ts";
+
+/**
+ * The WebSocket side of the router's HTTP server: every upgrade is judged by the gate first
+ * (path, secret, handshake rate, closing), and only what it admits reaches @fastify/websocket.
+ * On close, hosts are told the router is restarting (not gone), so they reconnect to the next one.
+ */
+export function attachNodeWebSocket(
+  app: FastifyInstance,
+  options: {
+    secret: string | undefined;
+    maxHandshakesPerS: number;
+    maxPayloadBytes: number;
+    closing: () => boolean;
+  },
+  logger: Logger,
+): void {
+  const gate = new UpgradeGate(
+    nodeHandshakeJudge(
+      {
+        secret: options.secret,
+        throttle: new HandshakeThrottle(options.maxHandshakesPerS),
+        closing: options.closing,
+      },
+      logger,
+    ),
+  );
+  gate.attach(app.server);
+  app.register(websocket, {
+    options: {
+      maxPayload: options.maxPayloadBytes,
+      perMessageDeflate: false,
+      // The plugin only listens for 'upgrade' on this "server": it gets what the gate admits.
+      server: gate as unknown as Server,
+    },
+    preClose(done) {
+      for (const client of this.websocketServer.clients)
+        client.close(CloseCode.SERVICE_RESTART, "router restarting");
+      this.websocketServer.close(() => done());
+    },
+  });
+}
