@@ -1,0 +1,196 @@
+import type { AddressInfo } from "node:net";
+import { createServer, Socket } from "node:net";
+import {
+  CleanupScope,
+  type FakeTelegram,
+  type SpawnedProcess,
+  spawnApp,
+  startFakeTelegram,
+  type TranscriptEntry,
+  waitFor,
+} from "@phonework/testkit";
+import type { User } from "grammy/types";
+import { afterEach } from "vitest";
+
+// Real `phonework router` and `phonework host` processes chatting on a fake Telegram: the real
+// grammY inside the router talks to the fake Bot API through TELEGRAM_API_ROOT. Each test sets up
+// what it uses; everything is taken down after it, processes first.
+
+export const scope = new CleanupScope();
+afterEach(() => scope.run());
+
+const SECRET = "telegram-e2e-secret";
+
+/** Whatever the shell running the tests has set: these runs decide for themselves. */
+const UNSET = {
+  LOG_LEVEL: undefined,
+  LOG_FORMAT: undefined,
+  PHONEWORK_CONFIG: undefined,
+  CHAT: undefined,
+  ADMINS: undefined,
+  ALLOWED_USERS: undefined,
+  ROUTER_LLM_BASE_URL: undefined,
+  ROUTER_LLM_API_KEY: undefined,
+  OPENAI_BASE_URL: undefined,
+  OPENAI_API_KEY: undefined,
+  TELEGRAM_BOT_TOKEN: undefined,
+  TELEGRAM_MODE: undefined,
+  TELEGRAM_WEBHOOK_SECRET: undefined,
+  TELEGRAM_WEBHOOK_URL: undefined,
+  TELEGRAM_API_ROOT: undefined,
+  FEISHU_APP_ID: undefined,
+  FEISHU_APP_SECRET: undefined,
+};
+
+export async function fakeTelegram(): Promise<FakeTelegram> {
+  const fake = await startFakeTelegram({ webhookRetryMs: 50 });
+  scope.add(() => fake.close());
+  return fake;
+}
+
+/** A process stopped at cleanup: SIGTERM (it stops its own children), SIGKILL if it lingers. */
+export function tracked(child: SpawnedProcess): SpawnedProcess {
+  scope.add(async () => {
+    child.kill("SIGTERM");
+    const late = new Promise((resolve) => setTimeout(resolve, 5_000).unref());
+    await Promise.race([child.exited, late]);
+    child.kill("SIGKILL");
+    await child.exited;
+  });
+  return child;
+}
+
+export interface RouterProcess {
+  child: SpawnedProcess;
+  dataDir: string;
+  /** http://127.0.0.1:<port> */
+  url: string;
+  nodeUrl: string;
+}
+
+/** `phonework router` with the fake's bot (polling unless `env` says otherwise), listening on port 0. */
+export async function startRouter(
+  fake: FakeTelegram,
+  env: Record<string, string | undefined> = {},
+  dataDir = scope.tempDir(),
+): Promise<RouterProcess> {
+  const child = tracked(
+    spawnApp("router", {
+      ...UNSET,
+      ROUTER_SECRET: SECRET,
+      ROUTER_HOST: "127.0.0.1",
+      ROUTER_PORT: "0",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "info",
+      TELEGRAM_BOT_TOKEN: fake.token,
+      TELEGRAM_API_ROOT: fake.url,
+      PROGRESS_INTERVAL_S: "0",
+      ...env,
+    }),
+  );
+  const [, url = ""] = await child.waitForStderr(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
+  await child.waitForStderr(/"msg":"chat started"/);
+  return { child, dataDir, url, nodeUrl: `${url.replace(/^http/, "ws")}/ws/node` };
+}
+
+/**
+ * `phonework host` joined with the shared secret, waited for until the router registered it; `dir`
+ * is its WORKING_DIR and DATA_DIR (unless `env` says otherwise).
+ */
+export async function startHost(
+  router: RouterProcess,
+  nodeId: string,
+  env: Record<string, string | undefined> = {},
+): Promise<{ host: SpawnedProcess; dir: string }> {
+  const dir = scope.tempDir();
+  const host = tracked(
+    spawnApp("host", {
+      ...UNSET,
+      ROUTER_URL: router.nodeUrl,
+      ROUTER_SECRET: SECRET,
+      NODE_ID: nodeId,
+      WORKING_DIR: dir,
+      DATA_DIR: dir,
+      RECONNECT_MAX_DELAY_S: "0.3",
+      LOG_LEVEL: "info",
+      ...env,
+    }),
+  );
+  await router.child.waitForStderr(new RegExp(`"nodeId":"${nodeId}".*"msg":"node registered"`), 20_000);
+  return { host, dir };
+}
+
+/** The process's JSON log lines (stderr). */
+export function logLines(child: SpawnedProcess): Array<Record<string, unknown>> {
+  return child
+    .stderr()
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** One user's private chat with the bot, as they see it. */
+export function telegramChat(fake: FakeTelegram, user: User) {
+  const botMessages = () => fake.transcript(user.id).filter((entry) => entry.from === "bot");
+  return {
+    user,
+    botMessages,
+    /** Sends a text; returns the update (its message_id is message.message_id). */
+    send: (text: string) => fake.injectText({ from: user, text }),
+    /** The first bot message (sent or edited) after `afterId` whose current text matches. */
+    waitForBot: (pattern: RegExp, afterId = 0, timeoutMs = 20_000): Promise<TranscriptEntry> =>
+      waitFor(() => botMessages().find((m) => m.message_id > afterId && pattern.test(m.text ?? "")), {
+        timeoutMs,
+        message: `a bot message matching ${pattern} (chat: ${fake.renderTranscript(user.id)})`,
+      }),
+    /** The highest message id in the chat so far (a marker for "after this"). */
+    lastId: () => fake.transcript(user.id).at(-1)?.message_id ?? 0,
+    /** Bot messages that reply to the user's message `messageId`. */
+    answersTo: (messageId: number) => botMessages().filter((m) => m.replyTo === messageId),
+  };
+}
+
+/**
+ * A TCP hop standing in for the public address in front of a router (a reverse proxy, a tunnel):
+ * its URL exists before the router is started, and it forwards to whatever port `target` names.
+ */
+export async function startTunnel(): Promise<{ url: string; target(port: number): void }> {
+  let targetPort: number | undefined;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    sockets.add(client);
+    client.on("close", () => sockets.delete(client));
+    if (targetPort === undefined) {
+      client.destroy();
+      return;
+    }
+    const upstream = new Socket();
+    sockets.add(upstream);
+    upstream.on("close", () => sockets.delete(upstream));
+    upstream.connect(targetPort, "127.0.0.1");
+    client.pipe(upstream).pipe(client);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("error", end);
+    upstream.on("error", end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  scope.add(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  );
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    target: (next) => {
+      targetPort = next;
+    },
+  };
+}
+
+export const portOf = (url: string) => Number(new URL(url).port);
