@@ -28,13 +28,14 @@ export async function startInProcessRouter(
     ROUTER_PORT: 0,
     DATA_DIR: tempDir(cleanup, "router"),
     PROGRESS_INTERVAL_S: 0,
+    ALLOWED_USERS: "*", // the bench's simulated users
     ...overrides,
   });
   const chat = createMemoryChatAdapter();
   const waiters = new Map<string, ReplyWaiter[]>();
-  const send = chat.sendText;
-  chat.sendText = async (to, text) => {
-    const sent = await send(to, text);
+  const send = chat.send.bind(chat);
+  chat.send = async (to, text, options) => {
+    const sent = await send(to, text, options);
     const queue = waiters.get(to.userId) ?? [];
     const index = queue.findIndex((waiter) => waiter.match(text));
     if (index >= 0) queue.splice(index, 1)[0]?.resolve(text);
