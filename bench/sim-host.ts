@@ -10,7 +10,7 @@ import { WebSocket } from "./ws.ts";
 
 const BACKOFF = { baseMs: 500, maxMs: 30_000 };
 const fixture = JSON.parse(
-  readFileSync(new URL("../packages/protocol/fixtures/v2/register.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../packages/protocol/fixtures/v3/register.json", import.meta.url), "utf8"),
 ) as Record<string, unknown>;
 
 /**

@@ -1,11 +1,11 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { startFakeFeishu, tlsFixture } from "@phonework/testkit";
+import { startFakeFeishu, startFakeTelegram, tlsFixture } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { runDoctorIn, scope, startRouter } from "./doctor-support.ts";
 
 // `phonework doctor router`: the port (bound for a moment, or a router already there), the chat
-// platform's credentials against the fake Feishu server, and who the admins are.
+// platforms' credentials against the fake Feishu and Telegram servers, and who the admins are.
 
 const routerEnv = (extra: Record<string, string> = {}) => ({
   DATA_DIR: scope.tempDir(),
@@ -83,6 +83,7 @@ describe("doctor router: the chat platform", () => {
       ALLOWED_USERS: "ou_alice",
     });
     const good = await runDoctorIn("router", { ...env, FEISHU_APP_SECRET: feishu.appSecret });
+    expect(good.line("chat")).toBe("✅ chat: feishu (feishu, ws)");
     expect(good.line("Feishu")).toBe(
       `✅ Feishu: ${feishu.url} accepts app ${feishu.appId} (a tenant token was issued)`,
     );
@@ -113,7 +114,7 @@ describe("doctor router: the chat platform", () => {
   it("no chat platform is ⚠️ headless; no ADMINS and no single ALLOWED_USERS is ⚠️ how to set it", async () => {
     const run = await runDoctorIn("router", routerEnv({ CHAT: "auto", ALLOWED_USERS: "ou_a,ou_b" }));
     expect(run.line("chat")).toBe(
-      "⚠️ chat: no chat platform configured: headless as a service (hosts connect, nobody chats), the terminal when run on one → set FEISHU_APP_ID and FEISHU_APP_SECRET to chat on Feishu, or CHAT=terminal to chat on stdin",
+      "⚠️ chat: no chat platform configured: headless as a service (hosts connect, nobody chats), the terminal when run on one → set TELEGRAM_BOT_TOKEN, or FEISHU_APP_ID and FEISHU_APP_SECRET, to chat on that platform, or CHAT=terminal to chat on stdin",
     );
     expect(run.line("ADMINS")).toMatch(
       /^⚠️ ADMINS: not set: nobody can pair hosts .* → set ADMINS to your chat user id/,
@@ -122,5 +123,72 @@ describe("doctor router: the chat platform", () => {
 
     const withAdmins = await runDoctorIn("router", routerEnv({ ADMINS: "ou_me" }));
     expect(withAdmins.line("ADMINS")).toBe("✅ ADMINS: ou_me");
+  });
+
+  it("a Telegram bot token the Bot API accepts is ✅ naming the bot; a wrong one is ❌ and never printed", async () => {
+    const telegram = await startFakeTelegram();
+    scope.add(() => telegram.close());
+    const env = routerEnv({ CHAT: "auto", TELEGRAM_API_ROOT: telegram.url, ALLOWED_USERS: "4242" });
+    const good = await runDoctorIn("router", { ...env, TELEGRAM_BOT_TOKEN: telegram.token });
+    expect(good.line("chat")).toBe("✅ chat: telegram (telegram, polling)");
+    expect(good.line("Telegram")).toBe(
+      `✅ Telegram: ${telegram.url} accepts the bot token (@${telegram.bot.username})`,
+    );
+    expect(good.line("ALLOWED_USERS")).toBe("✅ ALLOWED_USERS: 1 user");
+    expect(good.output).not.toContain(telegram.token);
+
+    const wrongToken = `${telegram.bot.id}:AAwrongwrongwrongwrongwrongwrongwrong`;
+    const wrong = await runDoctorIn("router", { ...env, TELEGRAM_BOT_TOKEN: wrongToken });
+    expect(wrong.line("Telegram")).toBe(
+      `❌ Telegram: ${telegram.url} refuses the bot token (401: Unauthorized) → copy the bot's token from @BotFather again`,
+    );
+    expect(wrong.output).not.toContain(wrongToken);
+    expect(wrong.failures).toBe(1);
+
+    const offline = await runDoctorIn(
+      "router",
+      { ...env, TELEGRAM_BOT_TOKEN: telegram.token },
+      { offline: true },
+    );
+    expect(offline.line("Telegram")).toBe("⚠️ Telegram: skipped (--offline)");
+  });
+
+  it("Feishu and Telegram both: the chat line names both and each is checked; a bare ALLOWED_USERS id is ❌", async () => {
+    const [feishu, telegram] = await Promise.all([startFakeFeishu(), startFakeTelegram()]);
+    scope.add(() => feishu.close());
+    scope.add(() => telegram.close());
+    const env = routerEnv({
+      CHAT: "auto",
+      FEISHU_APP_ID: feishu.appId,
+      FEISHU_APP_SECRET: feishu.appSecret,
+      FEISHU_DOMAIN: feishu.url,
+      TELEGRAM_BOT_TOKEN: telegram.token,
+      TELEGRAM_API_ROOT: telegram.url,
+    });
+    const both = await runDoctorIn("router", { ...env, ALLOWED_USERS: "feishu:ou_alice,telegram:4242" });
+    expect(both.line("chat")).toBe("✅ chat: feishu (feishu, ws), telegram (telegram, polling)");
+    expect(both.line("Feishu")).toMatch(/^✅ Feishu: .* accepts app/);
+    expect(both.line("Telegram")).toMatch(/^✅ Telegram: .* accepts the bot token/);
+    expect(both.failures).toBe(0);
+
+    // With two platforms a bare id names neither: the router would refuse to start.
+    const bare = await runDoctorIn("router", { ...env, ALLOWED_USERS: "ou_alice" });
+    expect(bare.line("chat")).toMatch(
+      /^❌ chat: invalid configuration: ALLOWED_USERS: "ou_alice" is ambiguous with several chat adapters \(feishu, telegram\); write feishu:ou_alice or telegram:ou_alice/,
+    );
+    expect(bare.lines.some((line) => line.includes("Telegram:"))).toBe(false); // not asked: nothing would start
+  });
+
+  it("CHAT=none with a platform configured is ⚠️ saying it is not served", async () => {
+    const telegram = await startFakeTelegram();
+    scope.add(() => telegram.close());
+    const run = await runDoctorIn(
+      "router",
+      routerEnv({ CHAT: "none", TELEGRAM_BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.url }),
+    );
+    expect(run.line("chat")).toBe(
+      "⚠️ chat: none (CHAT=none): telegram (telegram, polling) configured but not served → unset CHAT (auto) to serve them",
+    );
+    expect(run.output).not.toContain(telegram.token);
   });
 });

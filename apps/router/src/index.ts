@@ -1,4 +1,5 @@
 export type { ChatAddress, IncomingMessage, SentMessage } from "./chat/chat-adapter.ts";
+export { type AdapterConfig, type AdapterSpec, adapterSpecs } from "./chat/config/adapter-specs.ts";
 export { createMemoryChatAdapter, type MemoryChatAdapter } from "./chat/memory-adapter.ts";
 export type {
   Capabilities,

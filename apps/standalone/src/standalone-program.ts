@@ -9,8 +9,9 @@ import { StandaloneConfigSchema } from "./config.ts";
 import { standaloneChat, startStandalone } from "./standalone.ts";
 
 // `phonework standalone`: everything on one machine. Zero config needed: it chats on this terminal,
-// or on the configured platform (Feishu), like the router. On the terminal it stops at the end of
-// input (exit 0); otherwise it runs until SIGTERM or SIGINT (exit 0).
+// or on the configured platforms (Feishu, Telegram), like the router; CHAT=terminal, on both.
+// Chatting on the terminal it stops at the end of input (exit 0); otherwise it runs until SIGTERM
+// or SIGINT (exit 0).
 export async function runStandalone(args: ProgramArgs): Promise<void> {
   leavePackageManagerEnvironment(); // the commands this host runs are the user's own
   const { config, openLog } = startProgram(StandaloneConfigSchema, "phonework", args);

@@ -9,6 +9,8 @@ import { type Standalone, startStandalone } from "../src/standalone.ts";
 export const HARNESS_ADMIN_TOKEN = "harness-admin-token-0123456789";
 
 // The whole product in one process with an in-memory chat: tests talk to it as a user would.
+// The memory adapter records and takes its own ids ("me"); the router stores them, and hosts
+// receive them, qualified by the adapter's name ("memory:me").
 
 export const CLAUDE_BIN = join(repoRoot, "node_modules", ".bin", "claude");
 export const CODEX_BIN = join(repoRoot, "node_modules", ".bin", "codex");
@@ -36,6 +38,7 @@ export async function startHarness(
     NODE_ID: "home-pc",
     PROGRESS_INTERVAL_S: 0,
     ADMIN_TOKEN: HARNESS_ADMIN_TOKEN,
+    ALLOWED_USERS: "*", // the memory chat's users are the tests' own: access is deny by default
     ...overrides,
   });
   const chat = createMemoryChatAdapter();

@@ -173,7 +173,7 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
         agent: "claude",
         project: "demo",
         busy: false,
-        user_id: "me",
+        user_id: "memory:me", // as the router forwards it: qualified by the adapter's name
         active: true,
       }),
     ]);

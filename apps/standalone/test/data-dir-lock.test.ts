@@ -58,6 +58,7 @@ describe("one process per DATA_DIR (real processes)", () => {
     expect(JSON.parse(readFileSync(lockFile, "utf8")).pid).toBe(first.child.pid); // left behind
 
     const third = standalone(data.path, work.path);
+    // Its first line is answered too: not taken for a redelivery of the first's (same router.db).
     await answers(third);
     expect(JSON.parse(readFileSync(lockFile, "utf8"))).toMatchObject({
       pid: third.child.pid,

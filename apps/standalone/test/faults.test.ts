@@ -144,7 +144,7 @@ describe("faults (real router and host processes)", () => {
   it("SIGTERM on the router: in-flight answers are drained, hosts are told 1012 (restarting), exit 0", async () => {
     const { router, nodeUrl } = await startRouter(tempDir());
     const node = await connectFakeNode({ url: nodeUrl, secret: SECRET });
-    await node.register({ node_id: "home-pc", serves_users: ["local"] });
+    await node.register({ node_id: "home-pc", serves_users: ["terminal:local"] }); // the terminal's user
     router.writeLine("finish what you are doing");
     const forward = await node.inbox.next(["forward"]);
     router.kill("SIGTERM");

@@ -44,7 +44,8 @@ async function after(ms: number): Promise<void> {
   await h.app.host.scheduler.sweep();
 }
 
-const jobs = () => h.app.host.jobs.list("me", true);
+// The host stores jobs under the user id the router forwards: qualified by the memory adapter's name.
+const jobs = () => h.app.host.jobs.list("memory:me", true);
 const pushedSince = (count: number) => h.texts().slice(count);
 
 beforeEach(async () => {

@@ -99,7 +99,8 @@ describe("seed M2 verification checklist", () => {
     const reply = await ask("check git status in todo_app");
     expect(reply).toContain("## main");
     expect(reply).toContain("?? new_file.txt");
-    expect(chat.textsFor("me")).toContain("… running: git status --short --branch");
+    // The progress message showed the command, and was marked done when the answer came.
+    expect(chat.textsFor("me")).toContain("… running: git status --short --branch\n✅ done");
   });
 
   it('M2.2: "rm -rf /" is blocked by the safety guard and nothing runs', async () => {

@@ -27,7 +27,13 @@ let nodeUrl = "";
 let routingLlm: FakeOpenAI;
 
 function startHost(nodeId: string, secret = SECRET): SpawnedProcess {
-  const { host, cleanup } = spawnHostApp({ routerUrl: nodeUrl, secret, nodeId, servesUsers: "local" });
+  // The terminal's user, qualified: a bare id would mean the only chat adapter, and the terminal is none.
+  const { host, cleanup } = spawnHostApp({
+    routerUrl: nodeUrl,
+    secret,
+    nodeId,
+    servesUsers: "terminal:local",
+  });
   cleanups.push(cleanup);
   return host;
 }
@@ -137,12 +143,12 @@ describe("seed M3 verification checklist", () => {
 
   it("M3: task finishing on a node → router forwards the completion notification to the chat", async () => {
     const node = await connectFakeNode({ url: nodeUrl, secret: SECRET });
-    await node.register({ node_id: "builder", serves_users: ["local"] });
+    await node.register({ node_id: "builder", serves_users: ["terminal:local"] });
     node.send({
       type: "task_complete",
       task_id: "t42",
       delivery_id: "task-t42",
-      user_id: "local",
+      user_id: "terminal:local",
       ok: false,
       description: "cargo build",
       output: "error[E0308]: mismatched types",

@@ -94,12 +94,25 @@ describe("pairing a PC, end to end (real router, pair CLI and host processes)", 
   });
 
   it("`phonework pair` beside the running router prints the code alone on its last line; `phonework host --join` pairs", async () => {
+    // With the router's chat config: the owner, the only ALLOWED_USERS entry, is a Feishu user.
     const pair = track(
-      spawnApp("pair", { DATA_DIR: routerData, ALLOWED_USERS: USER, LOG_LEVEL: "warn" }, ["home-pc"]),
+      spawnApp(
+        "pair",
+        {
+          DATA_DIR: routerData,
+          FEISHU_APP_ID: fake.appId,
+          FEISHU_APP_SECRET: fake.appSecret,
+          FEISHU_DOMAIN: fake.url,
+          ALLOWED_USERS: USER,
+          LOG_LEVEL: "warn",
+        },
+        ["home-pc"],
+      ),
     );
     expect((await pair.exited).code).toBe(0);
     const code = pair.stdout().trim().split("\n").at(-1) ?? "";
     expect(code).toMatch(/^home-pc:[0-9A-Z]{4}(-[0-9A-Z]{4}){3}$/);
+    expect(pair.stdout()).toContain(`(owner feishu:${USER})`);
     expect(pair.stdout()).toContain(`phonework host --join ${code}`);
     joinCodes.push(code);
 
@@ -143,7 +156,7 @@ describe("pairing a PC, end to end (real router, pair CLI and host processes)", 
     await fake.pushEvent(
       messageEvent({ openId: USER, chatId: CHAT, chatType: "p2p", text: "/shell echo x" }),
     );
-    await router.waitForStderr(/Feishu send failed/, 20_000);
+    await router.waitForStderr(/"platform":"feishu"[^\n]*"msg":"sendText failed"/, 20_000);
     const privateKeys = readPrivateKeys();
     expect(privateKeys.length).toBeGreaterThanOrEqual(2);
     const secrets = [

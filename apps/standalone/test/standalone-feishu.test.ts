@@ -68,10 +68,12 @@ function jsonLines(text: string): Array<Record<string, unknown>> {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
+const SERVING = "standalone serving chat platforms";
+
 /** The one log line saying what the standalone serves, once it is up. */
 async function servingLine(child: SpawnedProcess): Promise<Record<string, unknown>> {
-  await child.waitForStderr(/"msg":"standalone serving Feishu"/);
-  const line = jsonLines(child.stderr()).find((entry) => entry.msg === "standalone serving Feishu");
+  await child.waitForStderr(/"msg":"standalone serving chat platforms"/);
+  const line = jsonLines(child.stderr()).find((entry) => entry.msg === SERVING);
   return line ?? {};
 }
 
@@ -92,7 +94,7 @@ describe("pnpm standalone with Feishu configured (real processes, fake Feishu)",
     });
     child.endInput(); // Feishu is the chat: the end of stdin is not the end of the standalone
     const serving = await servingLine(child);
-    expect(serving).toMatchObject({ nodeId: "my-box", mode: "webhook" });
+    expect(serving).toMatchObject({ nodeId: "my-box", platforms: ["feishu (feishu, webhook)"] });
     const [hook] = serving.webhooks as string[];
     expect(hook).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhook\/feishu$/);
     // A random port changes at every start: the user is told to fix it for the platform's sake.
@@ -134,7 +136,7 @@ describe("pnpm standalone with Feishu configured (real processes, fake Feishu)",
     const { child } = standalone(fake);
     child.endInput();
     await fake.waitForWsConnection();
-    expect(await servingLine(child)).toMatchObject({ nodeId: "my-box", mode: "ws" });
+    expect(await servingLine(child)).toMatchObject({ nodeId: "my-box", platforms: ["feishu (feishu, ws)"] });
     expect(jsonLines(child.stderr()).find((line) => line.webhooks !== undefined)).toBeUndefined();
 
     const alice = feishuConversation(fake, ALICE, ALICE_CHAT);
@@ -144,7 +146,8 @@ describe("pnpm standalone with Feishu configured (real processes, fake Feishu)",
     await alice.say("/status", /^Router status:\n• my-box .*; shared secret; serves all users$/m);
 
     const mallory = feishuConversation(fake, "ou_mallory", "oc_mallory");
-    await mallory.say("hello", /^🔒 This bot is private\. .*ALLOWED_USERS: ou_mallory$/);
+    // The id to add is the one ALLOWED_USERS takes whatever else is configured: qualified.
+    await mallory.say("hello", /^🔒 This bot is private\. .*ALLOWED_USERS: feishu:ou_mallory$/);
     await fake.pushEvent(
       messageEvent({ openId: "ou_mallory", chatId: "oc_mallory", chatType: "p2p", text: "hello again" }),
     );
@@ -156,20 +159,27 @@ describe("pnpm standalone with Feishu configured (real processes, fake Feishu)",
     await stopsOnSignal(child);
   });
 
-  it("CHAT=terminal with Feishu configured: piped input is the chat, Feishu is not served", async () => {
+  it("CHAT=terminal with Feishu configured: piped input is a chat beside Feishu; its end stops the standalone", async () => {
     const fake = await fakeFeishu();
     const { child, dataDir } = standalone(fake, { CHAT: "terminal" });
+    // The terminal is a chat: the log goes to DATA_DIR/logs/phonework.log, not to stderr.
+    const logFile = join(dataDir, "logs", "phonework.log");
+    const log = () => (existsSync(logFile) ? jsonLines(readFileSync(logFile, "utf8")) : []);
+    await fake.waitForWsConnection();
+    const serving = await waitFor(() => log().find((line) => line.msg === SERVING), {
+      message: "the serving line in the log file",
+    });
+    expect(serving).toMatchObject({ nodeId: "my-box", platforms: ["feishu (feishu, ws)"] });
+    // Feishu is served...
+    const alice = feishuConversation(fake, ALICE, ALICE_CHAT);
+    expect(await alice.say("/nodes", NODES)).toMatch(NODES);
+    // ...and so is the piped input, whose end stops the whole standalone, as Ctrl-D would.
     child.writeLine("/nodes");
     child.endInput();
     expect(await child.exited, child.stderr()).toEqual({ code: 0, signal: null });
     expect(child.stdout()).toMatch(NODES);
-    expect(child.stderr()).toContain("FEISHU_APP_ID is set but CHAT=terminal: Feishu is not served");
-    const log = jsonLines(readFileSync(join(dataDir, "logs", "phonework.log"), "utf8")).map(
-      (line) => line.msg,
-    );
-    expect(log).toEqual(expect.arrayContaining(["standalone ready"]));
-    expect(log).not.toContain("standalone serving Feishu");
-    expect(fake.calls).toEqual([]);
+    expect(child.stderr()).not.toContain(SERVING);
+    expect(log().map((line) => line.msg)).not.toContain("standalone ready");
   });
 
   it("a ROUTER_HOST off loopback stops at once (exit 2): its own host could never join", async () => {

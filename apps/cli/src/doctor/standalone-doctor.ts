@@ -1,4 +1,5 @@
-import { type ConfigSource, loadConfig } from "@phonework/runtime";
+import type { ChatChoice } from "@phonework/router";
+import { ConfigError, type ConfigSource, loadConfig } from "@phonework/runtime";
 import type { CheckPrinter } from "./check-printer.ts";
 import { checkAdmins } from "./checks/admins.ts";
 import { checkStandaloneChat } from "./checks/chat-platform.ts";
@@ -33,7 +34,17 @@ export async function doctorStandalone(
   }
   await routerListenChecks(config, ctx, printer);
   printer.print(await checkStandaloneChat(config, ctx));
-  if (standaloneChat(config).platforms.length > 0)
+  if (servesPlatforms(() => standaloneChat(config)))
     printer.print(checkAdmins(config.ADMINS, config.ALLOWED_USERS));
   await hostLocalChecks(config, ctx, printer);
+}
+
+/** Whether a chat platform is served; a chat config the router refuses serves none (the chat check said why). */
+function servesPlatforms(choose: () => ChatChoice): boolean {
+  try {
+    return choose().platforms.length > 0;
+  } catch (error) {
+    if (error instanceof ConfigError) return false;
+    throw error;
+  }
 }

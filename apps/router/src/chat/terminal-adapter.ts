@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { basename, join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { writePrivateFile } from "@phonework/runtime";
@@ -42,6 +43,9 @@ export function createTerminalAdapter(options: TerminalAdapterOptions): Platform
   const userId = options.userId ?? "local";
   let lines: Interface | undefined;
   let nextId = 0;
+  // Line ids are unique across runs too: the shared layer drops a message whose id it stored
+  // before, and router.db outlives this process (a restart would lose its first lines).
+  const run = randomUUID().slice(0, 8);
   const unanswered = new AnswerOrder();
 
   const print = (text: string) => options.output.write(`${text}\n`);
@@ -56,7 +60,7 @@ export function createTerminalAdapter(options: TerminalAdapterOptions): Platform
       lines.on("line", (line) => {
         const text = line.trim();
         if (!text) return;
-        const messageId = `t${++nextId}`;
+        const messageId = `t-${run}-${++nextId}`;
         unanswered.received(messageId, text);
         void events.message({
           id: messageId,

@@ -10,6 +10,6 @@ export function checkAdmins(admins: readonly string[], allowedUsers: readonly st
   return warn(
     "ADMINS",
     "not set: nobody can pair hosts (/pair) or manage nodes from chat; only `phonework pair` on this machine can",
-    "set ADMINS to your chat user id (your Feishu open_id, ou_…); several: comma-separated",
+    "set ADMINS to your chat user id (your Feishu open_id ou_…, your Telegram numeric user id); several: comma-separated",
   );
 }

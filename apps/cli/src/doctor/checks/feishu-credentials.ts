@@ -3,7 +3,6 @@ import { type Check, fail, ok } from "../check.ts";
 // Does Feishu (Lark) accept the app's id and secret? Asked the way the SDK asks first: for a
 // tenant access token. The token is thrown away, never shown.
 
-const TITLE = "Feishu";
 const CONSOLE_FIX =
   "copy App ID and App Secret again from the Feishu developer console (Credentials & Basic Info) into FEISHU_APP_ID and FEISHU_APP_SECRET";
 
@@ -20,9 +19,11 @@ export function feishuBaseUrl(domain: string): string {
   return domain.replace(/\/+$/, "");
 }
 
+/** `title` names the adapter when the config has several (a named adapter: "Feishu work"). */
 export async function checkFeishuCredentials(
   settings: FeishuSettings,
   options: { fetch: typeof fetch; timeoutMs: number },
+  title = "Feishu",
 ): Promise<Check> {
   const base = feishuBaseUrl(settings.domain);
   let status: number;
@@ -39,14 +40,14 @@ export async function checkFeishuCredentials(
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
     return fail(
-      TITLE,
+      title,
       `cannot reach ${base} (${cause ?? (error as Error).message})`,
       "check FEISHU_DOMAIN and this machine's network",
     );
   }
   if (body.code === 0 && typeof body.tenant_access_token === "string")
-    return ok(TITLE, `${base} accepts app ${settings.appId} (a tenant token was issued)`);
+    return ok(title, `${base} accepts app ${settings.appId} (a tenant token was issued)`);
   const why =
     typeof body.code === "number" ? `code ${body.code}: ${String(body.msg ?? "")}` : `HTTP ${status}`;
-  return fail(TITLE, `${base} refuses app ${settings.appId} (${why})`, CONSOLE_FIX);
+  return fail(title, `${base} refuses app ${settings.appId} (${why})`, CONSOLE_FIX);
 }
