@@ -29,6 +29,25 @@ describe("history", () => {
     dir.remove();
   });
 
+  it("names a qualified user's file readably, and picks up the file a router without adapter names left", () => {
+    const dir = makeTempDir();
+    const legacy = createFileHistoryStore(dir.path, 10_000);
+    legacy.append("ou_old", turn(1)); // written when the router sent bare ids
+    const store = createFileHistoryStore(dir.path, 10_000);
+    expect(store.load("feishu:ou_old")).toEqual(turn(1));
+    store.append("feishu:ou_old", turn(2));
+    store.append("telegram:-100123", turn(3)); // a Telegram group
+    store.append("feishu:ou/../x", turn(4)); // not safe: hashed
+    const names = readdirSync(dir.path).sort();
+    expect(names.slice(0, 2)).toEqual(["feishu.ou_old.json", "telegram.-100123.json"]);
+    expect(names[2]).toMatch(/^u-[0-9a-f]{32}\.json$/);
+    expect(names).toHaveLength(3);
+    expect(createFileHistoryStore(dir.path, 10_000).load("feishu:ou_old")).toEqual([...turn(1), ...turn(2)]);
+    // Taken over once: another adapter's user with the same bare id does not get it.
+    expect(createFileHistoryStore(dir.path, 10_000).load("telegram:ou_old")).toEqual([]);
+    dir.remove();
+  });
+
   it("trims whole oldest turns to the budget, never splitting a tool call from its result", () => {
     const messages = [...turn(1), ...turn(2), ...turn(3)];
     const trimmed = trimToBudget(messages, 200);

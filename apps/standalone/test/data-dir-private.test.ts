@@ -89,8 +89,8 @@ describe("DATA_DIR permissions", () => {
         join("router", "router.db"),
         join("router", "users.json"),
         join("host", "my-box", "state.db"),
-        // The terminal user's history: "terminal:local" is no safe file name, so it is hashed.
-        expect.stringMatching(/^host\/my-box\/history\/u-[0-9a-f]{32}\.json$/),
+        // The terminal user's history, named by its qualified id "terminal:local".
+        join("host", "my-box", "history", "terminal.local.json"),
         expect.stringMatching(/^files\/\d+-report\.txt$/),
       ]),
     );

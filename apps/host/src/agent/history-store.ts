@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { existsSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { readJsonFile, writeJsonFileAtomic } from "@phonework/runtime";
 import { z } from "zod";
@@ -31,10 +32,25 @@ export function trimToBudget(messages: ChatMessage[], maxTokens: number): ChatMe
   return messages.slice(start);
 }
 
-/** File name for a user id: readable when safe, hashed when not (ids come from chat platforms). */
+const SAFE_ID = /^[A-Za-z0-9_-]{1,100}$/;
+/** A qualified id (`feishu:ou_x`): the adapter's name, then the platform's id. */
+const QUALIFIED = /^([a-z][a-z0-9-]{0,31}):([A-Za-z0-9_-]{1,100})$/;
+
+/**
+ * File name for a user id: readable when safe (`feishu.ou_x.json` for `feishu:ou_x` — a dot is in
+ * neither part, so names cannot collide), hashed when not (ids come from chat platforms).
+ */
 function fileNameFor(userId: string): string {
-  if (/^[A-Za-z0-9_-]{1,100}$/.test(userId)) return `${userId}.json`;
+  if (SAFE_ID.test(userId)) return `${userId}.json`;
+  const qualified = QUALIFIED.exec(userId);
+  if (qualified) return `${qualified[1]}.${qualified[2]}.json`;
   return `u-${createHash("sha256").update(userId).digest("hex").slice(0, 32)}.json`;
+}
+
+/** Where a router from before adapters were named had this user's history (`ou_x.json`). */
+function legacyFileFor(userId: string): string | undefined {
+  const qualified = QUALIFIED.exec(userId);
+  return qualified ? `${qualified[2]}.json` : undefined;
 }
 
 export function createFileHistoryStore(dir: string, maxTokens: number): HistoryStore {
@@ -44,6 +60,10 @@ export function createFileHistoryStore(dir: string, maxTokens: number): HistoryS
     load(userId) {
       let messages = cache.get(userId);
       if (!messages) {
+        // Taken over once (renamed), so no other adapter's user with the same bare id finds it.
+        const legacy = legacyFileFor(userId);
+        if (legacy && !existsSync(pathOf(userId)) && existsSync(join(dir, legacy)))
+          renameSync(join(dir, legacy), pathOf(userId));
         messages = readJsonFile(pathOf(userId), HistoryFile, { version: 1, messages: [] }).messages;
         cache.set(userId, messages);
       }
