@@ -3,10 +3,12 @@ import { createTestLogger, waitFor } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { AdapterAccess } from "../src/chat/adapter-access.ts";
 import type { IncomingMessage } from "../src/chat/chat-adapter.ts";
+import { ChatHub } from "../src/chat/chat-hub.ts";
 import { ChatLayer } from "../src/chat/chat-layer.ts";
 import { createMemoryChatAdapter, type MemoryChatAdapter } from "../src/chat/memory-adapter.ts";
 import { type Capabilities, PlatformError } from "../src/chat/platform-adapter.ts";
-import { BUTTONS_MIGRATION } from "../src/state/button-store.ts";
+import { DEFAULT_RETRY } from "../src/chat/send-retry.ts";
+import { BUTTONS_MIGRATION, ButtonStore } from "../src/state/button-store.ts";
 import { CHAT_INBOX_MIGRATION } from "../src/state/chat-inbox.ts";
 import { SEEN_EVENTS_MIGRATION } from "../src/state/seen-events.ts";
 
@@ -326,5 +328,21 @@ describe("the shared chat layer", () => {
     await hub.sendText(to, "Reply /approve 7", { buttons: [[{ label: "Approve", command: "/approve 7" }]] });
     expect(adapter.sent[0]?.buttons).toBeUndefined();
     expect(adapter.sent[0]?.text).toBe("Reply /approve 7");
+  });
+
+  it("before Telegram's parser is loaded, a send shows the Markdown as written, escaped, never as markup", async () => {
+    const adapter = createMemoryChatAdapter("mem", { markdown: "telegram-html", maxMessageLength: 4096 });
+    const hub = new ChatHub([adapter], {
+      logger: createTestLogger().logger,
+      buttons: ButtonStore.inMemory(60_000, Date.now),
+      retry: DEFAULT_RETRY,
+    });
+    await hub.sendText(to, "**b** <i>x</i> & y");
+    await hub.prepare();
+    await hub.sendText(to, "**b** <i>x</i> & y");
+    expect(adapter.sent.map((m) => m.text)).toEqual([
+      "**b** &lt;i&gt;x&lt;/i&gt; &amp; y",
+      "<b>b</b> &lt;i&gt;x&lt;/i&gt; &amp; y",
+    ]);
   });
 });

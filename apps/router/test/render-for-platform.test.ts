@@ -1,6 +1,15 @@
 import { parseHtml } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { renderForPlatform, renderPieces } from "../src/chat/render/render-for-platform.ts";
+import {
+  loadDialects,
+  type RenderTarget,
+  renderPieces,
+  renderForPlatform as renderWith,
+} from "../src/chat/render/render-for-platform.ts";
+
+// Every dialect's real renderer (the hub loads Telegram's parser only when a platform needs it).
+const dialects = await loadDialects(["telegram-html"]);
+const renderForPlatform = (markdown: string, target: RenderTarget) => renderWith(markdown, target, dialects);
 
 const telegram = { markdown: "telegram-html", maxMessageLength: 4096 } as const;
 const HEADER = /^\[(\d+)\/(\d+)\]\n/;

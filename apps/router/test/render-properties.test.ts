@@ -2,7 +2,15 @@ import { parseHtml } from "@phonework/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MarkdownDialect } from "../src/chat/platform-adapter.ts";
-import { renderForPlatform } from "../src/chat/render/render-for-platform.ts";
+import {
+  loadDialects,
+  type RenderTarget,
+  renderForPlatform as renderWith,
+} from "../src/chat/render/render-for-platform.ts";
+
+// Every dialect's real renderer (the hub loads Telegram's parser only when a platform needs it).
+const dialects = await loadDialects(["telegram-html"]);
+const renderForPlatform = (markdown: string, target: RenderTarget) => renderWith(markdown, target, dialects);
 
 // Random answers, hostile and ordinary, through every dialect and many limits: each message must
 // be one the platform accepts, and no word of the answer may go missing.

@@ -3,7 +3,12 @@ import { KeyedQueue, type Logger } from "@phonework/runtime";
 import type { ButtonStore } from "../state/button-store.ts";
 import type { ChatAddress, OutgoingFile, SendOptions, SentMessage } from "./chat-adapter.ts";
 import type { Capabilities, Destination, PlatformAdapter, PlatformEvents } from "./platform-adapter.ts";
-import { renderForPlatform } from "./render/render-for-platform.ts";
+import {
+  BASIC_DIALECTS,
+  type Dialects,
+  loadDialects,
+  renderForPlatform,
+} from "./render/render-for-platform.ts";
 import { asPlatformError, type RetryPolicy, withPlatformRetry } from "./send-retry.ts";
 import { deliveryFailedText, fileTooLargeText } from "./user-messages.ts";
 
@@ -41,13 +46,16 @@ export class ChatHub {
   private readonly render: Renderer;
   private readonly maxPerChat: number;
   private muted = false;
+  /** Until `prepare()`, Markdown a parser would render is sent as written (escaped). */
+  private dialects: Dialects = BASIC_DIALECTS;
 
   constructor(
     adapters: PlatformAdapter[],
     private readonly deps: ChatHubDeps,
   ) {
     this.byName = new Map(adapters.map((adapter) => [adapter.name, adapter]));
-    const render = deps.render ?? renderForPlatform;
+    const render: Renderer =
+      deps.render ?? ((markdown, capabilities) => renderForPlatform(markdown, capabilities, this.dialects));
     this.render = (markdown, capabilities) => {
       const pieces = render(markdown, capabilities);
       return pieces.length > 0 ? pieces : render(EMPTY_TEXT, capabilities);
@@ -87,6 +95,11 @@ export class ChatHub {
   /** Adapters that receive events over HTTP. */
   webhooks(): Array<NonNullable<PlatformAdapter["webhook"]>> {
     return this.adapters.flatMap((adapter) => (adapter.webhook ? [adapter.webhook] : []));
+  }
+
+  /** Loads what rendering the adapters' dialects needs (a Markdown parser only where one is used). */
+  async prepare(): Promise<void> {
+    this.dialects = await loadDialects(this.adapters.map((adapter) => adapter.capabilities.markdown));
   }
 
   async start(eventsFor: (adapter: PlatformAdapter) => PlatformEvents): Promise<void> {

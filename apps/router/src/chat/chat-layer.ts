@@ -84,6 +84,7 @@ export class ChatLayer {
       ]),
     );
     this.intakes.push(...intakes.values());
+    await this.hub.prepare();
     for (const intake of this.intakes) intake.resumeStored();
     await this.hub.start((adapter) => intakes.get(adapter.name) as ChatIntake);
   }

@@ -4,8 +4,8 @@
 import { splitMarkdown } from "../message-chunks.ts";
 import type { Capabilities, MarkdownDialect } from "../platform-adapter.ts";
 import { renderFeishuMd } from "./feishu-md.ts";
+import { escapeHtml } from "./html-escape.ts";
 import { renderPlain } from "./plain.ts";
-import { escapeHtml, renderTelegramHtml } from "./telegram-html.ts";
 
 /** How one dialect renders markdown. */
 export interface Dialect {
@@ -14,11 +14,27 @@ export interface Dialect {
   literal(text: string): string;
 }
 
-const DIALECTS: Record<MarkdownDialect, Dialect> = {
+export type Dialects = Record<MarkdownDialect, Dialect>;
+
+/**
+ * The dialects that need no parser. Telegram's here shows the Markdown as written, escaped: safe,
+ * and what a send gets before `loadDialects` brought in the real renderer.
+ */
+export const BASIC_DIALECTS: Dialects = {
   plain: { render: renderPlain, literal: renderPlain },
   "feishu-md": { render: renderFeishuMd, literal: renderFeishuMd },
-  "telegram-html": { render: renderTelegramHtml, literal: escapeHtml },
+  "telegram-html": { render: escapeHtml, literal: escapeHtml },
 };
+
+/**
+ * The dialects the given platforms need, loading a Markdown parser only for those that render
+ * one (markdown-it costs a router without Telegram a few MiB of memory it never uses).
+ */
+export async function loadDialects(needed: Iterable<MarkdownDialect>): Promise<Dialects> {
+  if (![...needed].includes("telegram-html")) return BASIC_DIALECTS;
+  const { renderTelegramHtml } = await import("./telegram-html.ts");
+  return { ...BASIC_DIALECTS, "telegram-html": { render: renderTelegramHtml, literal: escapeHtml } };
+}
 
 /** How often one piece is split smaller before it is cut as literal text. */
 const MAX_RESPLITS = 6;
@@ -37,9 +53,13 @@ export type RenderTarget = Pick<Capabilities, "markdown" | "maxMessageLength">;
  * units: one without a header when it fits, else pieces headed "[i/n]". None when nothing in it
  * would be visible.
  */
-export function renderForPlatform(markdown: string, target: RenderTarget): string[] {
+export function renderForPlatform(
+  markdown: string,
+  target: RenderTarget,
+  dialects: Dialects = BASIC_DIALECTS,
+): string[] {
   const wellFormed = markdown.replace(LONE_SURROGATE, "\ufffd");
-  return renderPieces(wellFormed, target.maxMessageLength, DIALECTS[target.markdown]);
+  return renderPieces(wellFormed, target.maxMessageLength, dialects[target.markdown]);
 }
 
 /** `renderForPlatform` for any dialect: the messages for `markdown`, each at most `limit` long. */

@@ -5,6 +5,7 @@
 // break: emphasis needs flanking rules (snake_case_name and `a * b * c` stay text), code spans and
 // fences must win over everything inside them, and backslash escapes must be honoured.
 import MarkdownIt, { type Token } from "markdown-it";
+import { escapeAttribute, escapeHtml } from "./html-escape.ts";
 
 /** Schemes a link may use; anything else (javascript:, data:, file:) stays visible text. */
 const SAFE_URL = /^(https?|tg|mailto):/i;
@@ -23,12 +24,6 @@ const parser = new MarkdownIt("default", {
   // from its use: shown as written, it is never lost.
   .disable(["reference"]);
 parser.validateLink = (url) => SAFE_URL.test(url.trim());
-
-const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
-
-/** Text for Telegram's HTML: `&`, `<` and `>` as entities, so nothing in it reads as markup. */
-export const escapeHtml = (text: string) => text.replace(/[&<>]/g, (char) => ENTITIES[char] ?? char);
-const escapeAttribute = (text: string) => text.replace(/[&<>"]/g, (char) => ENTITIES[char] ?? char);
 
 /** A language name safe inside class="language-…". */
 const LANGUAGE = /^[\w#+.-]{1,32}$/;
