@@ -14,6 +14,9 @@ import { DEFAULT_RETRY, type RetryPolicy } from "./send-retry.ts";
 // The shared chat layer around the configured adapters: one outbox (ChatHub) and one intake per
 // adapter, over the stores they share in router.db (seen events, the inbox, buttons).
 
+/** How often, at most, the command menu is recomputed while nodes come online. */
+const MENU_EVERY_MS = 1000;
+
 export interface ChatLayerOptions {
   adapters: PlatformAdapter[];
   /** Who may use each adapter (its admins and dm rules). */
@@ -35,6 +38,7 @@ export class ChatLayer {
   private readonly inbox: ChatInbox;
   private readonly buttons: ButtonStore;
   private readonly intakes: ChatIntake[] = [];
+  private stopped = false;
 
   /** The layer with the router's settings for TTLs, bounds and attachments. */
   static forRouter(
@@ -105,13 +109,21 @@ export class ChatLayer {
     );
   }
 
-  /** Keeps the command menu equal to the router's commands and the nodes' (published when it changes). */
+  /**
+   * Keeps the command menu equal to the router's commands and the nodes' (published when it
+   * changes). Recomputed at most once a second: a reconnect storm brings thousands of nodes online
+   * at once, and only platforms with a menu need it at all.
+   */
   followCommandMenu(nodes: {
     list(): NodeInfo[];
     subscribe(listener: (event: { type: string }) => void): () => void;
   }): void {
+    if (!this.hub.adapters.some((adapter) => adapter.setCommands)) return;
     let published = "";
+    let timer: NodeJS.Timeout | undefined;
     const publish = () => {
+      timer = undefined;
+      if (this.stopped) return;
       const menu = commandMenu(nodes.list());
       const key = JSON.stringify(menu);
       if (key === published) return;
@@ -120,11 +132,12 @@ export class ChatLayer {
     };
     publish();
     nodes.subscribe((event) => {
-      if (event.type === "online") publish();
+      if (event.type === "online" && !timer) timer = setTimeout(publish, MENU_EVERY_MS).unref();
     });
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.hub.stop();
   }
 
