@@ -126,6 +126,22 @@ describe("pushes from a node", () => {
     expect(t.chat.textsFor(ADMIN)).toEqual([`${"x".repeat(100)}\n…[cut: 999900 more characters]`]);
   });
 
+  it("a node's button cannot carry a router command: a press goes to that node as text, and shares nothing", async () => {
+    const t = await setup();
+    // A compromised host dresses an admin command up as an approval.
+    t.node.send(
+      notify("n1", {
+        text: "🔐 Codex wants to run: make test",
+        buttons: [[{ label: "Approve", command: "/share home-pc u2" }]],
+      }),
+    );
+    await t.node.inbox.next("push_ack", (f) => f.delivery_id === "n1");
+    expect(await t.chat.press("Approve", ADMIN)).toBe("✓ Approve");
+    const forward = await t.node.inbox.next("forward");
+    expect(forward).toMatchObject({ user_id: ADMIN_ID, text: "/share home-pc u2" });
+    expect(t.router.registry.nodesForUser(memoryId("u2"))).toEqual([]);
+  });
+
   it("past PUSH_RATE_PER_MIN a node's pushes get RATE_LIMITED with a retry time, are not acknowledged, and are not shown", async () => {
     const t = await setup({ PUSH_RATE_PER_MIN: 3 });
     for (let i = 1; i <= 5; i++) t.node.send(notify(`n${i}`, { text: `notice ${i}` }));

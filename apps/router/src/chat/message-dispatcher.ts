@@ -14,6 +14,7 @@ import type { RequestLog } from "../state/request-log.ts";
 import type { ChatAddress, ChatReply, IncomingMessage } from "./chat-adapter.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import type { DeliveryLedger } from "./delivery-ledger.ts";
+import { bindToNode } from "./node-buttons.ts";
 import { ProgressMessage } from "./progress-message.ts";
 import { fromNode, rpcErrorText } from "./user-messages.ts";
 
@@ -172,7 +173,7 @@ export class MessageDispatcher {
           text = rpcErrorText(result.error, nodeId);
         }
         const shown = await progress.conclude(
-          { ok: result.ok, text, ...(result.buttons ? { buttons: result.buttons } : {}) },
+          { ok: result.ok, text, ...(result.buttons ? { buttons: bindToNode(nodeId, result.buttons) } : {}) },
           deps.userState.resultMode(message.userId, message.chatId),
           { replyTo: message.messageId },
         );

@@ -5,6 +5,7 @@ import type { UserStateStore } from "../state/user-state-store.ts";
 import type { PushFrame } from "../ws/node-socket.ts";
 import type { ChatAddress, SentMessage } from "./chat-adapter.ts";
 import type { ChatHub } from "./chat-hub.ts";
+import { bindToNode } from "./node-buttons.ts";
 import { fromNode, nodeDisconnectedText, nodeReconnectedText, taskCompleteText } from "./user-messages.ts";
 
 // Messages the router sends on its own: node offline/back notices, and what hosts push.
@@ -46,7 +47,8 @@ export class NodeNotices {
       const text = frame.type === "notify" ? frame.text : taskCompleteText(frame);
       // With several machines, the user needs to know which one is talking.
       const several = this.nodes.nodesForUser(frame.user_id).length > 1;
-      const buttons = frame.type === "notify" ? frame.buttons : undefined;
+      const buttons =
+        frame.type === "notify" && frame.buttons ? bindToNode(nodeId, frame.buttons) : undefined;
       sent = await this.chat.sendText(
         to,
         several ? fromNode(nodeId, text) : text,
