@@ -3,6 +3,7 @@ import { KeyedQueue, type Logger } from "@phonework/runtime";
 import type { ButtonStore } from "../state/button-store.ts";
 import type { ChatAddress, OutgoingFile, SendOptions, SentMessage } from "./chat-adapter.ts";
 import type { Capabilities, Destination, PlatformAdapter, PlatformEvents } from "./platform-adapter.ts";
+import { splitQualified } from "./qualified-id.ts";
 import {
   BASIC_DIALECTS,
   type Dialects,
@@ -35,9 +36,7 @@ export interface ChatHubDeps {
 const EMPTY_TEXT = "(empty reply)";
 
 /** The platform's own id for a qualified one (`telegram:123` → `123` on adapter "telegram"). */
-export function localId(qualified: string, adapter: string): string {
-  return qualified.startsWith(`${adapter}:`) ? qualified.slice(adapter.length + 1) : qualified;
-}
+const localId = (qualified: string, adapter: string) => splitQualified(qualified, [adapter])?.id ?? qualified;
 
 export class ChatHub {
   private readonly byName: Map<string, PlatformAdapter>;
@@ -130,9 +129,7 @@ export class ChatHub {
         for (const [index, piece] of pieces.entries()) {
           const idempotencyKey = randomUUID(); // the same on every retry of this part
           const replyTo =
-            index === 0 && options.replyTo && capabilities.canReply
-              ? localId(options.replyTo, adapter.name)
-              : undefined;
+            index === 0 && options.replyTo && capabilities.canReply ? options.replyTo : undefined;
           const lastPiece = index === pieces.length - 1;
           last = await this.retrying(() =>
             adapter.send(destination, piece, {

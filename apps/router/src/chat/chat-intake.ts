@@ -5,6 +5,7 @@ import type { SeenEvents } from "../state/seen-events.ts";
 import type { ChatAddress, IncomingAttachment, IncomingMessage } from "./chat-adapter.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import type { ButtonPress, ChannelMessage, PlatformAdapter, PlatformEvents } from "./platform-adapter.ts";
+import { qualifiedId } from "./qualified-id.ts";
 import {
   attachmentSkippedText,
   buttonAnsweredText,
@@ -47,8 +48,15 @@ export class ChatIntake implements PlatformEvents {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly name: string;
 
+  /** One transaction: remembered as seen only if it was stored too. */
+  private readonly storeFirstSeen: (keys: string[], message: ChannelMessage) => StoredMessage | undefined;
+
   constructor(private readonly deps: ChatIntakeDeps) {
     this.name = deps.adapter.name;
+    const { inbox, seen } = deps;
+    this.storeFirstSeen = inbox.database.transaction((keys: string[], message: ChannelMessage) =>
+      seen.checkAndRemember(keys) ? undefined : inbox.store(this.name, message),
+    );
   }
 
   async message(message: ChannelMessage): Promise<void> {
@@ -57,11 +65,7 @@ export class ChatIntake implements PlatformEvents {
       `inbox:${this.name}:m:${message.channel.id}:${message.id}`,
       ...(message.dedupeKeys ?? []).map((key) => `inbox:${this.name}:${key}`),
     ];
-    const { inbox, seen } = this.deps;
-    // One transaction: remembered as seen only if it was stored too.
-    const stored = inbox.database.transaction(() =>
-      seen.checkAndRemember(keys) ? undefined : inbox.store(this.name, message),
-    )();
+    const stored = this.storeFirstSeen(keys, message);
     if (!stored) {
       this.deps.logger.info({ messageId: message.id }, "redelivered message dropped");
       return;
@@ -185,6 +189,6 @@ export class ChatIntake implements PlatformEvents {
   }
 
   private qualify(id: string): string {
-    return `${this.name}:${id}`;
+    return qualifiedId(this.name, id);
   }
 }

@@ -33,9 +33,9 @@ import { fromNode, rpcErrorText } from "./user-messages.ts";
 const RECONNECT_GRACE_MS = 30_000;
 
 export interface DispatcherDeps extends RouterCommandDeps {
-  /** With `subscribe`, messages that come just after a start wait for their node to reconnect. */
+  /** `subscribe`: messages that come just after a start wait for their node to reconnect. */
   registry: RouterCommandDeps["registry"] & {
-    subscribe?(listener: (event: { type: string; node: NodeInfo }) => void): () => void;
+    subscribe(listener: (event: { type: string; node: NodeInfo }) => void): () => void;
   };
   /** How long after the start that wait may last (default 30 s). */
   reconnectGraceMs?: number;
@@ -199,14 +199,13 @@ export class MessageDispatcher {
     const { deps } = this;
     const nodeId = deps.userState.activeNode(userId);
     const left = this.startedAt + (deps.reconnectGraceMs ?? RECONNECT_GRACE_MS) - deps.clock.now();
-    const subscribe = deps.registry.subscribe?.bind(deps.registry);
-    if (!nodeId || left <= 0 || !subscribe) return;
+    if (!nodeId || left <= 0) return;
     const node = deps.registry.get(nodeId);
     // Online, revoked, or seen going offline since the start: not on its way back.
     if (node && (node.status === "online" || node.revoked || node.lastSeen >= this.startedAt)) return;
     deps.logger.info({ userId, nodeId }, "waiting for the node to reconnect after the start");
     await new Promise<void>((resolve) => {
-      const unsubscribe = subscribe((event) => {
+      const unsubscribe = deps.registry.subscribe((event) => {
         if (event.type === "online" && event.node.nodeId === nodeId) done();
       });
       const timer = setTimeout(() => done(), left);

@@ -6,6 +6,7 @@ import type { PushFrame } from "../ws/node-socket.ts";
 import type { ChatAddress, SentMessage } from "./chat-adapter.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import { bindToNode } from "./node-buttons.ts";
+import { splitQualified } from "./qualified-id.ts";
 import { fromNode, nodeDisconnectedText, nodeReconnectedText, taskCompleteText } from "./user-messages.ts";
 
 // Messages the router sends on its own: node offline/back notices, and what hosts push.
@@ -92,7 +93,7 @@ export class NodeNotices {
   private addressOf(userId: string): ChatAddress | undefined {
     const known = this.userState.chatOf(userId);
     if (known) return { platform: known.platform, userId, chatId: known.chat_id };
-    const platform = this.chat.platforms.find((name) => userId.startsWith(`${name}:`));
+    const platform = splitQualified(userId, this.chat.platforms)?.adapter;
     return platform ? { platform, userId } : undefined;
   }
 }
