@@ -1,9 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { splitForChat, splitMarkdown } from "../src/chat/message-chunks.ts";
+import { splitMarkdown } from "../src/chat/message-chunks.ts";
+import { renderForPlatform } from "../src/chat/render/render-for-platform.ts";
+
+/** A reply split for a platform that shows text as written. */
+const splitForChat = (text: string, limit: number) =>
+  renderForPlatform(text, { markdown: "plain", maxMessageLength: limit });
 
 const fences = (text: string) => (text.match(/^```/gm) ?? []).length;
 
-describe("splitForChat", () => {
+describe("a long reply, split for the chat", () => {
   it("leaves a short reply alone", () => {
     expect(splitForChat("hello", 100)).toEqual(["hello"]);
   });

@@ -1,6 +1,6 @@
-// Splits a long reply into chat-sized messages on paragraph or code-block boundaries, with
-// "[1/3]" headers, so no code block is ever cut in half (a block longer than one message is
-// split on line boundaries and each part re-fenced).
+// Splits a long reply's Markdown into pieces on paragraph or code-block boundaries, so no code
+// block is ever cut in half (a block longer than a piece is split on line boundaries and each part
+// re-fenced). The "[1/3]" headers and the platform's dialect are render-for-platform.ts's.
 
 interface Fence {
   /** The opening line as written (indent, marker, info string). */
@@ -150,11 +150,4 @@ export function splitMarkdown(text: string, room: number): string[] {
   }
   if (current) pieces.push(current);
   return pieces;
-}
-
-export function splitForChat(text: string, limit = 4000): string[] {
-  if (text.length <= limit) return [text];
-  const headerRoom = 12; // "[12/34]\n"
-  const pieces = splitMarkdown(text, limit - headerRoom);
-  return pieces.map((piece, index) => `[${index + 1}/${pieces.length}]\n${piece}`);
 }
