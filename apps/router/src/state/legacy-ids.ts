@@ -7,7 +7,8 @@ import type { UserStateStore } from "./user-state-store.ts";
 // when there is none. With several adapters nothing can be known: they are left, with a warning
 // naming how many (their owners then pair or share again).
 
-const NO_PREFIX = "instr(%, ':') = 0";
+/** SQL: the column's id has no adapter name in front. */
+const bare = (column: string) => `instr(${column}, ':') = 0`;
 
 export function qualifyLegacyIds(
   db: SqliteDatabase,
@@ -22,14 +23,14 @@ export function qualifyLegacyIds(
     ["node_shares", "user_id"],
     ["join_codes", "owner"],
   ];
-  const bare = (table: string, column: string) =>
+  const countBare = (table: string, column: string) =>
     (
-      db.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${NO_PREFIX.replace("%", column)}`).get() as {
+      db.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${bare(column)}`).get() as {
         n: number;
       }
     ).n;
   const total =
-    columns.reduce((sum, [table, column]) => sum + bare(table, column), 0) + userState.bareIds().length;
+    columns.reduce((sum, [table, column]) => sum + countBare(table, column), 0) + userState.bareIds().length;
   if (total === 0) return;
   if (!only) {
     logger.warn(
@@ -40,9 +41,9 @@ export function qualifyLegacyIds(
   }
   db.transaction(() => {
     for (const [table, column] of columns)
-      db.prepare(
-        `UPDATE OR IGNORE ${table} SET ${column} = ? || ':' || ${column} WHERE ${NO_PREFIX.replace("%", column)}`,
-      ).run(only);
+      db.prepare(`UPDATE OR IGNORE ${table} SET ${column} = ? || ':' || ${column} WHERE ${bare(column)}`).run(
+        only,
+      );
   })();
   userState.qualifyBareIds(only);
   logger.info({ adapter: only, ids: total }, "qualified ids stored before adapters were named");
