@@ -5,7 +5,7 @@ export const METHOD = `
 
 - **Run it:** \`pnpm install && pnpm bench\` (about 4 minutes, half of it \`npm install\` of the package). It reports
   and never asserts: a missed target is listed above and the command still exits 0. \`pnpm bench round-trip\` (or
-  \`memory\`, \`storm\`, \`failure\`, \`install\`) runs one part and prints it without rewriting this file;
+  \`memory\`, \`storm\`, \`failure\`, \`subtask\`, \`install\`) runs one part and prints it without rewriting this file;
   \`pnpm bench install --write\` also replaces that part's section here and in results.json (marked under its title).
 - **Noise:** the machine is shared (other test suites may run at the same time) and has few cores, which the
   router, the simulated hosts and the bench itself all share. Compare ratios and orders of magnitude, not the
@@ -37,6 +37,17 @@ export const METHOD = `
   503 is a failed attempt like any other and is counted. The time runs from the kill to the moment the new
   router's registry holds all N, so it includes starting the new process. Event-loop delay is the new router's
   own (\`perf_hooks.monitorEventLoopDelay\`, 10 ms resolution) from just before it listens until all N are back.
+- **Subtask overhead.** In the bench's process (\`bench/worker-rig.ts\`): a real router (memory chat adapter, push
+  rate raised so three pushes per plan are never throttled) and two real hosts, "master" and "worker-node", with
+  the fake OpenAI server answering every worker's first request with its final JSON, so each worker makes exactly
+  one model request (checked). A plan of one subtask is started with \`host.workers.runner.start()\` (the master
+  model's delegate turn is not timed), on the master itself or pinned to worker-node, and timed until the
+  master's plan ledger has committed the subtask COMPLETED (the write is observed, not polled); the plan's report,
+  its progress messages' delivery and the result's ack are waited for before the next one starts, untimed. The
+  baseline is that same model request (same system prompt, same tool offered) made by \`runAgentLoop\` directly.
+  Direct, local and (every other round) cross-host alternate: 20 warm-up rounds, then 200 timed. Every ledger
+  write is a commit to state.db with \`synchronous=FULL\`; their in-run p50 is reported, since most of the
+  difference is those commits (see the notes for which ones a subtask waits on).
 - **Installed package.** \`pnpm package\` packs the tarball and \`npm install --global --prefix <temp>\` installs it
   as a user would (better-sqlite3 downloads a prebuilt addon, or compiles from source where it cannot: here it
   compiles). Everything else runs the installed \`<prefix>/bin/phonework\` with only PATH and a fresh HOME in its

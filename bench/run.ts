@@ -10,6 +10,7 @@ import { mergeRuns, readWrittenRun } from "./partial-run.ts";
 import { measureReconnectStorm } from "./reconnect-storm.ts";
 import { printTable, type Run, type Section, writeBenchmarksMd, writeResults } from "./report.ts";
 import { measureRoundTrip } from "./round-trip.ts";
+import { measureSubtaskOverhead } from "./subtask-overhead.ts";
 
 // `pnpm bench [part…] [--write]`: runs the measurements one after another, each with its own
 // cleanup, then prints the table. A full run rewrites bench/results.json and BENCHMARKS.md; a run of
@@ -20,6 +21,11 @@ const MEASUREMENTS = [
   { key: "memory", title: "Router memory with idle hosts", run: measureIdleMemory },
   { key: "storm", title: "Reconnect storm after a router crash", run: measureReconnectStorm },
   { key: "failure", title: "Failure detection", run: measureFailureDetection },
+  {
+    key: "subtask",
+    title: "Subtask overhead: one-step worker, local and cross-host, vs a direct call",
+    run: measureSubtaskOverhead,
+  },
   // Packing and `npm install -g` alone take 1–2 minutes (better-sqlite3 may compile from source).
   {
     key: "install",

@@ -130,6 +130,18 @@ export const HostConfigFields = z.object({
   /** How long an interrupted agent gets to stop before it is killed or restarted. */
   STOP_GRACE_S: seconds(5),
 
+  // Master/Worker plans (the delegate tool).
+  /** Workers that run at once on this host (its own plans and subtasks other nodes send it). */
+  WORKERS: z.coerce.number().int().min(1, "must be at least 1").max(32).default(3),
+  /** A subtask's time limit when the plan gives none; at it the worker and its processes are killed. */
+  WORKER_TTL_S: z.coerce.number().int().min(5, "must be at least 5").max(3600).default(300),
+  /** Subtasks one plan may have. */
+  MAX_SUBTASKS: z.coerce.number().int().min(1).max(50).default(10),
+  /** Times a failed or timed-out subtask is run again (with the error in its context). */
+  WORKER_MAX_RETRIES: z.coerce.number().int().min(0).max(5).default(1),
+  /** A plan's progress message is edited at most this often. */
+  PLAN_PROGRESS_INTERVAL_S: z.coerce.number().nonnegative().default(5),
+
   // Reminders and scheduled checks.
   /** Time zone for times without an offset and for cron expressions (default: this machine's). */
   TIME_ZONE: z

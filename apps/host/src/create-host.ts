@@ -1,5 +1,10 @@
 import { join } from "node:path";
-import { type Button, CURRENT_PROTOCOL_VERSION, type HostFrame } from "@phonework/protocol";
+import {
+  type Button,
+  CURRENT_PROTOCOL_VERSION,
+  type HostFrame,
+  WORKERS_CAPABILITY,
+} from "@phonework/protocol";
 import { type Clock, type Logger, systemClock } from "@phonework/runtime";
 import { createAssistant, HELP_COMMAND, STOP_COMMAND } from "./agent/assistant.ts";
 import { createFileHistoryStore } from "./agent/history-store.ts";
@@ -39,6 +44,7 @@ import { createRunShellTool } from "./tools/run-shell.ts";
 import { createScheduleTools } from "./tools/schedule.ts";
 import type { Tool } from "./tools/tool.ts";
 import { createWebTool } from "./tools/web.ts";
+import { createWorkers, type Workers } from "./workers/create-workers.ts";
 
 // Composition root of a host: the link to the router, the assistant and its tools.
 
@@ -69,6 +75,7 @@ export interface Host {
   readonly outbox: Outbox;
   readonly scheduler: Scheduler;
   readonly jobs: JobStore;
+  readonly workers: Workers;
   start(): void;
   /** Resolves once registered with the router (the first time, or again after a reconnect). */
   ready(): Promise<void>;
@@ -98,10 +105,12 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   const sendSessions = () => link.send({ type: "sessions_update", sessions: sessions.summaries() });
 
   const tasks = new TaskRunner({
-    store: TaskStore.open(join(stateDir, "tasks.json"), clock.now()),
+    store: TaskStore.open(db, clock.now(), join(stateDir, "tasks.json"), logger),
     timeoutMs: config.BACKGROUND_TIMEOUT_S * 1000,
     clock,
     logger,
+    // A task's end commits with the outbox item that announces it.
+    transaction: (fn) => db.transaction(fn)(),
     onFinished: (task, fullOutput) => {
       const owner = { userId: task.user_id, chatId: task.chat_id, platform: task.platform };
       // A coding turn's answer is delivered whole (code blocks intact), not as a truncated summary.
@@ -120,7 +129,8 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
         });
     },
   });
-  const notify = (owner: TaskOwner, text: string, buttons?: Button[][]) =>
+  /** A message of the host's own; `editKey` keeps one message up to date (a plan's progress). */
+  const notify = (owner: TaskOwner, text: string, buttons?: Button[][], editKey?: string) =>
     outbox.enqueue({
       type: "notify",
       user_id: owner.userId,
@@ -128,6 +138,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       chat_id: owner.chatId,
       text,
       ...(buttons?.length ? { buttons } : {}),
+      ...(editKey ? { edit_key: editKey } : {}),
     });
 
   const approvals = new ApprovalBroker(config.APPROVAL_TIMEOUT_S * 1000, notify);
@@ -154,7 +165,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     return agent;
   };
   const sessions = new SessionManager({
-    store: SessionStore.open(join(stateDir, "sessions.json")),
+    store: SessionStore.open(db, join(stateDir, "sessions.json"), logger),
     agents: agentFor,
     workingDir: config.WORKING_DIR,
     maxPending: config.MAX_PENDING,
@@ -193,7 +204,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   });
   outbox.onSettled((result) => scheduler.handleDelivery(result));
 
-  const tools: Tool[] = [
+  const baseTools: Tool[] = [
     createRunShellTool(config.WORKING_DIR),
     createFileOpsTool({ workingDir: config.WORKING_DIR, maxFileBytes: config.MAX_FILE_BYTES }),
     ...createBackgroundTools(tasks, config.WORKING_DIR, clock, sessions),
@@ -202,6 +213,20 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     ...(web ? [createWebTool(web)] : []),
   ];
   const model = deps.model ?? buildModel(config);
+  const workers = createWorkers({
+    config,
+    displayName,
+    db,
+    model,
+    tools: baseTools,
+    outbox,
+    notify: (owner, text, editKey) => notify(owner, text, undefined, editKey),
+    send: (frame) => link.send(frame),
+    remember: (userId, text) => history.append(userId, [{ role: "assistant", content: text }]),
+    now: () => clock.now(),
+    logger,
+  });
+  const tools = [...baseTools, ...workers.tools];
   // Worked out at each registration: a CLI installed while the host runs shows up on reconnect.
   const capabilities = () => [
     "shell",
@@ -211,6 +236,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     ...(missingAgent("codex") ? [] : ["codex"]),
     ...(web ? ["web"] : []),
     ...(model ? ["assistant"] : []),
+    ...(workers.capable ? [WORKERS_CAPABILITY] : []),
   ];
   const threads: ThreadCommandDeps = {
     sessions,
@@ -241,6 +267,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     }),
     ...threadCommands(threads),
     ...scheduleCommands(schedules),
+    ...workers.commands,
   ];
 
   const handler =
@@ -251,10 +278,11 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       tools,
       commands,
       sessions,
+      plans: workers.runner,
       unavailableTools: web
         ? {}
         : { web: "web search is not configured on this node (set METASO_API_KEY on the host)" },
-      systemPrompt: () =>
+      systemPrompt: (request) =>
         buildSystemPrompt({
           nodeId: config.NODE_ID,
           displayName: displayName,
@@ -262,6 +290,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
           toolNames: tools.map((t) => t.name),
           webAvailable: Boolean(web),
           now: new Date(clock.now()),
+          ...(request.nodes ? { peers: request.nodes } : {}),
         }),
       maxSteps: config.AGENT_MAX_STEPS,
       history,
@@ -314,7 +343,8 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     onWork: (frame) => {
       if (frame.type === "forward") runner?.run(frame);
       else if (frame.type === "cancel") runner?.cancel(frame.id, frame.reason);
-      else outbox.acknowledge(frame);
+      else if (frame.type === "push_ack") outbox.acknowledge(frame);
+      else workers.handle(frame);
     },
     onRegistered: () => {
       // The join code did its work: keep the key, and never present the code again.
@@ -324,7 +354,8 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       logger.info("paired with the router; the node key is saved in DATA_DIR");
     },
     onPushError: (frame) => {
-      if (frame.code === "RATE_LIMITED" && frame.delivery_id)
+      // Over the push rate, or a worker result whose master is offline: kept, and sent again later.
+      if ((frame.code === "RATE_LIMITED" || frame.code === "NODE_OFFLINE") && frame.delivery_id)
         outbox.retryLater(frame.delivery_id, Math.max(1, frame.retry_after_s ?? 5) * 1000);
       else logger.warn({ code: frame.code, deliveryId: frame.delivery_id }, frame.message);
     },
@@ -346,7 +377,9 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     outbox,
     scheduler,
     jobs,
+    workers,
     start: () => {
+      workers.start();
       link.start();
       scheduler.start(config.SCHEDULER_TICK_S * 1000);
     },
@@ -360,6 +393,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     async stop() {
       await scheduler.stop();
       runner?.cancelAll("host stopping");
+      await workers.close();
       await sessions.stopAll();
       await tasks.stopAll();
       await Promise.all([...agents.values()].map((agent) => agent.close()));

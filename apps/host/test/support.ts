@@ -1,6 +1,13 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createTestLogger, makeTempDir } from "@phonework/testkit";
+import {
+  createTestLogger,
+  type FakeOpenAI,
+  type FakeRouter,
+  makeTempDir,
+  startFakeOpenAI,
+  startFakeRouter,
+} from "@phonework/testkit";
 import { afterEach } from "vitest";
 import { HostConfigSchema } from "../src/config.ts";
 import { createHost, type Host, type HostDeps } from "../src/create-host.ts";
@@ -84,4 +91,30 @@ export function startHost(
   host.start();
   onCleanup(() => host.stop());
   return host;
+}
+
+/**
+ * A real host with a model (the fake OpenAI server) behind a fake router, its WORKING_DIR and
+ * DATA_DIR in `dir` (a fresh temp dir unless given: pass the same one to restart on its state).
+ */
+export async function startHostWithModel(
+  overrides: Record<string, unknown> = {},
+  dir: { path: string; remove?: () => void } = makeTempDir(),
+): Promise<{ router: FakeRouter; model: FakeOpenAI; host: Host; dir: string }> {
+  const secret = "host-with-model";
+  if (dir.remove) onCleanup(dir.remove);
+  const router = await startFakeRouter({ secret });
+  const model = await startFakeOpenAI();
+  onCleanup(() => router.close());
+  onCleanup(() => model.close());
+  const host = startHost(router.url, secret, {
+    WORKING_DIR: dir.path,
+    DATA_DIR: dir.path,
+    OPENAI_API_KEY: "k",
+    OPENAI_BASE_URL: model.url,
+    OPENAI_MAX_RETRIES: 0,
+    ...overrides,
+  });
+  await host.ready();
+  return { router, model, host, dir: dir.path };
 }

@@ -1,16 +1,25 @@
 import { join } from "node:path";
 import { createTestLogger, makeTempDir, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
+import { openHostDatabase } from "../src/state-db.ts";
 import { formatTaskList } from "../src/tasks/format-tasks.ts";
 import { TaskRunner } from "../src/tasks/task-runner.ts";
 import { type TaskRecord, TaskStore } from "../src/tasks/task-store.ts";
 import { onCleanup } from "./support.ts";
 
-function setup(path?: string) {
+function openDb(path: string) {
+  const db = openHostDatabase(path);
+  onCleanup(() => {
+    db.close();
+  });
+  return db;
+}
+
+function setup() {
   const dir = makeTempDir();
   onCleanup(dir.remove);
   const finished: TaskRecord[] = [];
-  const store = TaskStore.open(path ?? join(dir.path, "tasks.json"), Date.now());
+  const store = TaskStore.open(openDb(join(dir.path, "state.db")), Date.now());
   const runner = new TaskRunner({
     store,
     timeoutMs: 10_000,
@@ -53,8 +62,9 @@ describe("background tasks", () => {
   it("shows a task that was running when the host died as lost", () => {
     const dir = makeTempDir();
     onCleanup(dir.remove);
-    const path = join(dir.path, "tasks.json");
-    const before = TaskStore.open(path, 1000);
+    const path = join(dir.path, "state.db");
+    const db = openHostDatabase(path);
+    const before = TaskStore.open(db, 1000);
     before.save({
       id: "abc123",
       kind: "shell",
@@ -68,7 +78,8 @@ describe("background tasks", () => {
       started_at: 1000,
       output: "",
     });
-    const after = TaskStore.open(path, 5000);
+    db.close();
+    const after = TaskStore.open(openDb(path), 5000);
     expect(after.get("abc123")).toMatchObject({ status: "lost", finished_at: 5000 });
     expect(formatTaskList(after.list(), 6000)).toBe(
       "Tasks:\n💀 #abc123 lost (the host stopped while it ran) — long build",

@@ -26,6 +26,7 @@ import { routerVersion } from "./router-version.ts";
 import { defaultRoutingSteps } from "./routing/default-routing.ts";
 import type { RoutingStep } from "./routing/routing-step.ts";
 import { createForwarder } from "./rpc/forwarder.ts";
+import { WorkerRelay } from "./rpc/worker-relay.ts";
 import { DeliveredStore } from "./state/delivered-store.ts";
 import { qualifyLegacyIds } from "./state/legacy-ids.ts";
 import { RequestLog } from "./state/request-log.ts";
@@ -122,6 +123,13 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     sendToNode: (nodeId, frame) => registry.connection(nodeId)?.send(frame) ?? false,
     logger: logger.child({ component: "push" }),
   });
+  const workers = new WorkerRelay({
+    nodes: registry,
+    sendToNode: (nodeId, frame) => registry.connection(nodeId)?.send(frame) ?? false,
+    now,
+    logger: logger.child({ component: "workers" }),
+  });
+  workers.watch(registry);
   // The shared secret admits hosts only where nobody but this machine can reach the router.
   const secret =
     config.ROUTER_SECRET && isLoopbackHost(config.ROUTER_HOST) ? config.ROUTER_SECRET : undefined;
@@ -184,6 +192,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
         clock,
         logger: nodeLogger,
         deliveries,
+        workers,
         qualifyUsers: (ids) => access.qualifyServedUsers(ids),
       },
       secret,

@@ -266,6 +266,8 @@ describe("mailboy behaviour", () => {
       "schedule",
       "list_scheduled",
       "cancel_scheduled",
+      "delegate",
+      "plan_status",
     ]);
     expect(reply).toContain("web search is not configured on this node (set METASO_API_KEY on the host)");
   });

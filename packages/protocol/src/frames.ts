@@ -54,6 +54,101 @@ const Sessions = z.array(SessionSummary).max(MAX_SESSIONS);
 export const CommandInfo = z.object({ usage: z.string().min(1).max(200), description: z.string().max(500) });
 export type CommandInfo = z.infer<typeof CommandInfo>;
 
+// ── Master/Worker: a subtask of a plan run on another of the user's nodes ───────
+
+/** A worker's structured result, as the worker prompt asks for it (validated on the host that ran it). */
+export const WorkerResult = z.object({
+  task_id: z.string().max(128),
+  status: z.enum(["success", "failed", "partial"]),
+  result: z.string().max(64_000),
+  details: z.string().max(64_000).optional(),
+  artifacts: z.array(z.string().max(4096)).max(100).default([]),
+  /** Seconds from the worker's start to its answer, measured by the host that ran it. */
+  duration: z.number().nonnegative(),
+  errors: z.array(z.string().max(4000)).max(50).default([]),
+});
+export type WorkerResult = z.infer<typeof WorkerResult>;
+
+/** How a worker's attempt ended: the ledger's COMPLETED, FAILED or TIMEOUT. */
+export const WorkerOutcome = z.enum(["completed", "failed", "timeout"]);
+export type WorkerOutcome = z.infer<typeof WorkerOutcome>;
+
+const NodeName = z.string().min(1).max(64);
+const UserId = z.string().min(1).max(256);
+
+/**
+ * One attempt of a subtask, to run in a worker on another node. A master host sends it with
+ * `node` = where to run it; the router checks that both nodes serve `user_id` and relays it
+ * with `from_node` = the master (a `from_node` a host sends is ignored). Answered by
+ * `worker_status`; the outcome comes later as `worker_result`. Only sent to a node whose
+ * register lists the WORKERS_CAPABILITY.
+ */
+export const WorkerTaskFrame = z.object({
+  type: z.literal("worker_task"),
+  /** Unique per attempt. */
+  task_id: Id,
+  user_id: UserId,
+  platform: z.string().max(64).optional(),
+  chat_id: z.string().max(256).optional(),
+  node: NodeName,
+  from_node: NodeName.optional(),
+  objective: z.string().min(1).max(8000),
+  context: z.string().max(64_000),
+  skills: z.array(z.string().min(1).max(64)).max(20),
+  ttl_s: z.number().int().positive().max(86_400),
+});
+
+/**
+ * A worker task was taken (ok) or refused (with why: NODE_OFFLINE, UNAUTHORIZED, BAD_FRAME,
+ * QUEUE_FULL). From the running node to the router, and relayed to the master with `from_node`;
+ * the router also sends one on its own when it cannot relay the task, or when the running node
+ * drops while the task is in flight.
+ */
+export const WorkerStatusFrame = z.object({
+  type: z.literal("worker_status"),
+  task_id: Id,
+  ok: z.boolean(),
+  from_node: NodeName.optional(),
+  error: z.object({ code: ErrorCode, message: Text }).optional(),
+});
+
+/**
+ * The end of a worker task, through the running node's outbox (`delivery_id`): `node` is the
+ * master to deliver to. The router relays it with `from_node`; the master stores it and answers
+ * `worker_result_ack`, and only then does the running node get its `push_ack`. A master that is
+ * offline gets it later: the router answers the running node RATE_LIMITED-style with NODE_OFFLINE
+ * and a retry_after_s, and the item stays in that node's outbox.
+ */
+export const WorkerResultFrame = z.object({
+  type: z.literal("worker_result"),
+  task_id: Id,
+  user_id: UserId,
+  node: NodeName,
+  from_node: NodeName.optional(),
+  outcome: WorkerOutcome,
+  result: WorkerResult,
+  delivery_id: DeliveryId,
+});
+
+/** The master stored a `worker_result`: the router acknowledges it to the node that ran it. */
+export const WorkerResultAckFrame = z.object({
+  type: z.literal("worker_result_ack"),
+  delivery_id: DeliveryId,
+});
+
+/** The master gave up on a worker task (/stop, its deadline): relayed to `node`, which kills it. */
+export const WorkerCancelFrame = z.object({
+  type: z.literal("worker_cancel"),
+  task_id: Id,
+  user_id: UserId,
+  node: NodeName,
+  from_node: NodeName.optional(),
+  reason: z.string().max(500),
+});
+
+/** In a register's `capabilities`: the node runs worker tasks for other nodes' plans. */
+export const WORKERS_CAPABILITY = "workers";
+
 // ── host → router ────────────────────────────────────────────────────────────
 
 /**
@@ -142,6 +237,11 @@ export const NotifyFrame = z.object({
   text: Text,
   delivery_id: DeliveryId,
   buttons: Buttons.optional(),
+  /**
+   * A message kept up to date (a plan's progress): the first notify with this key is sent, later
+   * ones edit that message where the platform can edit (else each is a new message).
+   */
+  edit_key: z.string().min(1).max(128).optional(),
 });
 
 /** A background task finished on the host. */
@@ -210,6 +310,16 @@ export const RegisterErrorFrame = z.object({
   reason: z.string(),
 });
 
+/** Another node serving the same user, as a forward lists it. */
+export const PeerNode = z.object({
+  node_id: z.string().min(1).max(64),
+  display_name: z.string().min(1).max(128),
+  online: z.boolean(),
+  /** It runs worker tasks (WORKERS_CAPABILITY). */
+  workers: z.boolean(),
+});
+export type PeerNode = z.infer<typeof PeerNode>;
+
 /** A user's chat message forwarded to a node; answered by `forward_response` or `error` with the same id. */
 export const ForwardFrame = z.object({
   type: z.literal("forward"),
@@ -220,6 +330,11 @@ export const ForwardFrame = z.object({
   text: Text,
   message_id: z.string().optional(),
   attachments: z.array(Attachment).max(10).optional(),
+  /**
+   * The user's other nodes, so the assistant can pin a subtask of a plan to one of them (and say
+   * which are up). Only nodes that serve this user; absent from older routers.
+   */
+  nodes: z.array(PeerNode).max(100).optional(),
 });
 
 /** The router gave up on a request (timeout, user left); the host should stop working on it. */
@@ -265,7 +380,10 @@ const hostOnlyFrames = [
   TaskCompleteFrame,
   SendFileFrame,
   SessionsUpdateFrame,
+  WorkerResultAckFrame,
 ] as const;
+/** Worker frames go host → router → host, the same shape both ways. */
+const workerFrames = [WorkerTaskFrame, WorkerStatusFrame, WorkerResultFrame, WorkerCancelFrame] as const;
 const routerOnlyFrames = [
   ChallengeFrame,
   RegisterOkFrame,
@@ -277,11 +395,16 @@ const routerOnlyFrames = [
 ] as const;
 
 /** Frames a host may send. */
-export const HostFrame = z.discriminatedUnion("type", [...hostOnlyFrames, ErrorFrame]);
+export const HostFrame = z.discriminatedUnion("type", [...hostOnlyFrames, ...workerFrames, ErrorFrame]);
 /** Frames a router may send. */
-export const RouterFrame = z.discriminatedUnion("type", [...routerOnlyFrames, ErrorFrame]);
+export const RouterFrame = z.discriminatedUnion("type", [...routerOnlyFrames, ...workerFrames, ErrorFrame]);
 /** Every frame of the protocol, in either direction. */
-export const Frame = z.discriminatedUnion("type", [...hostOnlyFrames, ...routerOnlyFrames, ErrorFrame]);
+export const Frame = z.discriminatedUnion("type", [
+  ...hostOnlyFrames,
+  ...workerFrames,
+  ...routerOnlyFrames,
+  ErrorFrame,
+]);
 
 export type RegisterFrame = z.infer<typeof RegisterFrame>;
 export type PongFrame = z.infer<typeof PongFrame>;
@@ -299,6 +422,11 @@ export type CancelFrame = z.infer<typeof CancelFrame>;
 export type PingFrame = z.infer<typeof PingFrame>;
 export type PushAckFrame = z.infer<typeof PushAckFrame>;
 export type ErrorFrame = z.infer<typeof ErrorFrame>;
+export type WorkerTaskFrame = z.infer<typeof WorkerTaskFrame>;
+export type WorkerStatusFrame = z.infer<typeof WorkerStatusFrame>;
+export type WorkerResultFrame = z.infer<typeof WorkerResultFrame>;
+export type WorkerResultAckFrame = z.infer<typeof WorkerResultAckFrame>;
+export type WorkerCancelFrame = z.infer<typeof WorkerCancelFrame>;
 export type HostFrame = z.infer<typeof HostFrame>;
 export type RouterFrame = z.infer<typeof RouterFrame>;
 export type Frame = z.infer<typeof Frame>;

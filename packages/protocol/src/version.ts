@@ -5,7 +5,9 @@
 // public key and a signature over the nonce). v1 hosts (shared secret only) are not admitted.
 // v3: `delivery_id` is required on every deliverable frame (forward_response, notify,
 // task_complete, send_file), so each answer and push has one delivery path. Router and host ship
-// together, so v2 hosts are refused like v1 ones.
+// together, so v2 hosts are refused like v1 ones. Later additions within v3: `buttons`,
+// `attachments`, notify's `edit_key`, and the worker frames (worker_task, worker_status,
+// worker_result, worker_result_ack, worker_cancel), sent only to nodes with the `workers` capability.
 export const PROTOCOL_VERSIONS = [3] as const;
 export const CURRENT_PROTOCOL_VERSION = 3;
 

@@ -16,7 +16,7 @@ const versions = readdirSync(fixturesRoot)
   .map((dir) => Number(dir.replace(/^v/, "")))
   .sort();
 /** Frames the host sends through its outbox: each carries a delivery id. */
-const deliverable = new Set(["forward_response", "notify", "task_complete", "send_file"]);
+const deliverable = new Set(["forward_response", "notify", "task_complete", "send_file", "worker_result"]);
 const sample = (version: number, type: string) =>
   JSON.parse(readFileSync(join(fixturesRoot, `v${version}`, `${type}.json`), "utf8"));
 
@@ -75,10 +75,16 @@ describe("protocol fixtures", () => {
     ).toBe(false);
   });
 
-  it("direction unions split the frames with only `error` in both", () => {
+  it("direction unions split the frames with only `error` and the relayed worker frames in both", () => {
     const host: string[] = HostFrame.options.map((o) => o.shape.type.value);
     const router: string[] = RouterFrame.options.map((o) => o.shape.type.value);
-    expect(host.filter((t) => router.includes(t))).toEqual(["error"]);
+    expect(host.filter((t) => router.includes(t)).sort()).toEqual([
+      "error",
+      "worker_cancel",
+      "worker_result",
+      "worker_status",
+      "worker_task",
+    ]);
     expect(new Set([...host, ...router]).size).toBe(Frame.options.length);
   });
 });

@@ -23,7 +23,10 @@ export interface AssistantDeps {
   unavailableTools: Record<string, string>;
   commands: HostCommand[];
   sessions: SessionManager;
-  systemPrompt: () => string;
+  /** The user's running plans, which /stop cancels too. */
+  plans?: { stop(userId: string): Array<{ id: string }> };
+  /** Built for each turn: it names the user's other nodes the request came with. */
+  systemPrompt: (request: ForwardFrame) => string;
   maxSteps: number;
   history: HistoryStore;
   sendFile: (to: { userId: string; chatId: string; platform: string }, file: OutgoingFile) => Promise<void>;
@@ -56,13 +59,18 @@ export function createAssistant(deps: AssistantDeps): MessageHandler {
       "Anything else is answered by the assistant, or by your active coding session.",
     ].join("\n");
 
-  // What the user is waiting for first; else a coding turn of theirs, also one in the background.
+  // What the user is waiting for, and their plans; else a coding turn of theirs, also one in the background.
   const stop = (userId: string): string => {
     const current = running.get(userId);
-    if (current) {
-      current.abort(new Error("stopped by the user"));
-      return "⏹️ Stopping your running request.";
-    }
+    current?.abort(new Error("stopped by the user"));
+    const plans = deps.plans?.stop(userId) ?? [];
+    const stopped = [
+      ...(current ? ["your running request"] : []),
+      ...(plans.length > 0
+        ? [`plan${plans.length > 1 ? "s" : ""} ${plans.map((p) => p.id).join(", ")} and its workers`]
+        : []),
+    ];
+    if (stopped.length > 0) return `⏹️ Stopping ${stopped.join(" and ")}.`;
     const session = deps.sessions.stop(userId);
     if (session) return `⏹️ Stopping session #${session.id} (${session.agent} · ${session.project}).`;
     return "Nothing is running.";
@@ -85,13 +93,14 @@ export function createAssistant(deps: AssistantDeps): MessageHandler {
       progress: ctx.progress,
       sendFile: (file) =>
         deps.sendFile({ userId, chatId: request.chat_id, platform: request.platform }, file),
+      ...(request.nodes ? { peers: request.nodes } : {}),
     };
     const history = deps.history.load(userId);
     const result = await runAgentLoop({
       model: deps.model as ModelClient,
       tools: deps.tools,
       unavailableTools: deps.unavailableTools,
-      systemPrompt: deps.systemPrompt(),
+      systemPrompt: deps.systemPrompt(request),
       history,
       input: request.text,
       maxSteps: deps.maxSteps,

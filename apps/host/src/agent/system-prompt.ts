@@ -8,6 +8,19 @@ export interface PromptFacts {
   toolNames: string[];
   webAvailable: boolean;
   now: Date;
+  /** The user's other nodes (from the request), for plans that span machines. */
+  peers?: ReadonlyArray<{ node_id: string; display_name: string; online: boolean; workers: boolean }>;
+}
+
+function delegationLines(facts: PromptFacts): string[] {
+  if (!facts.toolNames.includes("delegate")) return [];
+  const peers = (facts.peers ?? []).filter((p) => p.workers);
+  return [
+    "- Big requests with independent parts (several folders, a scan then moves, work on several machines) — call delegate with a plan of subtasks for workers; they run in parallel and the user gets a progress message and a final report. Answer simple requests yourself. While a plan runs, use plan_status when the user asks how it is going.",
+    peers.length > 0
+      ? `- The user's other nodes, which can run subtasks (set a subtask's node): ${peers.map((p) => `${p.display_name} (${p.node_id}, ${p.online ? "online" : "offline"})`).join("; ")}.`
+      : "- The user has no other node that can run workers: subtasks run here.",
+  ];
 }
 
 export function buildSystemPrompt(facts: PromptFacts): string {
@@ -19,6 +32,7 @@ export function buildSystemPrompt(facts: PromptFacts): string {
     "- Questions about this machine, its files, processes or projects — use the tools, then answer with what they showed.",
     "- Keep answers short and readable on a phone; use code blocks for code and command output.",
     "- Commands that take more than a minute or two (builds, test suites, downloads) go to run_background; the user is notified when they finish.",
+    ...delegationLines(facts),
     facts.webAvailable
       ? "- For current events or anything you are unsure is up to date, use the web tool."
       : "- Web search is not configured on this node (the host owner can set METASO_API_KEY); say so if the user asks for it.",

@@ -9,7 +9,7 @@ import { atEndOfTurn, type Logger, type SqliteDatabase } from "@phonework/runtim
 
 type DeliverableFrame = Extract<
   HostFrame,
-  { type: "notify" | "task_complete" | "send_file" | "forward_response" }
+  { type: "notify" | "task_complete" | "send_file" | "forward_response" | "worker_result" }
 >;
 /** A deliverable frame before the outbox gives it its delivery id. */
 export type OutboxItem = DeliverableFrame extends infer Frame

@@ -21,6 +21,21 @@ import { connectErrorText, httpRefusalText, ProblemReporter, refusedText } from 
 // host always dials out.
 
 /** How the host trusts the router's TLS certificate, beyond the system's CAs. */
+/** Frames that carry work for the host: requests, acknowledgements, and worker tasks of plans. */
+export type WorkFrame = Extract<
+  RouterFrame,
+  {
+    type:
+      | "forward"
+      | "cancel"
+      | "push_ack"
+      | "worker_task"
+      | "worker_status"
+      | "worker_result"
+      | "worker_cancel";
+  }
+>;
+
 export interface RouterTls {
   /** PEM of the CA that signed a self-signed router certificate. */
   ca?: Buffer;
@@ -46,7 +61,7 @@ export interface RouterLinkOptions {
   backoff: BackoffPolicy;
   logger: Logger;
   /** Frames for the host's own parts: work (forward, cancel) and outbox acknowledgements. */
-  onWork: (frame: Extract<RouterFrame, { type: "forward" | "cancel" | "push_ack" }>) => void;
+  onWork: (frame: WorkFrame) => void;
   /** Registered (a join code, if any, was accepted). */
   onRegistered?: (frame: RegisterOkFrame) => void;
   /** The router refused this node's key or join code (it keeps retrying unless told to stop). */
@@ -222,6 +237,10 @@ export class RouterLink {
       case "forward":
       case "cancel":
       case "push_ack":
+      case "worker_task":
+      case "worker_status":
+      case "worker_result":
+      case "worker_cancel":
         this.options.onWork(frame);
         return;
     }

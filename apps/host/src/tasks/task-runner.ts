@@ -4,7 +4,7 @@ import { BoundedOutput } from "../tools/bounded-output.ts";
 import { runCommand } from "../tools/process-tree.ts";
 import type { TaskRecord, TaskStore } from "./task-store.ts";
 
-// Background tasks (M2.4): submit returns a task id at once; the work runs on, and when it
+// Background tasks: submit returns a task id at once; the work runs on, and when it
 // ends the user is notified through `onFinished`. A task is a shell command, or any job
 // (a coding-session turn that ran long).
 
@@ -51,8 +51,14 @@ export interface TaskRunnerOptions {
   timeoutMs: number;
   clock: Clock;
   logger: Logger;
+  /** Called with the finished task inside the same transaction as its save (it enqueues the notice). */
   onFinished: (task: TaskRecord, fullOutput: string) => void;
   newId?: () => string;
+  /**
+   * Runs `fn` in one database transaction, so a task's end and the outbox item announcing it commit
+   * together or not at all. Default: just calls `fn` (stores with nothing to share a transaction with).
+   */
+  transaction?: (fn: () => void) => void;
 }
 
 export class TaskRunner {
@@ -125,9 +131,18 @@ export class TaskRunner {
           output: outcome.output.length > OUTPUT_CHARS ? outcome.output.slice(-OUTPUT_CHARS) : outcome.output,
         };
         this.live.delete(id);
-        store.save(finished);
-        this.options.logger.info({ taskId: id, status }, "background task finished");
-        this.options.onFinished(finished, outcome.output);
+        const { transaction = (fn) => fn(), logger } = this.options;
+        try {
+          transaction(() => {
+            store.save(finished);
+            this.options.onFinished(finished, outcome.output);
+          });
+        } catch (error) {
+          // Rolled back: the task stays `running` in the store and shows as `lost` after a restart.
+          logger.error({ err: error, taskId: id, status }, "background task end not recorded");
+          return;
+        }
+        logger.info({ taskId: id, status }, "background task finished");
       });
     this.live.set(id, { output, controller, done });
     return task;

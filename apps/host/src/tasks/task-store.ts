@@ -1,8 +1,10 @@
-import { readJsonFile, writeJsonFileAtomic } from "@phonework/runtime";
+import { type Logger, openDatabase, PreparedStatements, type SqliteDatabase } from "@phonework/runtime";
 import { z } from "zod";
+import { importLegacyJsonFile } from "../legacy-state-file.ts";
 
-// Background tasks, recorded under DATA_DIR so /tasks survives a restart. A task that was
-// running when the host died is marked `lost` on the next start, never silently dropped.
+// Background tasks, kept in the host's state.db so /tasks survives a restart and a task's end
+// commits in the same transaction as the outbox item that announces it. A task that was running
+// when the host died is marked `lost` on the next start, never silently dropped.
 
 export const TaskRecord = z.object({
   id: z.string(),
@@ -23,52 +25,88 @@ export const TaskRecord = z.object({
 });
 export type TaskRecord = z.infer<typeof TaskRecord>;
 
+/** tasks.json, where older hosts kept them: imported on the first open, then renamed. */
 const TaskFile = z.object({ version: z.literal(1), tasks: z.array(TaskRecord) });
 const KEEP = 100;
 
-export class TaskStore {
-  private constructor(
-    private tasks: TaskRecord[],
-    private readonly persist: (tasks: TaskRecord[]) => void,
-  ) {}
+export const TASKS_MIGRATION = `
+  CREATE TABLE tasks (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    description TEXT NOT NULL,
+    command TEXT NOT NULL,
+    cwd TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    chat_id TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    status TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    exit_code INTEGER,
+    output TEXT NOT NULL
+  );`;
 
-  static open(path: string, now: number): TaskStore {
-    const file = readJsonFile(path, TaskFile, { version: 1, tasks: [] });
-    const tasks = file.tasks.map((task) =>
-      task.status === "running" ? { ...task, status: "lost" as const, finished_at: now } : task,
-    );
-    const store = new TaskStore(tasks, (all) => writeJsonFileAtomic(path, { version: 1, tasks: all }));
-    store.persist(tasks);
+export class TaskStore {
+  private readonly statements: PreparedStatements;
+
+  private constructor(private readonly db: SqliteDatabase) {
+    this.statements = new PreparedStatements(db);
+  }
+
+  /** Imports `legacyJsonPath` once if it is there, and marks tasks still `running` as `lost`. */
+  static open(db: SqliteDatabase, now: number, legacyJsonPath?: string, logger?: Logger): TaskStore {
+    const store = new TaskStore(db);
+    const importTasks = (file: z.infer<typeof TaskFile>) => {
+      for (const task of file.tasks) store.save(task);
+    };
+    if (legacyJsonPath) importLegacyJsonFile(db, legacyJsonPath, TaskFile, importTasks, logger);
+    db.prepare("UPDATE tasks SET status = 'lost', finished_at = ? WHERE status = 'running'").run(now);
     return store;
   }
 
   static inMemory(): TaskStore {
-    return new TaskStore([], () => {});
+    return new TaskStore(openDatabase(":memory:", { migrations: [TASKS_MIGRATION] }));
   }
 
   save(task: TaskRecord): void {
-    const index = this.tasks.findIndex((t) => t.id === task.id);
-    if (index >= 0) this.tasks[index] = task;
-    else this.tasks.push(task);
-    // Keep every running task and the most recent finished ones.
-    const finished = this.tasks.filter((t) => t.status !== "running");
-    if (finished.length > KEEP) {
-      const drop = new Set(finished.slice(0, finished.length - KEEP).map((t) => t.id));
-      this.tasks = this.tasks.filter((t) => !drop.has(t.id));
-    }
-    this.persist(this.tasks);
+    this.db.transaction(() => {
+      this.statements
+        .sql(
+          `INSERT OR REPLACE INTO tasks (id, kind, description, command, cwd, user_id, chat_id, platform,
+             status, started_at, finished_at, exit_code, output)
+           VALUES (@id, @kind, @description, @command, @cwd, @user_id, @chat_id, @platform,
+             @status, @started_at, @finished_at, @exit_code, @output)`,
+        )
+        .run({ ...task, finished_at: task.finished_at ?? null, exit_code: task.exit_code ?? null });
+      // Keep every running task and the most recent finished ones.
+      this.statements
+        .sql(
+          `DELETE FROM tasks WHERE status != 'running' AND id NOT IN
+             (SELECT id FROM tasks WHERE status != 'running' ORDER BY started_at DESC, rowid DESC LIMIT ?)`,
+        )
+        .run(KEEP);
+    })();
   }
 
   get(id: string): TaskRecord | undefined {
-    return this.tasks.find((t) => t.id === id);
+    return fromRow(this.statements.sql("SELECT * FROM tasks WHERE id = ?").get(id));
   }
 
   has(id: string): boolean {
-    return this.tasks.some((t) => t.id === id);
+    return this.statements.sql("SELECT 1 FROM tasks WHERE id = ?").get(id) !== undefined;
   }
 
   /** Newest first. */
   list(): TaskRecord[] {
-    return [...this.tasks].sort((a, b) => b.started_at - a.started_at);
+    const rows = this.statements.sql("SELECT * FROM tasks ORDER BY started_at DESC, rowid ASC").all();
+    return rows.map(fromRow).filter((task) => task !== undefined);
   }
+}
+
+/** A row read back through the schema; one that does not fit (edited by hand, say) is skipped. */
+function fromRow(row: unknown): TaskRecord | undefined {
+  if (row === undefined) return undefined;
+  const fields = Object.entries(row as Record<string, unknown>).filter(([, value]) => value !== null);
+  const parsed = TaskRecord.safeParse(Object.fromEntries(fields));
+  return parsed.success ? parsed.data : undefined;
 }

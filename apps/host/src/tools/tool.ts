@@ -1,3 +1,4 @@
+import type { PeerNode } from "@phonework/protocol";
 import { z } from "zod";
 
 // A tool the assistant can call. Its arguments are a zod schema: the same schema validates
@@ -19,6 +20,8 @@ export interface ToolContext {
   sendFile(file: OutgoingFile): Promise<void>;
   /** The model's id for this call, recorded by tools whose effects outlive the turn (schedules). */
   toolCallId?: string;
+  /** The user's other nodes, as the router listed them with the request (for delegate). */
+  peers?: PeerNode[];
 }
 
 /** A failure the model (or user) should read as-is: bad path, blocked command, missing file. */

@@ -6,6 +6,7 @@ import {
   runRouterCommand,
 } from "../commands/router-commands.ts";
 import type { NodeInfo } from "../registry/node-info.ts";
+import { peersOf } from "../registry/peer-nodes.ts";
 import { fallbackToActiveNode } from "../routing/basic-steps.ts";
 import { type RoutingStep, routeMessage } from "../routing/routing-step.ts";
 import type { Forwarder } from "../rpc/forwarder.ts";
@@ -148,6 +149,7 @@ export class MessageDispatcher {
         platform: message.platform,
         text: decision.text ?? message.text,
         message_id: message.messageId,
+        nodes: peersOf(nodes, nodeId),
         ...(message.attachments
           ? {
               attachments: message.attachments.map((file) => ({

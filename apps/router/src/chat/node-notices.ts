@@ -1,9 +1,10 @@
 import type { Logger } from "@phonework/runtime";
 import type { NodeInfo } from "../registry/node-info.ts";
 import type { NodeDirectory, NodeRegistry } from "../registry/node-registry.ts";
+import { BoundedMap } from "../state/bounded-map.ts";
 import type { UserStateStore } from "../state/user-state-store.ts";
 import type { PushFrame } from "../ws/node-socket.ts";
-import type { ChatAddress, SentMessage } from "./chat-adapter.ts";
+import type { ChatAddress, SendOptions, SentMessage } from "./chat-adapter.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import { bindToNode } from "./node-buttons.ts";
 import { splitQualified } from "./qualified-id.ts";
@@ -13,7 +14,16 @@ import { fromNode, nodeDisconnectedText, nodeReconnectedText, taskCompleteText }
 
 export type PushOutcome = { ok: true; messageId: string | undefined } | { ok: false; error: string };
 
+/** Notify edit keys remembered (in memory: after a restart the next notify is a new message). */
+const MAX_EDIT_KEYS = 1000;
+
 export class NodeNotices {
+  /**
+   * The message each notify `edit_key` last went out as, per node, user and chat. A promise, so a
+   * notify that arrives while the one before it is still being sent edits that message too.
+   */
+  private readonly edited = new BoundedMap<string, Promise<string | undefined>>(MAX_EDIT_KEYS);
+
   constructor(
     private readonly chat: ChatHub,
     private readonly userState: UserStateStore,
@@ -50,15 +60,50 @@ export class NodeNotices {
       const several = this.nodes.nodesForUser(frame.user_id).length > 1;
       const buttons =
         frame.type === "notify" && frame.buttons ? bindToNode(nodeId, frame.buttons) : undefined;
-      sent = await this.chat.sendText(
-        to,
-        several ? fromNode(nodeId, text) : text,
-        buttons ? { buttons } : {},
-      );
+      const shown = several ? fromNode(nodeId, text) : text;
+      const options = buttons ? { buttons } : {};
+      sent =
+        frame.type === "notify" && frame.edit_key
+          ? await this.sendOrEdit(
+              [nodeId, frame.user_id, to.platform, to.chatId, frame.edit_key],
+              to,
+              shown,
+              options,
+            )
+          : await this.chat.sendText(to, shown, options);
     }
     return sent
       ? { ok: true, messageId: sent.messageId }
       : { ok: false, error: "the chat platform did not accept it" };
+  }
+
+  /**
+   * Edits the message sent before under `key` where the platform can edit it in place (text that
+   * fits one message, no buttons: an edit carries neither); else sends a new one, remembered next.
+   */
+  private async sendOrEdit(
+    key: readonly (string | undefined)[],
+    to: ChatAddress,
+    text: string,
+    options: SendOptions,
+  ): Promise<SentMessage | undefined> {
+    const id = JSON.stringify(key);
+    const earlier = this.edited.get(id);
+    const sending = (async () => {
+      const messageId = await earlier;
+      const editable =
+        messageId !== undefined && !options.buttons && this.chat.fitsOneMessage(to.platform, text);
+      if (editable && (await this.chat.editText(to, messageId, text)))
+        return { sent: { messageId }, messageId };
+      const sent = await this.chat.sendText(to, text, options);
+      // A failed send leaves the earlier message as the one to edit next time.
+      return { sent, messageId: sent?.messageId ?? messageId };
+    })();
+    this.edited.set(
+      id,
+      sending.then((done) => done.messageId).catch(() => undefined),
+    );
+    return (await sending).sent;
   }
 
   /**

@@ -35,6 +35,17 @@ export interface Deliveries {
   push(nodeId: string, frame: PushFrame): void;
 }
 
+/** Master/Worker frames: relayed between two nodes of the same user. */
+export type WorkerFrame = Extract<
+  HostFrame,
+  { type: "worker_task" | "worker_status" | "worker_result" | "worker_result_ack" | "worker_cancel" }
+>;
+
+/** Where a node socket hands the Master/Worker frames its node sends. */
+export interface WorkerFrames {
+  receive(nodeId: string, frame: WorkerFrame): void;
+}
+
 // The life of one node socket: the `register` handshake, then every frame the node sends.
 
 export interface NodeSocketContext {
@@ -48,6 +59,8 @@ export interface NodeSocketContext {
   logger: Logger;
   /** Where the node's answers and pushes go to be shown once and acknowledged. */
   deliveries: Deliveries;
+  /** Where worker tasks, their statuses, results and cancels go to be relayed. */
+  workers: WorkerFrames;
   /** A host's SERVES_USERS as the router stores ids (qualified by chat adapter), or why not. */
   qualifyUsers?: (ids: readonly string[]) => { ok: true; ids: string[] } | { ok: false; reason: string };
 }
@@ -226,6 +239,13 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
       }
       case "sessions_update":
         ctx.registry.updateSessions(live.nodeId, frame.sessions, frame.capabilities);
+        return;
+      case "worker_task":
+      case "worker_status":
+      case "worker_result":
+      case "worker_result_ack":
+      case "worker_cancel":
+        ctx.workers.receive(live.nodeId, frame);
         return;
     }
   };
