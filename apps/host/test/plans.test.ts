@@ -230,7 +230,13 @@ describe("Master/Worker plans on one host", () => {
     const id = s.host.workers.ledger.plansOf("u1")[0]?.id ?? "";
     const detail = await s.ask("r3", `/plans ${id}`);
     expect(detail.text).toMatch(/one · RUNNING · Worker-\d · node here · attempts 1\/2 · \d+s/);
-    expect((await s.ask("r4", "/plans")).text).toContain(`${id} running · 0/2 done — two long jobs`);
+    const list = String((await s.ask("r4", "/plans")).text);
+    expect(list).toContain(`${id} running · 0/2 done — two long jobs`);
+    expect(list).toMatch(
+      new RegExp(
+        `Workers here: Worker-1 BUSY \\(${id}/(one|two)\\), Worker-2 BUSY \\(${id}/(one|two)\\), Worker-3 IDLE$`,
+      ),
+    );
     // Another user cannot read it.
     s.router
       .latest()

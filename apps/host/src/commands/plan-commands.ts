@@ -1,9 +1,10 @@
-import { formatPlanDetail, formatPlanList } from "../workers/plan-format.ts";
+import { formatPlanDetail, formatPlanList, formatWorkers } from "../workers/plan-format.ts";
 import type { PlanLedger } from "../workers/plan-ledger.ts";
+import type { WorkerPool } from "../workers/worker-pool.ts";
 import type { HostCommand } from "./host-command.ts";
 
 /** /plans and /plans <id>: the user's Master/Worker plans, without the model. */
-export function planCommands(ledger: PlanLedger, now: () => number): HostCommand[] {
+export function planCommands(ledger: PlanLedger, pool: WorkerPool, now: () => number): HostCommand[] {
   return [
     {
       name: "plans",
@@ -14,7 +15,8 @@ export function planCommands(ledger: PlanLedger, now: () => number): HostCommand
       async run(args, request) {
         const plans = ledger.plansOf(request.user_id, 20);
         const id = args.trim();
-        if (!id) return formatPlanList(plans, (planId) => ledger.subtasks(planId));
+        if (!id)
+          return `${formatPlanList(plans, (planId) => ledger.subtasks(planId))}\n${formatWorkers(pool.states(), request.nodes)}`;
         const plan = ledger.plan(id);
         // Another user's plan id is as unknown as a made-up one.
         if (!plan || plan.user_id !== request.user_id) return `No plan ${id}. /plans lists yours.`;

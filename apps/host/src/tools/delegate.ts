@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { formatPlanDetail } from "../workers/plan-format.ts";
+import { formatPlanDetail, formatWorkers } from "../workers/plan-format.ts";
 import type { PlanLedger } from "../workers/plan-ledger.ts";
 import type { PlanRunner } from "../workers/plan-runner.ts";
 import { checkPlan, DelegateArgs, estimateMinutes, type PlanLimits } from "../workers/plan-spec.ts";
+import type { WorkerPool } from "../workers/worker-pool.ts";
 import { defineTool, type Tool, ToolError } from "./tool.ts";
 
 // The master's two tools: `delegate` hands a plan to the runner and returns at once (the user
@@ -11,6 +12,7 @@ import { defineTool, type Tool, ToolError } from "./tool.ts";
 export interface PlanToolDeps {
   runner: PlanRunner;
   ledger: PlanLedger;
+  pool: WorkerPool;
   /** Everything but the user's other nodes, which come with each request. */
   limits: Omit<PlanLimits, "peers">;
   now: () => number;
@@ -61,7 +63,13 @@ export function createPlanTools(deps: PlanToolDeps): Tool[] {
         : (plans.find((p) => p.status === "running") ?? plans[0]);
       if (!plan)
         throw new ToolError(args.plan_id ? `the user has no plan ${args.plan_id}` : "the user has no plans");
-      return formatPlanDetail(plan, deps.ledger.subtasks(plan.id), deps.ledger.attempts(plan.id), deps.now());
+      const detail = formatPlanDetail(
+        plan,
+        deps.ledger.subtasks(plan.id),
+        deps.ledger.attempts(plan.id),
+        deps.now(),
+      );
+      return `${detail}\n\n${formatWorkers(deps.pool.states(), ctx.peers)}`;
     },
   });
   return [delegate, planStatus];

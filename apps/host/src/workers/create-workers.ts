@@ -150,6 +150,7 @@ export function createWorkers(deps: WorkersDeps): Workers {
     ? createPlanTools({
         runner,
         ledger,
+        pool,
         limits: {
           maxSubtasks: config.MAX_SUBTASKS,
           defaultTtlS: config.WORKER_TTL_S,
@@ -162,7 +163,7 @@ export function createWorkers(deps: WorkersDeps): Workers {
 
   return {
     tools,
-    commands: planCommands(ledger, now),
+    commands: planCommands(ledger, pool, now),
     capable: model !== undefined,
     runner,
     ledger,

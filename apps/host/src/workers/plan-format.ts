@@ -1,4 +1,6 @@
+import type { PeerNode } from "@phonework/protocol";
 import type { AttemptRow, PlanRow, SubtaskRow } from "./plan-ledger.ts";
+import type { WorkerSlot } from "./worker-pool.ts";
 
 // What the user reads about a plan: the progress message kept up to date in the chat
 // ("Worker-1 finished [scan], Worker-2 running [move]"), /plans, and plan_status for the master.
@@ -96,4 +98,18 @@ export function formatPlanDetail(
   }
   if (plan.report) lines.push("", "Report:", plan.report);
   return lines.join("\n");
+}
+
+/** The workers' states: this host's slots (IDLE/BUSY with what they run), and the user's other nodes. */
+export function formatWorkers(slots: readonly WorkerSlot[], peers: readonly PeerNode[] = []): string {
+  const here = slots.map((slot) =>
+    slot.taskId ? `${slot.name} BUSY (${slot.taskId})` : `${slot.name} IDLE`,
+  );
+  const there = peers
+    .filter((peer) => peer.workers)
+    .map((peer) => `${peer.node_id} ${peer.online ? "online" : "OFFLINE"}`);
+  return [
+    `Workers here: ${here.join(", ")}`,
+    ...(there.length > 0 ? [`Other nodes: ${there.join(", ")}`] : []),
+  ].join("\n");
 }
