@@ -111,6 +111,20 @@ describe("worker frames a host receives", () => {
     ]);
     const sent = await s.router.latest().inbox.next("worker_task");
     expect(sent).toMatchObject({ node: "work-srv", user_id: "u1", skills: ["run_shell"] });
+    // A status about the attempt from any node but work-srv changes nothing.
+    const status = {
+      type: "worker_status",
+      task_id: sent.task_id,
+      ok: false,
+      error: { code: "NODE_OFFLINE", message: "x" },
+    };
+    s.router.latest().send({ ...status, from_node: "evil-node" });
+    s.router.latest().send({ ...status });
+    s.router.latest().send({ type: "worker_status", task_id: sent.task_id, ok: true, from_node: "work-srv" });
+    await waitFor(() => s.host.workers.ledger.subtasks(plan.id)[0]?.state === "RUNNING", {
+      message: "accepted by work-srv",
+    });
+    expect(s.host.workers.ledger.attempts(plan.id).map((a) => a.state)).toEqual(["RUNNING"]);
     const forged = {
       type: "worker_result",
       task_id: sent.task_id,

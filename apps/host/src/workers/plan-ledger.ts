@@ -247,6 +247,12 @@ export class PlanLedger {
     this.update("plan_attempts", "id = ?", [id], changes);
   }
 
+  /** Forgets plans that ended before `before`, with their subtasks and attempts. */
+  prunePlans(before: number): number {
+    return this.sql.sql("DELETE FROM plans WHERE status != 'running' AND finished_at < ?").run(before)
+      .changes;
+  }
+
   /** Attempts under way when the host stopped: they are LOST now. */
   loseUnfinished(now: number): AttemptRow[] {
     return this.transaction(() => {

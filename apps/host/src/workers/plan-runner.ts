@@ -53,6 +53,9 @@ export interface PlanRunnerDeps {
   newId?: () => string;
 }
 
+/** Ended plans are kept this long for /plans, then forgotten at the next start. */
+const KEEP_PLANS_MS = 30 * 24 * 3600 * 1000;
+
 type Live = { controller: AbortController; slot: number };
 
 export class PlanRunner {
@@ -77,6 +80,7 @@ export class PlanRunner {
   /** After a restart: attempts under way are LOST and follow the retry policy; plans carry on. */
   resume(): void {
     const { ledger, now } = this.deps;
+    ledger.prunePlans(now() - KEEP_PLANS_MS);
     const lost = ledger.loseUnfinished(now());
     ledger.transaction(() => {
       for (const attempt of lost) this.retryOrEnd(attempt, "FAILED", "lost: the host stopped while it ran");
@@ -166,7 +170,8 @@ export class PlanRunner {
 
   onStatus(frame: WorkerStatusFrame): void {
     const attempt = this.deps.ledger.attempt(frame.task_id);
-    if (!attempt?.node || (frame.from_node !== undefined && frame.from_node !== attempt.node)) return;
+    // The router names the node every status is about: only the attempt's own node counts.
+    if (!attempt?.node || frame.from_node !== attempt.node) return;
     if (attempt.state !== "DISPATCHED" && attempt.state !== "RUNNING") return;
     if (frame.ok) {
       if (attempt.state === "RUNNING") return;
