@@ -38,6 +38,8 @@ export const PACKAGE_DEPENDENCIES = [
   "@larksuiteoapi/node-sdk",
   "openai",
   "@modelcontextprotocol/sdk",
+  // Loads its TypeScript transform from its own files at run time (the custom tools' loader).
+  "jiti",
   // Required on demand, synchronously, where a bundler cannot see it (a config file, pretty logs).
   "yaml",
   "pino-pretty",

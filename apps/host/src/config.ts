@@ -130,6 +130,14 @@ export const HostConfigFields = z.object({
   /** How long an interrupted agent gets to stop before it is killed or restarted. */
   STOP_GRACE_S: seconds(5),
 
+  // The workspace: memory, channel logs, skills, custom tools, events.
+  /** Default: DATA_DIR/host/<node>/workspace. */
+  WORKSPACE_DIR: pathField().optional(),
+  /** Memory files put into the prompt, in estimated tokens; past it the beginning is kept, marked cut. */
+  MEMORY_MAX_TOKENS: positiveInt(4000),
+  /** A custom tool (workspace tools/) still running after this is aborted and the model told so. */
+  CUSTOM_TOOL_TIMEOUT_S: seconds(120),
+
   // Master/Worker plans (the delegate tool).
   /** Workers that run at once on this host (its own plans and subtasks other nodes send it). */
   WORKERS: z.coerce.number().int().min(1, "must be at least 1").max(32).default(3),

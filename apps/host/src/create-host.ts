@@ -2,6 +2,7 @@ import { join } from "node:path";
 import {
   type Button,
   CURRENT_PROTOCOL_VERSION,
+  type ForwardFrame,
   type HostFrame,
   WORKERS_CAPABILITY,
 } from "@phonework/protocol";
@@ -11,9 +12,11 @@ import { createFileHistoryStore } from "./agent/history-store.ts";
 import { createOpenAIModelClient, type ModelClient } from "./agent/model-client.ts";
 import { buildSystemPrompt } from "./agent/system-prompt.ts";
 import { basicCommands } from "./commands/basic-commands.ts";
+import { memoryCommands } from "./commands/memory-commands.ts";
 import { scheduleCommands } from "./commands/schedule-commands.ts";
 import { sessionCommands } from "./commands/session-commands.ts";
 import { type ThreadCommandDeps, threadCommands, useThread } from "./commands/thread-commands.ts";
+import { skillsCommand, toolsCommand } from "./commands/workspace-tool-commands.ts";
 import type { HostConfig } from "./config.ts";
 import { createInbox } from "./handler/inbox.ts";
 import type { MessageHandler } from "./handler/message-handler.ts";
@@ -40,11 +43,18 @@ import { createBackgroundTools } from "./tools/background.ts";
 import { createCodingSessionTool } from "./tools/coding-session.ts";
 import { createFileOpsTool } from "./tools/file-ops.ts";
 import { createMcpConnection } from "./tools/mcp-client.ts";
+import { createMemoryTool } from "./tools/memory.ts";
 import { createRunShellTool } from "./tools/run-shell.ts";
 import { createScheduleTools } from "./tools/schedule.ts";
 import type { Tool } from "./tools/tool.ts";
 import { createWebTool } from "./tools/web.ts";
 import { createWorkers, type Workers } from "./workers/create-workers.ts";
+import { CustomTools } from "./workspace/custom-tools.ts";
+import { MemoryFiles } from "./workspace/memory-files.ts";
+import { memoryPromptSection } from "./workspace/memory-prompt.ts";
+import { SkillLibrary } from "./workspace/skill-library.ts";
+import { createSkillTool, skillsPromptSection } from "./workspace/skill-tool.ts";
+import { WorkspaceLayout } from "./workspace/workspace-layout.ts";
 
 // Composition root of a host: the link to the router, the assistant and its tools.
 
@@ -99,6 +109,9 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   const displayName = config.DISPLAY_NAME ?? config.NODE_ID;
   const clock = deps.clock ?? systemClock;
   const stateDir = join(config.DATA_DIR, "host", config.NODE_ID);
+  const workspace = new WorkspaceLayout(config.WORKSPACE_DIR ?? join(stateDir, "workspace"));
+  /** Parts of the system prompt the workspace adds for a request's chat (memory, skills). */
+  const promptSections: Array<(request: ForwardFrame) => string | undefined> = [];
   const db = openHostDatabase(join(stateDir, "state.db"));
   const outbox = new Outbox(db, logger.child({ component: "outbox" }), () => clock.now());
   // Live state, not an item to deliver: a reconnect re-sends it in `register` anyway.
@@ -226,7 +239,22 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     now: () => clock.now(),
     logger,
   });
-  const tools = [...baseTools, ...workers.tools];
+  const skills = new SkillLibrary(workspace, logger.child({ component: "skills" }));
+  const memory = new MemoryFiles(workspace);
+  promptSections.push(memoryPromptSection(memory, config.MEMORY_MAX_TOKENS));
+  promptSections.push(skillsPromptSection(skills));
+  // The assistant's own tools, not workers' (those get baseTools): memory is the chat's, not a subtask's.
+  const builtInTools = [...baseTools, ...workers.tools, createSkillTool(skills), createMemoryTool(memory)];
+  const customTools = new CustomTools({
+    dir: workspace.toolsDir,
+    // "web" too: it is built in, even where it is not configured.
+    reserved: [...builtInTools.map((tool) => tool.name), "web"],
+    timeoutMs: config.CUSTOM_TOOL_TIMEOUT_S * 1000,
+    workspace: workspace.root,
+    logger: logger.child({ component: "custom-tools" }),
+  });
+  /** The assistant's tools as they are now: custom tools load and reload while the host runs. */
+  const tools = () => [...builtInTools, ...customTools.tools()];
   // Worked out at each registration: a CLI installed while the host runs shows up on reconnect.
   const capabilities = () => [
     "shell",
@@ -268,6 +296,9 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     ...threadCommands(threads),
     ...scheduleCommands(schedules),
     ...workers.commands,
+    ...memoryCommands(memory),
+    skillsCommand(skills),
+    toolsCommand(builtInTools, customTools),
   ];
 
   const handler =
@@ -283,15 +314,19 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
         ? {}
         : { web: "web search is not configured on this node (set METASO_API_KEY on the host)" },
       systemPrompt: (request) =>
-        buildSystemPrompt({
-          nodeId: config.NODE_ID,
-          displayName: displayName,
-          workingDir: config.WORKING_DIR,
-          toolNames: tools.map((t) => t.name),
-          webAvailable: Boolean(web),
-          now: new Date(clock.now()),
-          ...(request.nodes ? { peers: request.nodes } : {}),
-        }),
+        [
+          buildSystemPrompt({
+            nodeId: config.NODE_ID,
+            displayName: displayName,
+            workingDir: config.WORKING_DIR,
+            toolNames: tools().map((t) => t.name),
+            webAvailable: Boolean(web),
+            now: new Date(clock.now()),
+            ...(request.nodes ? { peers: request.nodes } : {}),
+          }),
+          // What the workspace adds for this chat (memory, skills): each section a provider.
+          ...promptSections.flatMap((section) => section(request) ?? []),
+        ].join("\n\n"),
       maxSteps: config.AGENT_MAX_STEPS,
       history,
       sendFile: async (to, file) =>
@@ -335,7 +370,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
         STOP_COMMAND,
         HELP_COMMAND,
       ],
-      tools: deps.handler ? [] : tools.map((tool) => tool.name),
+      tools: deps.handler ? [] : tools().map((tool) => tool.name),
     }),
     maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
     backoff: { baseMs: 500, maxMs: config.RECONNECT_MAX_DELAY_S * 1000 },
@@ -380,6 +415,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     workers,
     start: () => {
       workers.start();
+      if (!deps.handler) customTools.start();
       link.start();
       scheduler.start(config.SCHEDULER_TICK_S * 1000);
     },
@@ -394,6 +430,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       await scheduler.stop();
       runner?.cancelAll("host stopping");
       await workers.close();
+      await customTools.close();
       await sessions.stopAll();
       await tasks.stopAll();
       await Promise.all([...agents.values()].map((agent) => agent.close()));

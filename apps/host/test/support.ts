@@ -100,6 +100,7 @@ export function startHost(
 export async function startHostWithModel(
   overrides: Record<string, unknown> = {},
   dir: { path: string; remove?: () => void } = makeTempDir(),
+  deps: Partial<HostDeps> = {},
 ): Promise<{ router: FakeRouter; model: FakeOpenAI; host: Host; dir: string }> {
   const secret = "host-with-model";
   if (dir.remove) onCleanup(dir.remove);
@@ -107,14 +108,19 @@ export async function startHostWithModel(
   const model = await startFakeOpenAI();
   onCleanup(() => router.close());
   onCleanup(() => model.close());
-  const host = startHost(router.url, secret, {
-    WORKING_DIR: dir.path,
-    DATA_DIR: dir.path,
-    OPENAI_API_KEY: "k",
-    OPENAI_BASE_URL: model.url,
-    OPENAI_MAX_RETRIES: 0,
-    ...overrides,
-  });
+  const host = startHost(
+    router.url,
+    secret,
+    {
+      WORKING_DIR: dir.path,
+      DATA_DIR: dir.path,
+      OPENAI_API_KEY: "k",
+      OPENAI_BASE_URL: model.url,
+      OPENAI_MAX_RETRIES: 0,
+      ...overrides,
+    },
+    deps,
+  );
   await host.ready();
   return { router, model, host, dir: dir.path };
 }

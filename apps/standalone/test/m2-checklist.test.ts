@@ -268,6 +268,8 @@ describe("mailboy behaviour", () => {
       "cancel_scheduled",
       "delegate",
       "plan_status",
+      "skill",
+      "memory",
     ]);
     expect(reply).toContain("web search is not configured on this node (set METASO_API_KEY on the host)");
   });

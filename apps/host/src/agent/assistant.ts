@@ -19,7 +19,8 @@ export interface AssistantDeps {
   nodeId: string;
   /** Absent when no OPENAI_API_KEY is configured: commands and sessions still work. */
   model: ModelClient | undefined;
-  tools: Tool[];
+  /** Read at each turn: custom tools come and go while the host runs. */
+  tools: () => Tool[];
   unavailableTools: Record<string, string>;
   commands: HostCommand[];
   sessions: SessionManager;
@@ -50,12 +51,13 @@ export function createAssistant(deps: AssistantDeps): MessageHandler {
   const running = new Map<string, AbortController>();
   const byName = new Map(deps.commands.map((command) => [command.name, command]));
 
+  const toolNames = () => deps.tools().map((t) => t.name);
   const help = () =>
     [
       `Commands on ${deps.nodeId}:`,
       ...formatCommandList([...deps.commands, { ...STOP_COMMAND, name: "stop", run: async () => "" }]),
       "",
-      `Assistant tools: ${deps.model ? deps.tools.map((t) => t.name).join(", ") : "none (no model configured)"}`,
+      `Assistant tools: ${deps.model ? toolNames().join(", ") : "none (no model configured)"}`,
       "Anything else is answered by the assistant, or by your active coding session.",
     ].join("\n");
 
@@ -98,7 +100,7 @@ export function createAssistant(deps: AssistantDeps): MessageHandler {
     const history = deps.history.load(userId);
     const result = await runAgentLoop({
       model: deps.model as ModelClient,
-      tools: deps.tools,
+      tools: deps.tools(),
       unavailableTools: deps.unavailableTools,
       systemPrompt: deps.systemPrompt(request),
       history,

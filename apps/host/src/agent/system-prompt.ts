@@ -33,6 +33,11 @@ export function buildSystemPrompt(facts: PromptFacts): string {
     "- Keep answers short and readable on a phone; use code blocks for code and command output.",
     "- Commands that take more than a minute or two (builds, test suites, downloads) go to run_background; the user is notified when they finish.",
     ...delegationLines(facts),
+    ...(facts.toolNames.includes("memory")
+      ? [
+          '- When the user asks you to remember something ("remember that the staging box is 10.0.0.5") or to forget it, use the memory tool: scope channel for this chat, global for what this host should know in every chat. What is saved there appears in this prompt at every turn.',
+        ]
+      : []),
     facts.webAvailable
       ? "- For current events or anything you are unsure is up to date, use the web tool."
       : "- Web search is not configured on this node (the host owner can set METASO_API_KEY); say so if the user asks for it.",

@@ -16,7 +16,8 @@ export interface HostCommand {
 }
 
 export function parseCommand(text: string): { name: string; args: string } | undefined {
-  const match = /^\/([a-z_]+)(?:\s+([\s\S]*))?$/i.exec(text.trim());
+  // A name may have inner hyphens: /forget-memory.
+  const match = /^\/([a-z_]+(?:-[a-z_]+)*)(?:\s+([\s\S]*))?$/i.exec(text.trim());
   if (!match) return undefined;
   return { name: (match[1] ?? "").toLowerCase(), args: (match[2] ?? "").trim() };
 }

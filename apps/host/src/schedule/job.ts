@@ -2,8 +2,11 @@
 // text is written when it is created; nothing re-plans it at send time.
 
 export type JobStatus = "pending" | "sent" | "cancelled" | "failed" | "missed";
-/** message: send the stored text. check: run a command or a coding prompt and report it. */
-export type JobKind = "message" | "check";
+/**
+ * message: send the stored text. check: run a command or a coding prompt and report it.
+ * event: a workspace event (events/): the assistant gets the text as a turn and its answer is sent.
+ */
+export type JobKind = "message" | "check" | "event";
 /** When a check reports: every time, only when its result changed, or only when it failed. */
 export type NotifyPolicy = "always" | "on_change" | "on_failure";
 /** A run that was due while the host was down: send it late once, or record it as missed. */
@@ -39,6 +42,10 @@ export interface ScheduledJob {
   last_error: string | null;
   /** The last check's outcome ("ok"/"fail" plus a digest of its output), for notify: on_change. */
   last_result: string | null;
+  /** The events/ file this job came from (a periodic event's file stays and keys its job). */
+  event_file: string | null;
+  /** That file as it was read (inode, mtime, size): a file stored once is never stored again. */
+  event_stamp: string | null;
 }
 
 export const isRecurring = (job: Pick<ScheduledJob, "every_s" | "cron">) =>

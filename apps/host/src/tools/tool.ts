@@ -41,6 +41,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   execute(args: z.output<S>, ctx: ToolContext): Promise<string | FinalAnswer>;
   /** One short line for the progress message, e.g. "running: git status". */
   describe?(args: z.output<S>): string;
+  /** The JSON schema the model is shown, when it is not made from `schema` (a custom tool's own). */
+  parameters?: Record<string, unknown>;
 }
 
 export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool {
@@ -53,10 +55,8 @@ export interface ToolSpec {
 }
 
 export function toolSpec(tool: Tool): ToolSpec {
-  const { $schema: _drop, ...parameters } = z.toJSONSchema(tool.schema, { io: "input" }) as Record<
-    string,
-    unknown
-  >;
+  const { $schema: _drop, ...parameters } =
+    tool.parameters ?? (z.toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>);
   return { type: "function", function: { name: tool.name, description: tool.description, parameters } };
 }
 

@@ -11,8 +11,8 @@ const ROUTER_COMMANDS: PlatformCommand[] = [
   { command: "help", description: "Commands of the router and your node" },
 ];
 
-/** "/new <project> [claude|codex]" → "new". */
-const nameOf = (usage: string) => /^\/([a-z0-9_]+)/i.exec(usage.trim())?.[1]?.toLowerCase();
+/** "/new <project> [claude|codex]" → "new"; "/forget-memory [yes]" → "forget-memory", not "forget". */
+const nameOf = (usage: string) => /^\/([a-z0-9_-]+)/i.exec(usage.trim())?.[1]?.toLowerCase();
 
 export function commandMenu(nodes: readonly NodeInfo[]): PlatformCommand[] {
   const menu = new Map(ROUTER_COMMANDS.map((entry) => [entry.command, entry]));

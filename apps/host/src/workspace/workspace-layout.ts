@@ -1,0 +1,72 @@
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+
+// Where a host's workspace keeps things: MEMORY.md, skills/, tools/, events/ and one directory per
+// chat channel (channels/<adapter>/<chat>/ with MEMORY.md, log.jsonl, context.jsonl,
+// attachments/, scratch/). Channel ids come from outside (a chat platform), so every path segment
+// made from one is checked or encoded here, once: nothing from a chat can name a path outside.
+
+/** A path segment as it is, when it is harmless; else a readable prefix and a hash. */
+export function safeSegment(value: string): string {
+  if (/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/.test(value) && !value.includes("..")) return value;
+  const readable = value.replace(/[^A-Za-z0-9_-]+/g, "_").slice(0, 40);
+  const hash = createHash("sha256").update(value).digest("hex").slice(0, 16);
+  return `${readable}~${hash}`;
+}
+
+/** A chat channel: the adapter's name and the platform's chat id (unqualified). */
+export interface Channel {
+  adapter: string;
+  chat: string;
+}
+
+/** `telegram:123` (a qualified chat id) or a bare chat id on `platform`. */
+export function channelOf(platform: string, chatId: string): Channel {
+  const prefix = `${platform}:`;
+  return { adapter: platform, chat: chatId.startsWith(prefix) ? chatId.slice(prefix.length) : chatId };
+}
+
+/** The qualified id events and logs use: `<adapter>:<chat>`. */
+export const channelId = (channel: Channel) => `${channel.adapter}:${channel.chat}`;
+
+export class WorkspaceLayout {
+  constructor(readonly root: string) {}
+
+  get memoryFile(): string {
+    return join(this.root, "MEMORY.md");
+  }
+  get skillsDir(): string {
+    return join(this.root, "skills");
+  }
+  get toolsDir(): string {
+    return join(this.root, "tools");
+  }
+  get eventsDir(): string {
+    return join(this.root, "events");
+  }
+  get channelsDir(): string {
+    return join(this.root, "channels");
+  }
+
+  channelDir(channel: Channel): string {
+    return join(this.channelsDir, safeSegment(channel.adapter), safeSegment(channel.chat));
+  }
+  channelMemory(channel: Channel): string {
+    return join(this.channelDir(channel), "MEMORY.md");
+  }
+  channelLog(channel: Channel): string {
+    return join(this.channelDir(channel), "log.jsonl");
+  }
+  channelContext(channel: Channel): string {
+    return join(this.channelDir(channel), "context.jsonl");
+  }
+  channelAttachments(channel: Channel): string {
+    return join(this.channelDir(channel), "attachments");
+  }
+  channelScratch(channel: Channel): string {
+    return join(this.channelDir(channel), "scratch");
+  }
+  channelSkills(channel: Channel): string {
+    return join(this.channelDir(channel), "skills");
+  }
+}
