@@ -7,7 +7,7 @@ import {
   WORKERS_CAPABILITY,
 } from "@phonework/protocol";
 import { type Clock, type Logger, systemClock } from "@phonework/runtime";
-import { createAssistant, HELP_COMMAND, STOP_COMMAND } from "./agent/assistant.ts";
+import { createAssistant, HELP_COMMAND, isAssistant, STOP_COMMAND } from "./agent/assistant.ts";
 import { createFileHistoryStore } from "./agent/history-store.ts";
 import { createOpenAIModelClient, type ModelClient } from "./agent/model-client.ts";
 import { buildSystemPrompt } from "./agent/system-prompt.ts";
@@ -26,9 +26,10 @@ import { Outbox, type OutboxItem } from "./link/outbox.ts";
 import { RequestRunner } from "./link/request-runner.ts";
 import { RouterLink, type RouterTls } from "./link/router-link.ts";
 import { createCheckRunner } from "./schedule/check-runner.ts";
+import { createEventRunner } from "./schedule/event-runner.ts";
 import { JobStore } from "./schedule/job-store.ts";
 import { ScheduleService } from "./schedule/schedule-service.ts";
-import { Scheduler } from "./schedule/scheduler.ts";
+import { type EventRunner, Scheduler } from "./schedule/scheduler.ts";
 import { createAgentFactory } from "./sessions/agent-factory.ts";
 import { ApprovalBroker } from "./sessions/approval-broker.ts";
 import type { CodingAgent } from "./sessions/coding-agent.ts";
@@ -50,6 +51,7 @@ import type { Tool } from "./tools/tool.ts";
 import { createWebTool } from "./tools/web.ts";
 import { createWorkers, type Workers } from "./workers/create-workers.ts";
 import { CustomTools } from "./workspace/custom-tools.ts";
+import { EventsDirectory } from "./workspace/events-directory.ts";
 import { MemoryFiles } from "./workspace/memory-files.ts";
 import { memoryPromptSection } from "./workspace/memory-prompt.ts";
 import { SkillLibrary } from "./workspace/skill-library.ts";
@@ -195,11 +197,13 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     : undefined;
   const history = createFileHistoryStore(join(stateDir, "history"), config.HISTORY_MAX_TOKENS);
   const jobs = new JobStore(db, () => clock.now());
+  const scheduleLimits = { minIntervalS: config.SCHEDULE_MIN_INTERVAL_S, defaultTimeZone: config.TIME_ZONE };
   const schedules = new ScheduleService(
     jobs,
-    { minIntervalS: config.SCHEDULE_MIN_INTERVAL_S, defaultTimeZone: config.TIME_ZONE },
+    scheduleLimits,
     () => clock.now(),
     (fn) => db.transaction(fn)(),
+    (job) => events.cancelled(job),
   );
   const scheduler = new Scheduler({
     db,
@@ -210,12 +214,22 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       timeoutMs: config.BACKGROUND_TIMEOUT_S * 1000,
       sessions,
     }),
+    runEvent: (job, signal) => runEvent(job, signal),
     remember: (userId, text) => history.append(userId, [{ role: "assistant", content: text }]),
     now: () => clock.now(),
     logger: logger.child({ component: "scheduler" }),
     lateAfterMs: config.SCHEDULE_LATE_AFTER_S * 1000,
   });
   outbox.onSettled((result) => scheduler.handleDelivery(result));
+  const events = new EventsDirectory({
+    dir: workspace.eventsDir,
+    store: jobs,
+    transaction: (fn) => db.transaction(fn)(),
+    limits: scheduleLimits,
+    now: () => clock.now(),
+    logger: logger.child({ component: "events" }),
+    onStored: () => void scheduler.sweep(),
+  });
 
   const baseTools: Tool[] = [
     createRunShellTool(config.WORKING_DIR),
@@ -343,6 +357,9 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       logger,
     });
 
+  // Events wake the assistant; a handler handed in (tests, embedding) gets an event's text as is.
+  const runEvent: EventRunner = isAssistant(handler) ? createEventRunner(handler) : async (job) => job.text;
+
   const inbox = createInbox({
     workingDir: config.WORKING_DIR,
     maxBytes: config.MAX_ATTACHMENT_BYTES,
@@ -417,6 +434,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       workers.start();
       if (!deps.handler) customTools.start();
       link.start();
+      events.start(config.SCHEDULER_TICK_S * 1000);
       scheduler.start(config.SCHEDULER_TICK_S * 1000);
     },
     ready: async () => {
@@ -427,6 +445,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       else outbox.enqueue(frame);
     },
     async stop() {
+      events.close();
       await scheduler.stop();
       runner?.cancelAll("host stopping");
       await workers.close();

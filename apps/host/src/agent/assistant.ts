@@ -6,7 +6,7 @@ import { MessageLine } from "../handler/message-line.ts";
 import type { ReplyValue } from "../handler/reply.ts";
 import type { SessionManager } from "../sessions/session-manager.ts";
 import type { OutgoingFile, Tool, ToolContext } from "../tools/tool.ts";
-import { runAgentLoop } from "./agent-loop.ts";
+import { type AgentRunResult, runAgentLoop } from "./agent-loop.ts";
 import type { HistoryStore } from "./history-store.ts";
 import type { ModelClient } from "./model-client.ts";
 
@@ -45,7 +45,18 @@ export const HELP_COMMAND = { usage: "/help", description: "this help" };
 
 type Command = NonNullable<ReturnType<typeof parseCommand>>;
 
-export function createAssistant(deps: AssistantDeps): MessageHandler {
+export interface Assistant extends MessageHandler {
+  /**
+   * A turn the host starts itself (a workspace event): the model answers `request.text`, in the
+   * user's line like their messages, never as a command or in their coding session.
+   */
+  wake(request: ForwardFrame, signal: AbortSignal): Promise<Pick<AgentRunResult, "reply" | "stopReason">>;
+}
+
+/** The assistant, as opposed to a handler handed in instead of it (tests, embedding). */
+export const isAssistant = (handler: MessageHandler): handler is Assistant => "wake" in handler;
+
+export function createAssistant(deps: AssistantDeps): Assistant {
   const line = new MessageLine();
   /** Each user's message now running in their line, until it is handed to a coding session. */
   const running = new Map<string, AbortController>();
@@ -85,7 +96,7 @@ export function createAssistant(deps: AssistantDeps): MessageHandler {
     return handler.run(command.args, request, ctx);
   };
 
-  const turn = async (request: ForwardFrame, ctx: RequestContext) => {
+  const turn = async (request: ForwardFrame, ctx: RequestContext): Promise<AgentRunResult> => {
     const userId = request.user_id;
     const context: ToolContext = {
       signal: ctx.signal,
@@ -113,7 +124,7 @@ export function createAssistant(deps: AssistantDeps): MessageHandler {
     // turn was added to the history meanwhile and must stay.
     deps.history.append(userId, result.added);
     deps.logger.info({ userId, stopReason: result.stopReason, toolCalls: result.toolCalls }, "turn finished");
-    return result.reply;
+    return result;
   };
 
   /** One message at the head of the user's line. */
@@ -150,7 +161,7 @@ export function createAssistant(deps: AssistantDeps): MessageHandler {
         });
       }
       if (!deps.model) return noModelText(deps.nodeId);
-      return await turn(request, mine);
+      return (await turn(request, mine)).reply;
     } finally {
       release();
     }
@@ -165,6 +176,14 @@ export function createAssistant(deps: AssistantDeps): MessageHandler {
         // A plain message follows the user's earlier ones into their active session's queue.
         joins: () => (command ? undefined : deps.sessions.active(request.user_id)?.id),
         run: (queuedIn) => answer(request, command, ctx, queuedIn),
+      });
+    },
+    wake(request, signal) {
+      if (!deps.model)
+        return Promise.resolve({ reply: noModelText(deps.nodeId), stopReason: "provider_error" as const });
+      return line.run(request.user_id, {
+        joins: () => undefined,
+        run: () => turn(request, { signal, progress: () => {} }),
       });
     },
   };

@@ -16,13 +16,20 @@ function repeatText(job: ScheduledJob): string {
   return ` · ${every}${runs}`;
 }
 
+/** Where an event job came from; a periodic event's file is deleted when the job is cancelled. */
+function eventText(job: ScheduledJob): string {
+  if (job.event_file === null) return "";
+  const kind = job.kind === "event" ? "event for the assistant" : "event";
+  return ` (${kind}, events/${job.event_file}${job.cron !== null ? "; /cancel deletes the file" : ""})`;
+}
+
 export function formatJob(job: ScheduledJob): string {
   const what =
-    job.kind === "message"
+    job.kind === "message" || job.kind === "event"
       ? `"${job.text}"`
       : `check ${job.text} (${job.check_command ? `$ ${job.check_command}` : "prompt"}; notify ${job.notify})`;
   const when = job.status === "pending" ? formatTime(job.due_at, job.time_zone) : job.status;
-  return `#${job.id} ${when}${repeatText(job)} — ${what}`;
+  return `#${job.id} ${when}${repeatText(job)} — ${what}${eventText(job)}`;
 }
 
 export function formatJobList(jobs: ScheduledJob[]): string {

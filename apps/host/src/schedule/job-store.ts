@@ -38,6 +38,58 @@ export const JOBS_MIGRATION = `
   CREATE INDEX scheduled_jobs_due ON scheduled_jobs (status, due_at);
   CREATE INDEX scheduled_jobs_chat ON scheduled_jobs (user_id, platform, chat_id, status);`;
 
+const JOB_COLUMNS = `id, user_id, platform, chat_id, kind, text, check_command, check_prompt, notify, due_at,
+  time_zone, every_s, cron, max_runs, run_count, late_policy, status, created_at, updated_at, created_by,
+  cancelled_by, sent_at, sent_message_id, last_error, last_result, claimed_by, claimed_at`;
+
+/**
+ * Workspace events: the kind 'event' (SQLite cannot change a CHECK in place, so the table is
+ * rebuilt) and the event file a job came from. The AUTOINCREMENT counter is carried over: job ids
+ * name outbox deliveries (job-<id>-…), so an id is never given out twice.
+ */
+export const JOBS_EVENTS_MIGRATION = `
+  CREATE TABLE scheduled_jobs_next (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    user_id TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    chat_id TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('message', 'check', 'event')),
+    text TEXT NOT NULL,
+    check_command TEXT,
+    check_prompt TEXT,
+    notify TEXT NOT NULL DEFAULT 'always' CHECK (notify IN ('always', 'on_change', 'on_failure')),
+    due_at INTEGER NOT NULL,
+    time_zone TEXT NOT NULL,
+    every_s INTEGER,
+    cron TEXT,
+    max_runs INTEGER,
+    run_count INTEGER NOT NULL DEFAULT 0,
+    late_policy TEXT NOT NULL DEFAULT 'catch_up' CHECK (late_policy IN ('catch_up', 'skip')),
+    status TEXT NOT NULL DEFAULT 'pending'
+      CHECK (status IN ('pending', 'sent', 'cancelled', 'failed', 'missed')),
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    created_by TEXT,
+    cancelled_by TEXT,
+    sent_at INTEGER,
+    sent_message_id TEXT,
+    last_error TEXT,
+    last_result TEXT,
+    claimed_by TEXT,
+    claimed_at INTEGER,
+    event_file TEXT,
+    event_stamp TEXT
+  );
+  INSERT INTO scheduled_jobs_next (${JOB_COLUMNS}) SELECT ${JOB_COLUMNS} FROM scheduled_jobs;
+  DELETE FROM sqlite_sequence WHERE name = 'scheduled_jobs_next';
+  INSERT INTO sqlite_sequence (name, seq)
+    SELECT 'scheduled_jobs_next', seq FROM sqlite_sequence WHERE name = 'scheduled_jobs';
+  DROP TABLE scheduled_jobs;
+  ALTER TABLE scheduled_jobs_next RENAME TO scheduled_jobs;
+  CREATE INDEX scheduled_jobs_due ON scheduled_jobs (status, due_at);
+  CREATE INDEX scheduled_jobs_chat ON scheduled_jobs (user_id, platform, chat_id, status);
+  CREATE INDEX scheduled_jobs_event ON scheduled_jobs (event_file) WHERE event_file IS NOT NULL;`;
+
 export interface NewJob {
   user_id: string;
   platform: string;
@@ -54,6 +106,8 @@ export interface NewJob {
   max_runs?: number | null;
   late_policy?: LatePolicy;
   created_by?: string | null;
+  event_file?: string | null;
+  event_stamp?: string | null;
 }
 
 /** What one run of a job changed. */
@@ -87,9 +141,11 @@ export class JobStore {
     const { lastInsertRowid } = this.statements
       .sql(
         `INSERT INTO scheduled_jobs (user_id, platform, chat_id, kind, text, check_command, check_prompt, notify,
-           due_at, time_zone, every_s, cron, max_runs, late_policy, created_at, updated_at, created_by)
+           due_at, time_zone, every_s, cron, max_runs, late_policy, created_at, updated_at, created_by,
+           event_file, event_stamp)
          VALUES (@user_id, @platform, @chat_id, @kind, @text, @check_command, @check_prompt, @notify,
-           @due_at, @time_zone, @every_s, @cron, @max_runs, @late_policy, @now, @now, @created_by)`,
+           @due_at, @time_zone, @every_s, @cron, @max_runs, @late_policy, @now, @now, @created_by,
+           @event_file, @event_stamp)`,
       )
       .run({
         check_command: null,
@@ -100,18 +156,24 @@ export class JobStore {
         max_runs: null,
         late_policy: "catch_up",
         created_by: null,
+        event_file: null,
+        event_stamp: null,
         ...job,
         now,
       });
     return this.get(Number(lastInsertRowid)) as ScheduledJob;
   }
 
-  /** seed 001's replace_existing: every pending job in this chat is cancelled. Returns their ids. */
+  /**
+   * seed 001's replace_existing: every pending job in this chat is cancelled. Returns their ids.
+   * Events are left alone: they belong to their files (a periodic one would come back from it).
+   */
   cancelPendingInChat(job: Pick<NewJob, "user_id" | "platform" | "chat_id">, by: string | null): number[] {
     const rows = this.statements
       .sql(
         `UPDATE scheduled_jobs SET status = 'cancelled', cancelled_by = ?, updated_at = ?
-         WHERE user_id = ? AND platform = ? AND chat_id = ? AND status = 'pending' RETURNING id`,
+         WHERE user_id = ? AND platform = ? AND chat_id = ? AND status = 'pending' AND event_file IS NULL
+         RETURNING id`,
       )
       .all(by, this.now(), job.user_id, job.platform, job.chat_id) as Array<{ id: number }>;
     return rows.map((row) => row.id);
@@ -134,6 +196,24 @@ export class JobStore {
       ? "SELECT * FROM scheduled_jobs WHERE user_id = ? ORDER BY id DESC LIMIT 50"
       : "SELECT * FROM scheduled_jobs WHERE user_id = ? AND status = 'pending' ORDER BY due_at";
     return this.statements.sql(sql).all(userId) as ScheduledJob[];
+  }
+
+  /** Pending jobs of periodic events, each kept while its file is in events/. */
+  periodicEvents(): ScheduledJob[] {
+    return this.statements
+      .sql(
+        "SELECT * FROM scheduled_jobs WHERE status = 'pending' AND event_file IS NOT NULL AND cron IS NOT NULL",
+      )
+      .all() as ScheduledJob[];
+  }
+
+  /** Whether this event file, as it was read then, is stored already (a crash kept the file). */
+  hasEvent(file: string, stamp: string): boolean {
+    return (
+      this.statements
+        .sql("SELECT 1 FROM scheduled_jobs WHERE event_file = ? AND event_stamp = ? LIMIT 1")
+        .get(file, stamp) !== undefined
+    );
   }
 
   /** Claims up to `limit` pending jobs due by `now` for `claimer`; nobody else can claim them until released. */

@@ -18,6 +18,8 @@ export class ScheduleService {
     private readonly limits: PlanLimits,
     private readonly now: () => number,
     private readonly transaction: <T>(fn: () => T) => T,
+    /** A job cancelled by the user (the events directory deletes a periodic event's file). */
+    private readonly onCancelled: (job: ScheduledJob) => void = () => {},
   ) {}
 
   create(
@@ -43,7 +45,10 @@ export class ScheduleService {
 
   cancel(userId: string, id: number, by: string | null): Parsed<ScheduledJob> {
     const job = this.store.cancel(userId, id, by);
-    if (job) return { ok: true, value: job };
+    if (job) {
+      this.onCancelled(job);
+      return { ok: true, value: job };
+    }
     const existing = this.store.get(id);
     if (existing && existing.user_id === userId)
       return { ok: false, error: `#${id} is already ${existing.status}; only pending jobs can be cancelled` };

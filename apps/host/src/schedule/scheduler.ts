@@ -18,11 +18,19 @@ export interface CheckOutcome {
 /** Runs a check job's command or coding prompt. */
 export type CheckRunner = (job: ScheduledJob, signal: AbortSignal) => Promise<CheckOutcome>;
 
+/**
+ * Hands an event job's text to the assistant as a turn in the job's chat; resolves with its
+ * answer. The turn keeps its own history, so the scheduler does not `remember` what it sends.
+ */
+export type EventRunner = (job: ScheduledJob, signal: AbortSignal) => Promise<string>;
+
 export interface SchedulerDeps {
   db: SqliteDatabase;
   store: JobStore;
   outbox: Outbox;
   runCheck: CheckRunner;
+  /** Without one, an event's text is sent as is. */
+  runEvent?: EventRunner;
   /** Adds a sent message to the user's conversation, so the assistant knows what it said (seed 001). */
   remember: (userId: string, text: string) => void;
   now: () => number;
@@ -139,6 +147,15 @@ export class Scheduler {
       this.send(job, `run-${runCount}`, `⏰ ${lateNote}${job.text}`, after);
       return;
     }
+    if (job.kind === "event") {
+      const runEvent = this.deps.runEvent;
+      const answer = runEvent ? await runEvent(job, this.stopping.signal) : job.text;
+      // Cut short by the host stopping: left claimed, released at the next start, run again then.
+      if (this.stopping.signal.aborted) return;
+      log.info("event answered");
+      this.send(job, `run-${runCount}`, `${lateNote}${answer}`, after, !runEvent);
+      return;
+    }
     const outcome = await this.deps.runCheck(job, this.stopping.signal).catch(
       (error: unknown): CheckOutcome => ({
         ok: false,
@@ -161,7 +178,7 @@ export class Scheduler {
   }
 
   /** Queues the message and records the run in one transaction, then adds it to the conversation. */
-  private send(job: ScheduledJob, run: string, text: string, record: RunRecord): void {
+  private send(job: ScheduledJob, run: string, text: string, record: RunRecord, remember = true): void {
     this.deps.db.transaction(() => {
       this.deps.outbox.enqueue(
         { type: "notify", user_id: job.user_id, platform: job.platform, chat_id: job.chat_id, text },
@@ -169,7 +186,7 @@ export class Scheduler {
       );
       this.deps.store.recordRun(job.id, record);
     })();
-    this.deps.remember(job.user_id, text);
+    if (remember) this.deps.remember(job.user_id, text);
   }
 
   private record(job: ScheduledJob, record: RunRecord): void {

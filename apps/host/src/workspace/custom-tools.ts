@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "@phonework/runtime";
+import { ensurePrivateDir } from "@phonework/runtime";
 import { type FSWatcher, watch } from "chokidar";
 import { createJiti } from "jiti";
 import * as zod from "zod";
@@ -57,7 +58,7 @@ export class CustomTools {
 
   /** Watches tools/ and loads what is there once the watcher is ready (so no write falls between). */
   start(): void {
-    mkdirSync(this.options.dir, { recursive: true });
+    ensurePrivateDir(this.options.dir); // DATA_DIR stays owner-only
     this.watcher = watch(this.options.dir, {
       ignoreInitial: true,
       depth: 3,
