@@ -1,43 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { openHostDatabase } from "../src/state-db.ts";
-import { PlanLedger, type PlanRow, type SubtaskRow } from "../src/workers/plan-ledger.ts";
+import { PlanLedger } from "../src/workers/plan-ledger.ts";
+import { attemptRow, planRow, subtaskRow } from "./plan-rows.ts";
 
 // The plan ledger in a real state.db (in memory): rows round-trip with their JSON columns, and
 // old plans are forgotten with everything under them while running ones stay.
 
-const plan = (id: string, changes: Partial<PlanRow> = {}): PlanRow => ({
-  id,
-  user_id: "u1",
-  platform: "t",
-  chat_id: "c1",
-  goal: "g",
-  status: "running",
-  created_at: 0,
-  finished_at: null,
-  report: null,
-  ...changes,
-});
-const subtask = (planId: string): SubtaskRow => ({
-  plan_id: planId,
-  id: "s",
-  seq: 0,
-  objective: "o",
-  context: "",
-  skills: ["run_shell", "file_ops"],
-  ttl_s: 60,
-  node: null,
-  depends_on: ["x"],
-  max_retries: 1,
-  state: "PENDING",
-  attempts: 0,
-  worker: null,
-  last_error: null,
-  result: null,
-  started_at: null,
-  finished_at: null,
-  not_before: null,
-  offline_since: null,
-});
+const plan = planRow;
+const subtask = (planId: string) =>
+  subtaskRow({ plan_id: planId, skills: ["run_shell", "file_ops"], depends_on: ["x"] });
 
 describe("PlanLedger", () => {
   it("round-trips a subtask's JSON columns and a validated result", () => {
@@ -65,20 +36,7 @@ describe("PlanLedger", () => {
     ledger.createPlan(plan("old", { status: "done", finished_at: 1000 }), [subtask("old")]);
     ledger.createPlan(plan("new", { status: "done", finished_at: 9000 }), [subtask("new")]);
     ledger.createPlan(plan("run"), [subtask("run")]);
-    ledger.addAttempt({
-      id: "w-1",
-      plan_id: "old",
-      subtask_id: "s",
-      n: 1,
-      node: null,
-      worker: "Worker-1",
-      state: "COMPLETED",
-      dispatched_at: 0,
-      started_at: 0,
-      finished_at: 1000,
-      error: null,
-      result: null,
-    });
+    ledger.addAttempt(attemptRow({ plan_id: "old", state: "COMPLETED", started_at: 0, finished_at: 1000 }));
     expect(ledger.prunePlans(5000)).toBe(1);
     expect(
       ledger

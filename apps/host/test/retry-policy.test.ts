@@ -1,47 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { AttemptRow, SubtaskRow } from "../src/workers/plan-ledger.ts";
 import { afterFailure } from "../src/workers/retry-policy.ts";
+import { attemptRow, subtaskRow } from "./plan-rows.ts";
 
 // After a failed attempt: retried while retries are left, waiting for an offline node at most
 // the subtask's TTL, and asking again while the node is away does not use up a retry.
 
-const subtask = (changes: Partial<SubtaskRow> = {}): SubtaskRow => ({
-  plan_id: "p1",
-  id: "s",
-  seq: 0,
-  objective: "o",
-  context: "",
-  skills: ["run_shell"],
-  ttl_s: 60,
-  node: "work-srv",
-  depends_on: [],
-  max_retries: 1,
-  state: "DISPATCHED",
-  attempts: 1,
-  worker: null,
-  last_error: null,
-  result: null,
-  started_at: null,
-  finished_at: null,
-  not_before: null,
-  offline_since: null,
-  ...changes,
-});
-const attempt = (changes: Partial<AttemptRow> = {}): AttemptRow => ({
-  id: "w-1",
-  plan_id: "p1",
-  subtask_id: "s",
-  n: 1,
-  node: "work-srv",
-  worker: "Worker@work-srv",
-  state: "DISPATCHED",
-  dispatched_at: 0,
-  started_at: 1000,
-  finished_at: null,
-  error: null,
-  result: null,
-  ...changes,
-});
+const subtask = (changes: Partial<SubtaskRow> = {}) =>
+  subtaskRow({ node: "work-srv", state: "DISPATCHED", attempts: 1, ...changes });
+const attempt = (changes: Partial<AttemptRow> = {}) =>
+  attemptRow({ node: "work-srv", worker: "Worker@work-srv", started_at: 1000, ...changes });
 const base = { state: "FAILED" as const, error: "boom", nodeOffline: false, now: 10_000, nodeRetryMs: 3000 };
 
 describe("afterFailure", () => {
