@@ -1,4 +1,9 @@
-import type { AttemptRow, PlanRow, SubtaskRow } from "../src/workers/plan-ledger.ts";
+import {
+  type AttemptRow,
+  type PlanRow,
+  pendingSubtask,
+  type SubtaskRow,
+} from "../src/workers/plan-ledger.ts";
 
 // Ledger rows for tests: a running plan, a pending subtask and a dispatched attempt, with the
 // fields a test cares about overridden.
@@ -17,25 +22,12 @@ export const planRow = (id: string, changes: Partial<PlanRow> = {}): PlanRow => 
 });
 
 export const subtaskRow = (changes: Partial<SubtaskRow> = {}): SubtaskRow => ({
-  plan_id: "p1",
-  id: "s",
-  seq: 0,
-  objective: "o",
-  context: "",
-  skills: ["run_shell"],
-  ttl_s: 60,
-  node: null,
-  depends_on: [],
-  max_retries: 1,
-  state: "PENDING",
-  attempts: 0,
-  worker: null,
-  last_error: null,
-  result: null,
-  started_at: null,
-  finished_at: null,
-  not_before: null,
-  offline_since: null,
+  ...pendingSubtask(
+    "p1",
+    0,
+    { id: "s", objective: "o", context: "", skills: ["run_shell"], ttlS: 60, node: undefined, dependsOn: [] },
+    1,
+  ),
   ...changes,
 });
 

@@ -111,6 +111,25 @@ describe("skills", () => {
     );
   });
 
+  it("a skill name is looked up among the listed skills, never used as a path", async () => {
+    const s = await setup();
+    // A file that a path-built lookup of ".." would find: workspace/SKILL.md.
+    writeFileSync(
+      join(s.globalSkills, "..", "SKILL.md"),
+      skill("..", "not a skill", "TOP SECRET WORKSPACE FILE"),
+    );
+    const names = ["..", "../skills/deploy", "deploy/../..", "/etc/passwd", "deploy\u0000", "DEPLOY"];
+    s.model.script(
+      ...names.map((name) => ({ toolCalls: [{ name: "skill", arguments: { name } }] })),
+      (request) => ({ text: s.model.toolResults(request).join("\n---\n") }),
+    );
+    const reply = await s.ask("load them all");
+    expect(reply).not.toContain("TOP SECRET");
+    expect(reply.split("\n---\n").map((result) => result.replace(/;.*$/s, ""))).toEqual(
+      names.map((name) => `Error: there is no skill named "${name}"`),
+    );
+  });
+
   it("bad front matter is reported in /skills and once in the log; the other skills are still listed", async () => {
     const s = await setup();
     await s.ask("a turn reads the skills");

@@ -1,12 +1,12 @@
 import type { PeerNode } from "@phonework/protocol";
+import { formatDuration } from "@phonework/runtime";
 import type { AttemptRow, PlanRow, SubtaskRow } from "./plan-ledger.ts";
 import type { WorkerSlot } from "./worker-pool.ts";
 
 // What the user reads about a plan: the progress message kept up to date in the chat
 // ("Worker-1 finished [scan], Worker-2 running [move]"), /plans, and plan_status for the master.
 
-const elapsed = (from: number | null, to: number) =>
-  from === null ? "" : ` ${Math.max(0, Math.round((to - from) / 1000))}s`;
+const elapsed = (from: number | null, to: number) => (from === null ? "" : ` ${formatDuration(to - from)}`);
 
 const ICON: Record<SubtaskRow["state"], string> = {
   PENDING: "🕓",

@@ -1,5 +1,6 @@
 import { type WorkerResult, WorkerResult as WorkerResultSchema } from "@phonework/protocol";
 import { PreparedStatements, type SqliteDatabase } from "@phonework/runtime";
+import type { PlannedSubtask } from "./plan-spec.ts";
 
 // Plans, their subtasks and every attempt at one, in the host's state.db: what /plans shows,
 // what survives a restart, and the record of when each worker ran. States follow the design:
@@ -140,6 +141,36 @@ export interface RemoteWorkRow {
   from_node: string;
   frame: string;
   received_at: number;
+}
+
+/** A subtask as a plan starts it: PENDING, never tried. */
+export function pendingSubtask(
+  planId: string,
+  seq: number,
+  planned: PlannedSubtask,
+  maxRetries: number,
+): SubtaskRow {
+  return {
+    plan_id: planId,
+    id: planned.id,
+    seq,
+    objective: planned.objective,
+    context: planned.context,
+    skills: planned.skills,
+    ttl_s: planned.ttlS,
+    node: planned.node ?? null,
+    depends_on: planned.dependsOn,
+    max_retries: maxRetries,
+    state: "PENDING",
+    attempts: 0,
+    worker: null,
+    last_error: null,
+    result: null,
+    started_at: null,
+    finished_at: null,
+    not_before: null,
+    offline_since: null,
+  };
 }
 
 const JSON_COLUMNS = new Set(["skills", "depends_on", "result"]);

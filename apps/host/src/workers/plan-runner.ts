@@ -9,7 +9,14 @@ import type {
   WorkerTaskFrame,
 } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
-import { type AttemptRow, ENDED, type PlanLedger, type PlanRow, type SubtaskRow } from "./plan-ledger.ts";
+import {
+  type AttemptRow,
+  ENDED,
+  type PlanLedger,
+  type PlanRow,
+  pendingSubtask,
+  type SubtaskRow,
+} from "./plan-ledger.ts";
 import { PlanProgress } from "./plan-progress.ts";
 import type { PlannedSubtask } from "./plan-spec.ts";
 import { RemoteAttempts } from "./remote-attempts.ts";
@@ -105,27 +112,7 @@ export class PlanRunner {
     };
     ledger.createPlan(
       plan,
-      planned.map((s, seq) => ({
-        plan_id: plan.id,
-        id: s.id,
-        seq,
-        objective: s.objective,
-        context: s.context,
-        skills: s.skills,
-        ttl_s: s.ttlS,
-        node: s.node ?? null,
-        depends_on: s.dependsOn,
-        max_retries: this.deps.maxRetries,
-        state: "PENDING",
-        attempts: 0,
-        worker: null,
-        last_error: null,
-        result: null,
-        started_at: null,
-        finished_at: null,
-        not_before: null,
-        offline_since: null,
-      })),
+      planned.map((subtask, seq) => pendingSubtask(plan.id, seq, subtask, this.deps.maxRetries)),
     );
     this.deps.logger.info(
       { planId: plan.id, subtasks: planned.length, userId: owner.userId },
