@@ -8,19 +8,19 @@ import {
 } from "@phonework/protocol";
 import { type Clock, type Logger, systemClock } from "@phonework/runtime";
 import { createAssistant, HELP_COMMAND, isAssistant, STOP_COMMAND } from "./agent/assistant.ts";
-import { createFileHistoryStore } from "./agent/history-store.ts";
 import { createOpenAIModelClient, type ModelClient } from "./agent/model-client.ts";
 import { buildSystemPrompt } from "./agent/system-prompt.ts";
 import { basicCommands } from "./commands/basic-commands.ts";
+import { contextCommands } from "./commands/context-commands.ts";
 import { memoryCommands } from "./commands/memory-commands.ts";
 import { scheduleCommands } from "./commands/schedule-commands.ts";
 import { sessionCommands } from "./commands/session-commands.ts";
 import { type ThreadCommandDeps, threadCommands, useThread } from "./commands/thread-commands.ts";
 import { skillsCommand, toolsCommand } from "./commands/workspace-tool-commands.ts";
 import type { HostConfig } from "./config.ts";
+import { withChannelIntake } from "./handler/channel-intake.ts";
 import { createInbox } from "./handler/inbox.ts";
 import type { MessageHandler } from "./handler/message-handler.ts";
-import { withAttachments } from "./handler/with-attachments.ts";
 import type { NodeIdentity } from "./identity/node-identity.ts";
 import { Outbox, type OutboxItem } from "./link/outbox.ts";
 import { RequestRunner } from "./link/request-runner.ts";
@@ -50,13 +50,17 @@ import { createScheduleTools } from "./tools/schedule.ts";
 import type { Tool } from "./tools/tool.ts";
 import { createWebTool } from "./tools/web.ts";
 import { createWorkers, type Workers } from "./workers/create-workers.ts";
+import { ChannelAccess } from "./workspace/channel-access.ts";
+import { ChannelContexts } from "./workspace/channel-context.ts";
+import { ChannelLog } from "./workspace/channel-log.ts";
 import { CustomTools } from "./workspace/custom-tools.ts";
 import { EventsDirectory } from "./workspace/events-directory.ts";
 import { MemoryFiles } from "./workspace/memory-files.ts";
 import { memoryPromptSection } from "./workspace/memory-prompt.ts";
 import { SkillLibrary } from "./workspace/skill-library.ts";
 import { createSkillTool, skillsPromptSection } from "./workspace/skill-tool.ts";
-import { WorkspaceLayout } from "./workspace/workspace-layout.ts";
+import { channelOf, WorkspaceLayout } from "./workspace/workspace-layout.ts";
+import { workspacePromptSection } from "./workspace/workspace-prompt.ts";
 
 // Composition root of a host: the link to the router, the assistant and its tools.
 
@@ -116,6 +120,16 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   const promptSections: Array<(request: ForwardFrame) => string | undefined> = [];
   const db = openHostDatabase(join(stateDir, "state.db"));
   const outbox = new Outbox(db, logger.child({ component: "outbox" }), () => clock.now());
+  /** Who may look into which chat's directory in the workspace (file tools, sandbox). */
+  const channelAccess = new ChannelAccess(db, workspace, () => clock.now());
+  const channelLog = new ChannelLog({
+    layout: workspace,
+    nodeId: config.NODE_ID,
+    displayName,
+    now: () => clock.now(),
+    logger: logger.child({ component: "channel-log" }),
+  });
+  outbox.onStored((frame, deliveryId) => channelLog.pushed(frame, deliveryId));
   // Live state, not an item to deliver: a reconnect re-sends it in `register` anyway.
   const sendSessions = () => link.send({ type: "sessions_update", sessions: sessions.summaries() });
 
@@ -195,7 +209,14 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   const web = config.METASO_API_KEY
     ? createMcpConnection({ url: config.METASO_MCP_URL, apiKey: config.METASO_API_KEY, logger })
     : undefined;
-  const history = createFileHistoryStore(join(stateDir, "history"), config.HISTORY_MAX_TOKENS);
+  const history = new ChannelContexts({
+    layout: workspace,
+    maxTokens: config.HISTORY_MAX_TOKENS,
+    modelId: config.OPENAI_MODEL,
+    legacyDir: join(stateDir, "history"),
+    now: () => clock.now(),
+    logger: logger.child({ component: "context" }),
+  });
   const jobs = new JobStore(db, () => clock.now());
   const scheduleLimits = { minIntervalS: config.SCHEDULE_MIN_INTERVAL_S, defaultTimeZone: config.TIME_ZONE };
   const schedules = new ScheduleService(
@@ -215,7 +236,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       sessions,
     }),
     runEvent: (job, signal) => runEvent(job, signal),
-    remember: (userId, text) => history.append(userId, [{ role: "assistant", content: text }]),
+    remember: (owner, text) => history.append(owner, [{ role: "assistant", content: text }]),
     now: () => clock.now(),
     logger: logger.child({ component: "scheduler" }),
     lateAfterMs: config.SCHEDULE_LATE_AFTER_S * 1000,
@@ -233,7 +254,14 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
 
   const baseTools: Tool[] = [
     createRunShellTool(config.WORKING_DIR),
-    createFileOpsTool({ workingDir: config.WORKING_DIR, maxFileBytes: config.MAX_FILE_BYTES }),
+    createFileOpsTool({
+      workingDir: config.WORKING_DIR,
+      maxFileBytes: config.MAX_FILE_BYTES,
+      workspace: {
+        root: workspace.root,
+        hiddenFor: (ctx) => channelAccess.hiddenDirs(ctx.userId, channelOf(ctx.platform, ctx.chatId)),
+      },
+    }),
     ...createBackgroundTools(tasks, config.WORKING_DIR, clock, sessions),
     createCodingSessionTool(sessions, config.DEFAULT_AGENT),
     ...createScheduleTools(schedules),
@@ -249,12 +277,13 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     outbox,
     notify: (owner, text, editKey) => notify(owner, text, undefined, editKey),
     send: (frame) => link.send(frame),
-    remember: (userId, text) => history.append(userId, [{ role: "assistant", content: text }]),
+    remember: (owner, text) => history.append(owner, [{ role: "assistant", content: text }]),
     now: () => clock.now(),
     logger,
   });
   const skills = new SkillLibrary(workspace, logger.child({ component: "skills" }));
   const memory = new MemoryFiles(workspace);
+  promptSections.push(workspacePromptSection(workspace));
   promptSections.push(memoryPromptSection(memory, config.MEMORY_MAX_TOKENS));
   promptSections.push(skillsPromptSection(skills));
   // The assistant's own tools, not workers' (those get baseTools): memory is the chat's, not a subtask's.
@@ -311,6 +340,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     ...scheduleCommands(schedules),
     ...workers.commands,
     ...memoryCommands(memory),
+    ...contextCommands(history),
     skillsCommand(skills),
     toolsCommand(builtInTools, customTools),
   ];
@@ -361,7 +391,6 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   const runEvent: EventRunner = isAssistant(handler) ? createEventRunner(handler) : async (job) => job.text;
 
   const inbox = createInbox({
-    workingDir: config.WORKING_DIR,
     maxBytes: config.MAX_ATTACHMENT_BYTES,
     logger: logger.child({ component: "inbox" }),
   });
@@ -415,7 +444,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     ...(deps.random ? { random: deps.random } : {}),
   });
   runner = new RequestRunner(
-    withAttachments(handler, inbox),
+    withChannelIntake(handler, { layout: workspace, inbox, log: channelLog, access: channelAccess }),
     (frame) => link.send(frame),
     (answer, deliveryId) => outbox.enqueue(answer, deliveryId),
     logger,

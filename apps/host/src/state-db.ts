@@ -4,6 +4,7 @@ import { JOBS_EVENTS_MIGRATION, JOBS_MIGRATION } from "./schedule/job-store.ts";
 import { SESSIONS_MIGRATION } from "./sessions/session-store.ts";
 import { TASKS_MIGRATION } from "./tasks/task-store.ts";
 import { PLANS_MIGRATION } from "./workers/plan-ledger.ts";
+import { CHANNEL_MEMBERS_MIGRATION } from "./workspace/channel-access.ts";
 
 // The host's SQLite file: the durable outbox, scheduled jobs and workspace events, background
 // tasks, coding sessions and Master/Worker plans. synchronous=FULL because the outbox promises that
@@ -16,6 +17,7 @@ const HOST_MIGRATIONS = [
   SESSIONS_MIGRATION,
   PLANS_MIGRATION,
   JOBS_EVENTS_MIGRATION,
+  CHANNEL_MEMBERS_MIGRATION,
 ];
 
 export function openHostDatabase(path: string): SqliteDatabase {

@@ -163,7 +163,7 @@ describe.each(CHECKS)("the descriptor check, by %s", (check) => {
   // than the (inside) path names. Here without a race, so it is refused every time.
   it("refuses a descriptor that is not the file the inside path names", () => {
     const { workingDir, outside } = makeWorkspace();
-    const boundary = createBoundary(workingDir, check);
+    const boundary = createBoundary(workingDir, { check });
     const fd = openSync(join(outside, "secret.txt"), "r");
     onCleanup(() => closeSync(fd));
     const claimed = join(realpathSync(workingDir), "todo_app", "README.md");
@@ -174,7 +174,7 @@ describe.each(CHECKS)("the descriptor check, by %s", (check) => {
 
   it("accepts the descriptor of the file the inside path names", () => {
     const { workingDir } = makeWorkspace();
-    const boundary = createBoundary(workingDir, check);
+    const boundary = createBoundary(workingDir, { check });
     const claimed = join(realpathSync(workingDir), "todo_app", "README.md");
     const fd = openSync(claimed, "r");
     onCleanup(() => closeSync(fd));

@@ -16,23 +16,28 @@ import { createInbox, decodeBase64 } from "../src/handler/inbox.ts";
 import type { MessageHandler } from "../src/handler/message-handler.ts";
 import { onCleanup, startHost } from "./support.ts";
 
-// Files that come with a chat message land in WORKING_DIR/inbox/ under a safe, new name, and
-// the message the model sees says where. The sender picks the names and the bytes: both attack.
+// Files that come with a chat message land in the chat's attachments/ directory in the workspace
+// under a safe, new name, and the message the model sees says where. The sender picks the names
+// and the bytes: both attack.
 
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 const file = (name: string, text = "hello"): Attachment => ({ name, data_base64: b64(text) });
 
-/** A scratch root holding WORKING_DIR, so anything written beside it would show up. */
+/** A scratch root holding the attachments directory, so anything written beside it would show up. */
 function workspace() {
   const dir = makeTempDir();
   onCleanup(dir.remove);
   const workingDir = join(dir.path, "work");
   mkdirSync(workingDir);
-  const inbox = (maxBytes = 1024) => createInbox({ workingDir, maxBytes, logger: createTestLogger().logger });
+  const inboxDir = join(workingDir, "inbox");
+  const created = (maxBytes = 1024) => createInbox({ maxBytes, logger: createTestLogger().logger });
+  const inbox = (maxBytes = 1024) => ({
+    save: (attachments: Attachment[]) => created(maxBytes).save(attachments, inboxDir),
+  });
   /** Every path under the scratch root, relative to it. */
   const everything = (): string[] =>
     (readdirSync(dir.path, { recursive: true }) as string[]).map(String).sort();
-  return { root: dir.path, workingDir, inboxDir: join(workingDir, "inbox"), inbox, everything };
+  return { root: dir.path, workingDir, inboxDir, inbox, everything };
 }
 
 describe("attachment names", () => {
@@ -143,9 +148,7 @@ describe("the inbox", () => {
     symlinkSync(join(other.root, "elsewhere"), other.inboxDir);
     const refused = await other.inbox().save([file("a.txt")]);
     expect(refused.saved).toEqual([]);
-    expect(refused.skipped).toEqual([
-      { name: "a.txt", reason: "inbox/ in the working directory is not a folder" },
-    ]);
+    expect(refused.skipped).toEqual([{ name: "a.txt", reason: `${other.inboxDir} is not a folder` }]);
     expect(readdirSync(join(other.root, "elsewhere"))).toEqual([]);
     expect(lstatSync(other.inboxDir).isSymbolicLink()).toBe(true);
   });
@@ -175,7 +178,7 @@ describe("the inbox", () => {
 });
 
 describe("a forward with attachments, through a real host", () => {
-  it("the handler sees the text plus a line per saved file and per skipped one; the user is told", async () => {
+  it("files land in the chat's attachments/; the handler sees a line per saved and skipped file; the user is told", async () => {
     const router = await startFakeRouter({ secret: "inbox-secret" });
     onCleanup(() => router.close());
     const seen: string[] = [];
@@ -187,7 +190,8 @@ describe("a forward with attachments, through a real host", () => {
     };
     const host = startHost(router.url, "inbox-secret", { MAX_ATTACHMENT_BYTES: 1024 }, { handler });
     await host.ready();
-    const workingDir = String(router.registrations[0]?.working_dir);
+    const dataDir = String(router.registrations[0]?.working_dir); // DATA_DIR too
+    const attachments = join(dataDir, "host", "laptop", "workspace", "channels", "t", "c1", "attachments");
     router.latest().send({
       type: "forward",
       id: "r1",
@@ -211,8 +215,8 @@ describe("a forward with attachments, through a real host", () => {
     expect(seen).toEqual([
       [
         "what is in these?",
-        `[attached: ${join(workingDir, "inbox", "q3-report.pdf")} (600 B)]`,
-        `[attached: ${join(workingDir, "inbox", "passwd")} (10 B)]`,
+        `[attached: ${join(attachments, "q3-report.pdf")} (600 B)]`,
+        `[attached: ${join(attachments, "passwd")} (10 B)]`,
         '[attachment "big.bin" not saved: 1000 B is over the 1.0 KB limit for one message\'s files]',
         '[attachment "bad.bin" not saved: it is not valid base64]',
       ].join("\n"),
@@ -225,6 +229,7 @@ describe("a forward with attachments, through a real host", () => {
       "⚠️ big.bin was not saved: 1000 B is over the 1.0 KB limit for one message's files",
       "⚠️ bad.bin was not saved: it is not valid base64",
     ]);
-    expect(readdirSync(join(workingDir, "inbox")).sort()).toEqual(["passwd", "q3-report.pdf"]);
+    expect(readdirSync(attachments).sort()).toEqual(["passwd", "q3-report.pdf"]);
+    expect(readdirSync(dataDir)).not.toContain("inbox");
   });
 });

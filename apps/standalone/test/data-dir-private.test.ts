@@ -89,8 +89,9 @@ describe("DATA_DIR permissions", () => {
         join("router", "router.db"),
         join("router", "users.json"),
         join("host", "my-box", "state.db"),
-        // The terminal user's history, named by its qualified id "terminal:local".
-        join("host", "my-box", "history", "terminal.local.json"),
+        // The terminal chat's log and context in the workspace.
+        join("host", "my-box", "workspace", "channels", "terminal", "terminal", "log.jsonl"),
+        join("host", "my-box", "workspace", "channels", "terminal", "terminal", "context.jsonl"),
         expect.stringMatching(/^files\/\d+-report\.txt$/),
       ]),
     );

@@ -6,8 +6,8 @@ import { MessageLine } from "../handler/message-line.ts";
 import type { ReplyValue } from "../handler/reply.ts";
 import type { SessionManager } from "../sessions/session-manager.ts";
 import type { OutgoingFile, Tool, ToolContext } from "../tools/tool.ts";
+import type { ContextStore } from "../workspace/channel-context.ts";
 import { type AgentRunResult, runAgentLoop } from "./agent-loop.ts";
-import type { HistoryStore } from "./history-store.ts";
 import type { ModelClient } from "./model-client.ts";
 
 // The mailboy: host commands first; then the user's active coding session (passthrough), or
@@ -29,7 +29,8 @@ export interface AssistantDeps {
   /** Built for each turn: it names the user's other nodes the request came with. */
   systemPrompt: (request: ForwardFrame) => string;
   maxSteps: number;
-  history: HistoryStore;
+  /** Each chat's context (context.jsonl), which the model continues. */
+  history: ContextStore;
   sendFile: (to: { userId: string; chatId: string; platform: string }, file: OutgoingFile) => Promise<void>;
   clock: Clock;
   logger: Logger;
@@ -108,7 +109,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         deps.sendFile({ userId, chatId: request.chat_id, platform: request.platform }, file),
       ...(request.nodes ? { peers: request.nodes } : {}),
     };
-    const history = deps.history.load(userId);
+    const owner = { userId, chatId: request.chat_id, platform: request.platform };
+    const history = deps.history.load(owner);
     const result = await runAgentLoop({
       model: deps.model as ModelClient,
       tools: deps.tools(),
@@ -122,7 +124,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     });
     // Appended to what is stored now, not to the copy loaded above: a reminder sent during the
     // turn was added to the history meanwhile and must stay.
-    deps.history.append(userId, result.added);
+    deps.history.append(owner, result.added);
     deps.logger.info({ userId, stopReason: result.stopReason, toolCalls: result.toolCalls }, "turn finished");
     return result;
   };

@@ -6,18 +6,17 @@ import { ensurePrivateDir, type Logger, PRIVATE_FILE_MODE } from "@phonework/run
 import { formatSize } from "../tools/files/list-tree.ts";
 import { numberedName, safeBaseName } from "./attachment-name.ts";
 
-// Files that come with a chat message are saved under WORKING_DIR/inbox/ before the message is
-// handled, so the assistant or a coding session can open them with its file tools. Each file
+// Files that come with a chat message are saved in the chat's attachments/ directory in the
+// workspace before the message is handled, so the assistant or a coding session can open them
+// (the message names each file's absolute path). Each file
 // gets a new name (never replacing one already there) and is readable by its owner only; what
 // cannot be saved (bad base64, over the size limit) is reported as data, not thrown.
-
-export const INBOX_DIR = "inbox";
 
 /** How many numbered names to try before giving up on a file (`report-1.pdf` … ). */
 const MAX_NUMBERED = 1000;
 
 export interface SavedAttachment {
-  /** The name it was saved under, inside the inbox. */
+  /** The name it was saved under, inside the attachments directory. */
   name: string;
   /** Absolute path of the saved file. */
   path: string;
@@ -36,14 +35,14 @@ export interface InboxResult {
 }
 
 export interface InboxOptions {
-  workingDir: string;
   /** Decoded bytes one message may bring in all its attachments together. */
   maxBytes: number;
   logger: Logger;
 }
 
 export interface Inbox {
-  save(attachments: readonly Attachment[]): Promise<InboxResult>;
+  /** Saves into `dir` (created owner-only if needed). */
+  save(attachments: readonly Attachment[], dir: string): Promise<InboxResult>;
 }
 
 // Standard base64 (what the router's Buffer encodes), padded or not; line breaks are allowed
@@ -59,28 +58,26 @@ export function decodeBase64(text: string): Buffer | undefined {
 }
 
 export function createInbox(options: InboxOptions): Inbox {
-  const dir = join(options.workingDir, INBOX_DIR);
   const limit = formatSize(options.maxBytes);
 
   /** Creates the inbox if needed; the reason it cannot be used otherwise. */
-  const prepare = (): string | undefined => {
+  const prepare = (dir: string): string | undefined => {
     try {
-      // lstat: a symlink named inbox is refused, not followed to wherever it points.
-      if (!lstatSync(dir).isDirectory()) return `${INBOX_DIR}/ in the working directory is not a folder`;
+      // lstat: a symlink put there is refused, not followed to wherever it points.
+      if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-        return `cannot use ${INBOX_DIR}/: ${errorCode(error)}`;
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") return `cannot use ${dir}: ${errorCode(error)}`;
     }
     try {
       ensurePrivateDir(dir);
       return undefined;
     } catch (error) {
-      return `cannot create ${INBOX_DIR}/: ${errorCode(error)}`;
+      return `cannot create ${dir}: ${errorCode(error)}`;
     }
   };
 
   /** Writes under the first free numbered name; `wx` never replaces a file, nor follows a symlink. */
-  const write = async (name: string, data: Buffer): Promise<SavedAttachment> => {
+  const write = async (dir: string, name: string, data: Buffer): Promise<SavedAttachment> => {
     for (let n = 0; n < MAX_NUMBERED; n++) {
       const candidate = numberedName(name, n);
       const path = join(dir, candidate);
@@ -105,9 +102,9 @@ export function createInbox(options: InboxOptions): Inbox {
   };
 
   return {
-    async save(attachments) {
+    async save(attachments, dir) {
       const result: InboxResult = { saved: [], skipped: [] };
-      const unusable = prepare();
+      const unusable = prepare(dir);
       let total = 0;
       for (const attachment of attachments) {
         const name = safeBaseName(attachment.name);
@@ -126,7 +123,7 @@ export function createInbox(options: InboxOptions): Inbox {
           continue;
         }
         try {
-          const saved = await write(name, data);
+          const saved = await write(dir, name, data);
           total += saved.bytes;
           result.saved.push(saved);
         } catch (error) {
@@ -150,8 +147,8 @@ const errorCode = (error: unknown) =>
 
 /**
  * The message as the model sees it: the user's text, then one line per file, so it can open
- * them. The path is absolute because the message may go to a coding session, whose working
- * directory is a project under WORKING_DIR, where `inbox/…` would not be found.
+ * them. The path is absolute: the message may go to a coding session, whose working directory
+ * is a project under WORKING_DIR, far from the workspace.
  */
 export function withAttachmentLines(text: string, result: InboxResult): string {
   const lines = [

@@ -57,6 +57,7 @@ export class Outbox {
   private ackTimer: NodeJS.Timeout | undefined;
   private link: OutboxLink | undefined;
   private readonly listeners = new Set<(result: DeliveryResult) => void>();
+  private readonly storedListeners = new Set<(frame: OutboxItem, deliveryId: string) => void>();
   private readonly flushSoon = atEndOfTurn(() => this.flush());
   /** Stored at the next flush, all in one transaction: one fsync for a burst of answers. */
   private toInsert: Array<[deliveryId: string, encoded: string, createdAt: number]> = [];
@@ -101,6 +102,7 @@ export class Outbox {
     if (stored === undefined && !rowKept) {
       if (this.db.inTransaction) this.insert.run(deliveryId, encoded, this.now());
       else this.toInsert.push([deliveryId, encoded, this.now()]);
+      for (const listener of this.storedListeners) listener(frame, deliveryId);
     }
     this.unacked.set(deliveryId, encoded);
     // Already stored and sent on this link (a duplicate request asking again): send it again.
@@ -128,6 +130,12 @@ export class Outbox {
   onSettled(listener: (result: DeliveryResult) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Each new item as it is accepted (not again when it is re-sent): the channel logs record what the host says. */
+  onStored(listener: (frame: OutboxItem, deliveryId: string) => void): () => void {
+    this.storedListeners.add(listener);
+    return () => this.storedListeners.delete(listener);
   }
 
   /**

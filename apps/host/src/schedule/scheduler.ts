@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Logger, SqliteDatabase } from "@phonework/runtime";
 import type { DeliveryResult, Outbox } from "../link/outbox.ts";
+import type { ContextOwner } from "../workspace/channel-context.ts";
 import { isRecurring, type ScheduledJob } from "./job.ts";
 import type { JobStore, RunRecord } from "./job-store.ts";
 import { nextRun } from "./recurrence.ts";
@@ -31,8 +32,8 @@ export interface SchedulerDeps {
   runCheck: CheckRunner;
   /** Without one, an event's text is sent as is. */
   runEvent?: EventRunner;
-  /** Adds a sent message to the user's conversation, so the assistant knows what it said (seed 001). */
-  remember: (userId: string, text: string) => void;
+  /** Adds a sent message to the chat's context, so the assistant knows what it said (seed 001). */
+  remember: (owner: ContextOwner, text: string) => void;
   now: () => number;
   logger: Logger;
   /** A run this much past its due time counts as late (the host was down or asleep). */
@@ -186,7 +187,8 @@ export class Scheduler {
       );
       this.deps.store.recordRun(job.id, record);
     })();
-    if (remember) this.deps.remember(job.user_id, text);
+    if (remember)
+      this.deps.remember({ userId: job.user_id, chatId: job.chat_id, platform: job.platform }, text);
   }
 
   private record(job: ScheduledJob, record: RunRecord): void {

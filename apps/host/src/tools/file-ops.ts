@@ -1,4 +1,5 @@
-import { closeSync } from "node:fs";
+import { closeSync, existsSync, realpathSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { type Boundary, createBoundary, type DescriptorCheck } from "./files/boundary.ts";
 import { listTree } from "./files/list-tree.ts";
@@ -6,14 +7,20 @@ import { type Opened, openInside } from "./files/open-inside.ts";
 import { readFileForModel } from "./files/read-file.ts";
 import { searchFiles } from "./files/search-files.ts";
 import { sendFileToChat } from "./files/send-file.ts";
+import { isInside } from "./path-guard.ts";
 import { defineTool, type Tool, type ToolContext, ToolError } from "./tool.ts";
 
-// file_ops: read, list, search and send files under WORKING_DIR. Each action works on what
-// openInside opened and checked, never on a path opened again (files/open-inside.ts).
+// file_ops: read, list, search and send files under WORKING_DIR, and in the host's workspace
+// (named by absolute path: memory, skills, this chat's log, context and attachments), where
+// other chats' directories do not exist for the caller. Each action works on what openInside
+// opened and checked, never on a path opened again (files/open-inside.ts).
 
 export const FileOpsArgs = z.object({
   action: z.enum(["read", "list", "search", "send"]),
-  path: z.string().default(".").describe("file or directory, relative to the working directory"),
+  path: z
+    .string()
+    .default(".")
+    .describe("file or directory, relative to the working directory (or an absolute path in the workspace)"),
   query: z.string().optional().describe("text to look for (search)"),
   max_bytes: z.number().int().positive().max(100_000).default(8000).describe("read: at most this many bytes"),
   tail_lines: z.number().int().positive().max(5000).optional().describe("read: only the last N lines"),
@@ -26,6 +33,30 @@ export interface FileOpsOptions {
   maxFileBytes: number;
   /** How opened descriptors are checked; detected (/proc where there is one) when absent. */
   descriptorCheck?: DescriptorCheck;
+  /** The host's workspace, readable by absolute path; other chats' directories hidden. */
+  workspace?: {
+    root: string;
+    /** The chat directories this caller may not see (ChannelAccess.hiddenDirs). */
+    hiddenFor(ctx: ToolContext): string[];
+  };
+}
+
+/** The workspace when `path` names a place in it (and not in WORKING_DIR); else WORKING_DIR. */
+function rootFor(options: FileOpsOptions, path: string): { root: string; inWorkspace: boolean } {
+  const working = { root: options.workingDir, inWorkspace: false };
+  const workspace = options.workspace?.root;
+  if (!workspace || !isAbsolute(path) || !existsSync(workspace)) return working;
+  const within = (root: string) =>
+    isInside(resolve(root), resolve(path)) || isInside(realOf(root), resolve(path));
+  return within(workspace) && !within(options.workingDir) ? { root: workspace, inWorkspace: true } : working;
+}
+
+function realOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
 }
 
 export async function executeFileOps(
@@ -33,7 +64,13 @@ export async function executeFileOps(
   args: FileOpsArgs,
   ctx: ToolContext,
 ): Promise<string> {
-  const boundary = createBoundary(options.workingDir, options.descriptorCheck);
+  const { root, inWorkspace } = rootFor(options, args.path);
+  const boundary = createBoundary(root, {
+    ...(options.descriptorCheck ? { check: options.descriptorCheck } : {}),
+    // Hidden wherever they are: in tests and small setups the workspace lies inside WORKING_DIR.
+    hidden: options.workspace?.hiddenFor(ctx) ?? [],
+    showAbsolute: inWorkspace,
+  });
   const opened = openInside(boundary, args.path);
   try {
     return await runAction(boundary, opened, options, args, ctx);
@@ -70,7 +107,7 @@ export function createFileOpsTool(options: FileOpsOptions): Tool {
   return defineTool({
     name: "file_ops",
     description:
-      "Files under the working directory. action=read: show a file (max_bytes from the start, or tail_lines from the end); " +
+      "Files under the working directory, and (by absolute path) the host's workspace: memory, skills, this chat's log.jsonl, context.jsonl and attachments. action=read: show a file (max_bytes from the start, or tail_lines from the end); " +
       "list: directory tree with sizes (depth ≤ 3); search: find lines containing query; send: deliver the file itself to the user's chat.",
     schema: FileOpsArgs,
     describe: (args) => `${args.action}: ${args.path}`,

@@ -13,6 +13,7 @@ import type { HostConfig } from "../config.ts";
 import type { Outbox } from "../link/outbox.ts";
 import { createPlanTools } from "../tools/delegate.ts";
 import type { Tool } from "../tools/tool.ts";
+import type { ContextOwner } from "../workspace/channel-context.ts";
 import { PlanLedger } from "./plan-ledger.ts";
 import { createReportWriter } from "./plan-report.ts";
 import { type PlanOwner, PlanRunner } from "./plan-runner.ts";
@@ -50,7 +51,8 @@ export interface WorkersDeps {
   /** To the router; false when the link is down. */
   send: (frame: HostFrame) => boolean;
   /** Adds the final report to the user's history, so the master knows what it reported. */
-  remember: (userId: string, text: string) => void;
+  /** Adds the plan's report to the chat's context. */
+  remember: (owner: ContextOwner, text: string) => void;
   now: () => number;
   logger: Logger;
 }
@@ -117,9 +119,10 @@ export function createWorkers(deps: WorkersDeps): Workers {
     progress: notify,
     writeReport: createReportWriter(model, logger),
     deliverReport: (plan, text) => {
-      notify({ userId: plan.user_id, chatId: plan.chat_id, platform: plan.platform }, text);
+      const owner = { userId: plan.user_id, chatId: plan.chat_id, platform: plan.platform };
+      notify(owner, text);
       try {
-        deps.remember(plan.user_id, text);
+        deps.remember(owner, text);
       } catch (error) {
         logger.warn({ err: error, planId: plan.id }, "could not add the report to the history");
       }

@@ -17,14 +17,44 @@ import { ToolError } from "../tool.ts";
 export type DescriptorCheck = "proc" | "inode";
 
 export interface Boundary {
-  /** WORKING_DIR as configured, for messages. */
+  /** The root as configured (WORKING_DIR, or the workspace), for messages. */
   root: string;
   rootReal: string;
   check: DescriptorCheck;
+  /** Real paths inside the root that do not exist for this caller (other chats' directories). */
+  hidden: readonly string[];
+  /** Show paths whole rather than relative to the root (the workspace, named by absolute paths). */
+  showAbsolute: boolean;
 }
 
-export function createBoundary(root: string, check?: DescriptorCheck): Boundary {
-  return { root, rootReal: realpathSync(root), check: check ?? detectCheck() };
+export interface BoundaryOptions {
+  check?: DescriptorCheck;
+  hidden?: readonly string[];
+  showAbsolute?: boolean;
+}
+
+export function createBoundary(root: string, options: BoundaryOptions = {}): Boundary {
+  return {
+    root,
+    rootReal: realpathSync(root),
+    check: options.check ?? detectCheck(),
+    hidden: (options.hidden ?? []).flatMap(realOrNone),
+    showAbsolute: options.showAbsolute ?? false,
+  };
+}
+
+/** A hidden directory's real path, to compare with what descriptors say; none when it is gone. */
+function realOrNone(path: string): string[] {
+  try {
+    return [realpathSync(path)];
+  } catch {
+    return [];
+  }
+}
+
+/** Whether `real` is a hidden directory or inside one. */
+export function isHidden(boundary: Boundary, real: string): boolean {
+  return boundary.hidden.some((dir) => isInside(dir, real));
 }
 
 function detectCheck(): DescriptorCheck {
@@ -54,6 +84,8 @@ export function verifyDescriptor(boundary: Boundary, fd: number, path: string, s
     throw changed();
   }
   if (!isInside(boundary.rootReal, real)) throw outsideError(boundary.root, shown);
+  // Said like a missing file: another chat's directory is not there for this caller.
+  if (isHidden(boundary, real)) throw new ToolError(`no such file or directory: ${shown}`);
   if (boundary.check === "proc") return;
   let opened: ReturnType<typeof fstatSync>;
   let atPath: ReturnType<typeof statSync>;

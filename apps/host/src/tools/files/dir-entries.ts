@@ -1,5 +1,6 @@
 import { type Dirent, lstatSync, readdirSync, type Stats } from "node:fs";
-import { type Boundary, childPath, dirPathFor, verifyDescriptor } from "./boundary.ts";
+import { join } from "node:path";
+import { type Boundary, childPath, dirPathFor, isHidden, verifyDescriptor } from "./boundary.ts";
 import type { Opened } from "./open-inside.ts";
 
 // The entries of a directory the file tools opened, sorted by name, for list and search.
@@ -12,7 +13,9 @@ import type { Opened } from "./open-inside.ts";
 export function readEntries(boundary: Boundary, dir: Opened): Dirent[] {
   const entries = readdirSync(dirPathFor(boundary, dir.fd, dir.path), { withFileTypes: true });
   verifyDescriptor(boundary, dir.fd, dir.path, dir.shown);
-  return entries.sort((a, b) => a.name.localeCompare(b.name));
+  return entries
+    .filter((entry) => !isHidden(boundary, join(dir.path, entry.name)))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** lstat of an entry of `dir`: its size and type, without opening it or following a symlink. */

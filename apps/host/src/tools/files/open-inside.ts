@@ -18,7 +18,7 @@ export interface Opened {
   stat: Stats;
   /** The real path it was opened at. */
   path: string;
-  /** The path as the user sees it, relative to WORKING_DIR. */
+  /** The path as the user sees it: relative to WORKING_DIR, or whole in the workspace. */
   shown: string;
 }
 
@@ -44,7 +44,7 @@ function openFd(openPath: string, realPath: string, shown: string, boundary: Bou
 /** Opens the file or directory the user named; throws a ToolError unless it is inside WORKING_DIR. */
 export function openInside(boundary: Boundary, requested: string): Opened {
   const real = resolveInside(boundary.root, requested);
-  return openFd(real, real, displayPath(boundary.root, real), boundary);
+  return openFd(real, real, boundary.showAbsolute ? real : displayPath(boundary.root, real), boundary);
 }
 
 /** Opens the entry `name` of the open directory `dir`, without following a symlink. */

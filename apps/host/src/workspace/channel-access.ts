@@ -1,0 +1,67 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import type { SqliteDatabase } from "@phonework/runtime";
+import type { Channel, WorkspaceLayout } from "./workspace-layout.ts";
+
+// Which chat channels a user may look into in the workspace (seed 004's per-channel isolation).
+// A user has access to a channel once they have written in it: their own chat, or a group they
+// are in. The file tools and the sandbox hide every other channel's directory (its log, context,
+// memory and attachments), so nobody can read a chat they are not part of through the host.
+
+export const CHANNEL_MEMBERS_MIGRATION = `
+CREATE TABLE channel_members (
+  user_id TEXT NOT NULL,
+  adapter TEXT NOT NULL,
+  chat TEXT NOT NULL,
+  first_seen INTEGER NOT NULL,
+  PRIMARY KEY (user_id, adapter, chat)
+) WITHOUT ROWID;
+`;
+
+export class ChannelAccess {
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly layout: WorkspaceLayout,
+    private readonly now: () => number,
+  ) {}
+
+  /** The user wrote in `channel`: they may see its directory from now on. */
+  grant(userId: string, channel: Channel): void {
+    this.db
+      .prepare(
+        "INSERT OR IGNORE INTO channel_members (user_id, adapter, chat, first_seen) VALUES (?, ?, ?, ?)",
+      )
+      .run(userId, channel.adapter, channel.chat, this.now());
+  }
+
+  channelsOf(userId: string): Channel[] {
+    return this.db
+      .prepare("SELECT adapter, chat FROM channel_members WHERE user_id = ? ORDER BY adapter, chat")
+      .all(userId) as Channel[];
+  }
+
+  /**
+   * The channel directories that exist now and this user may not see: everything under
+   * channels/<adapter>/ except their channels and `current` (the chat asking). Absolute paths.
+   */
+  hiddenDirs(userId: string, current: Channel): string[] {
+    const visible = new Set([current, ...this.channelsOf(userId)].map((c) => this.layout.channelDir(c)));
+    const hidden: string[] = [];
+    for (const adapter of listNames(this.layout.channelsDir)) {
+      for (const chat of listNames(join(this.layout.channelsDir, adapter))) {
+        const dir = join(this.layout.channelsDir, adapter, chat);
+        if (!visible.has(dir)) hidden.push(dir);
+      }
+    }
+    return hidden;
+  }
+}
+
+/** Names in a directory; none when it does not exist (no channel has written yet). */
+function listNames(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

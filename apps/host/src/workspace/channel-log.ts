@@ -1,0 +1,112 @@
+import { relative } from "node:path";
+import type { ForwardFrame } from "@phonework/protocol";
+import type { Logger } from "@phonework/runtime";
+import { z } from "zod";
+import type { SavedAttachment } from "../handler/inbox.ts";
+import type { OutboxItem } from "../link/outbox.ts";
+import { appendJsonLines } from "./jsonl-file.ts";
+import { type Channel, channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
+
+// A chat channel's log.jsonl: every message in it as this host received or sent it, in seed
+// 004's format, append-only. The assistant can grep it (it is in the workspace); the model's
+// own context is context.jsonl. Writing the log never stops a message: a failure is logged.
+
+export const LogAttachment = z.object({
+  filename: z.string(),
+  /** Relative to the channel's directory (attachments/…); absent for files the host sent. */
+  localPath: z.string().optional(),
+  mimeType: z.string().optional(),
+  size: z.number().int().nonnegative().optional(),
+});
+export type LogAttachment = z.infer<typeof LogAttachment>;
+
+export const LogEntry = z.object({
+  id: z.string(),
+  ts: z.string(),
+  sender: z.object({
+    id: z.string(),
+    username: z.string(),
+    displayName: z.string().optional(),
+    isBot: z.boolean(),
+  }),
+  text: z.string(),
+  attachments: z.array(LogAttachment),
+  isMention: z.boolean(),
+});
+export type LogEntry = z.infer<typeof LogEntry>;
+
+export interface ChannelLogOptions {
+  layout: WorkspaceLayout;
+  /** This host, as the bot that speaks in the log. */
+  nodeId: string;
+  displayName: string;
+  now: () => number;
+  logger: Logger;
+}
+
+export class ChannelLog {
+  constructor(private readonly options: ChannelLogOptions) {}
+
+  /** A user's message as it came: their text (not the lines the host adds) and the files saved. */
+  received(request: ForwardFrame, saved: readonly SavedAttachment[]): void {
+    const channel = channelOf(request.platform, request.chat_id);
+    const dir = this.options.layout.channelDir(channel);
+    const bare = request.user_id.slice(request.user_id.indexOf(":") + 1);
+    this.write(channel, {
+      id: request.message_id ?? request.id,
+      sender: { id: request.user_id, username: bare, isBot: false },
+      text: request.text,
+      attachments: saved.map((file) => ({
+        filename: file.name,
+        localPath: relative(dir, file.path),
+        size: file.bytes,
+      })),
+      // The router forwards only what is meant for the bot: a direct message, a mention, a reply to it.
+      isMention: true,
+    });
+  }
+
+  /** The host's answer to a message. */
+  answered(request: ForwardFrame, text: string): void {
+    this.write(channelOf(request.platform, request.chat_id), this.fromBot(`${request.id}:reply`, text));
+  }
+
+  /** A message the host sends on its own (a reminder, a finished task, a file, a plan's report). */
+  pushed(frame: OutboxItem, deliveryId: string): void {
+    if (!("chat_id" in frame) || !frame.chat_id || !frame.platform) return; // no chat named: none to log in
+    const channel = channelOf(frame.platform, frame.chat_id);
+    if (frame.type === "notify" && !frame.edit_key) this.write(channel, this.fromBot(deliveryId, frame.text));
+    else if (frame.type === "task_complete")
+      this.write(
+        channel,
+        this.fromBot(deliveryId, `${frame.ok ? "✅" : "❌"} ${frame.description}\n${frame.output}`.trimEnd()),
+      );
+    else if (frame.type === "send_file")
+      this.write(channel, {
+        ...this.fromBot(deliveryId, ""),
+        attachments: [{ filename: frame.name, ...(frame.mime_type ? { mimeType: frame.mime_type } : {}) }],
+      });
+  }
+
+  private fromBot(id: string, text: string): Omit<LogEntry, "ts"> {
+    const { nodeId, displayName } = this.options;
+    return {
+      id,
+      sender: { id: nodeId, username: nodeId, displayName, isBot: true },
+      text,
+      attachments: [],
+      isMention: false,
+    };
+  }
+
+  private write(channel: Channel, entry: Omit<LogEntry, "ts">): void {
+    // In the seed's key order: id and ts first.
+    const { id, ...rest } = entry;
+    const line: LogEntry = { id, ts: new Date(this.options.now()).toISOString(), ...rest };
+    try {
+      appendJsonLines(this.options.layout.channelLog(channel), [line]);
+    } catch (error) {
+      this.options.logger.warn({ err: error, channel }, "could not write the channel log");
+    }
+  }
+}
