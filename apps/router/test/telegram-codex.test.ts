@@ -44,7 +44,7 @@ describe("Telegram: nodes, progress, result modes, approvals and a full queue (r
     const model = await startFakeResponses();
     scope.add(() => model.close());
     const root = realpathSync(scope.tempDir());
-    for (const sub of ["work/demo", "home", "codex-home", "data"])
+    for (const sub of ["work/demo", "home", "codex-home", "data", "tmp"])
       mkdirSync(join(root, sub), { recursive: true });
     writeFileSync(join(root, "codex-home", "config.toml"), model.codexConfig());
     // Runs after the hosts stopped (cleanup goes newest first): anything of Codex's still there.
@@ -69,6 +69,9 @@ describe("Telegram: nodes, progress, result modes, approvals and a full queue (r
       STOP_GRACE_S: "2",
       HOME: join(root, "home"),
       CODEX_HOME: join(root, "codex-home"),
+      // Codex's sandbox (bubblewrap, where installed) needs its helper beside CODEX_HOME, which it
+      // refuses to create under the temp dir: so the temp dir is elsewhere for this host.
+      TMPDIR: join(root, "tmp"),
       OPENAI_API_KEY: "sk-test",
       // Codex has its own provider; this keeps the (unused) assistant off the network too.
       OPENAI_BASE_URL: model.url,

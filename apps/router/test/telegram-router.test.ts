@@ -236,7 +236,9 @@ describe("a router restart between receiving an update and answering it", () => 
     expect(logLines(again.child)).toContainEqual(
       expect.objectContaining({ msg: "handling messages stored before a restart", count: 1 }),
     );
-    const saved = join(hostDir, "inbox", "notes.txt");
+    // Saved in the chat's attachments/ in the host's workspace; the message names its path.
+    const saved = String(/\[attached: (.+) \(\d/.exec(model.lastUserText())?.[1]);
+    expect(saved).toMatch(/\/workspace\/channels\/telegram\/[^/]+\/attachments\/notes\.txt$/);
     expect(readFileSync(saved, "utf8")).toBe("line one\n");
     expect(model.lastUserText()).toContain(saved);
 

@@ -1,5 +1,4 @@
 import { readFileSync, realpathSync } from "node:fs";
-import { join } from "node:path";
 import {
   CleanupScope,
   type FakeTelegram,
@@ -95,7 +94,9 @@ describe("pnpm standalone with Telegram configured (real process, fake Bot API, 
     });
     model.fallback = (request) => ({ text: `Got it: ${model.lastUserText(request)}` });
     await botSays(document.message?.message_id ?? 0, /^Got it:/);
-    const saved = join(workingDir, "inbox", "report.txt");
+    // Saved in the chat's attachments/ in the host's workspace; the message names its path.
+    const saved = String(/\[attached: (.+) \(\d/.exec(model.lastUserText())?.[1]);
+    expect(saved).toMatch(/\/workspace\/channels\/telegram\/[^/]+\/attachments\/report\.txt$/);
     expect(readFileSync(saved, "utf8")).toBe("quarterly numbers\n");
     const told = model.lastUserText();
     expect(told).toContain("summarise this");
