@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { makeTempDir, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { LogEntry } from "../src/workspace/channel-log.ts";
-import { onCleanup, startHostWithModel } from "./support.ts";
+import { chatAs, onCleanup, startHostWithModel } from "./support.ts";
 
 // The chat's log.jsonl and context.jsonl through a real host: what users and the host said, in
 // seed 004's shapes; /new-context; the old per-user history taken over; and file_ops reading
@@ -29,18 +29,7 @@ async function setup() {
     }),
   );
   const s = await startHostWithModel({ WORKSPACE_DIR: workspace, WORKING_DIR: work }, dir);
-  let next = 0;
-  const ask = async (
-    text: string,
-    from = { user: "u1", chat: "c1" },
-    extra: Record<string, unknown> = {},
-  ) => {
-    const id = `r${++next}`;
-    s.router
-      .latest()
-      .send({ type: "forward", id, user_id: from.user, chat_id: from.chat, platform: "t", text, ...extra });
-    return s.router.latest().inbox.next("forward_response", (f) => f.id === id, 15_000);
-  };
+  const ask = chatAs(s.router, { user: "u1", chat: "c1", platform: "t" });
   const chatDir = (chat: string) => join(workspace, "channels", "t", chat);
   const log = (chat: string) =>
     readFileSync(join(chatDir(chat), "log.jsonl"), "utf8")
@@ -111,12 +100,12 @@ describe("the chat's context", () => {
     ]);
     expect(readdirSync(s.legacyDir)).toEqual(["u1.json.bak"]);
 
-    expect((await s.ask("/new-context")).text).toMatch(
+    expect(await s.ask("/new-context")).toMatch(
       /^🆕 New context: the assistant no longer sees the 4 earlier messages/,
     );
     await s.ask("what is my name?");
     expect(s.model.requests[1]?.messages.slice(1).map((m) => m.content)).toEqual(["what is my name?"]);
-    expect((await s.ask("/reset")).text).toMatch(/no longer sees the 2 earlier messages/);
+    expect(await s.ask("/reset")).toMatch(/no longer sees the 2 earlier messages/);
 
     const context = readFileSync(join(s.chatDir("c1"), "context.jsonl"), "utf8");
     for (const said of ["my name is Ada", "You are Ada.", "I don't know yet."])

@@ -124,3 +124,30 @@ export async function startHostWithModel(
   await host.ready();
   return { router, model, host, dir: dir.path };
 }
+
+/**
+ * Sends chat messages as `user` in `chat` through the fake router and waits for each answer: the
+ * way a user talks to the host in these tests. `extra` adds fields to the forward (attachments).
+ */
+export function chatAs(router: FakeRouter, defaults: { user: string; chat: string; platform: string }) {
+  let next = 0;
+  return async (
+    text: string,
+    from: { user: string; chat: string } = defaults,
+    extra: Record<string, unknown> = {},
+  ): Promise<string> => {
+    const id = `r${++next}`;
+    router
+      .latest()
+      .send({
+        type: "forward",
+        id,
+        user_id: from.user,
+        chat_id: from.chat,
+        platform: defaults.platform,
+        text,
+        ...extra,
+      });
+    return String((await router.latest().inbox.next("forward_response", (f) => f.id === id, 15_000)).text);
+  };
+}

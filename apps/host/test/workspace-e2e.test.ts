@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type ChatRequest, createManualClock, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { startHostWithModel } from "./support.ts";
+import { chatAs, startHostWithModel } from "./support.ts";
 
 // Issue 17's promise, end to end on a running host: the owner adds a memory, a skill, a custom
 // tool and a nightly event by writing files in the workspace — no code change, no restart — and
@@ -24,16 +24,7 @@ describe("extending the assistant by writing files in the workspace", () => {
     const clock = createManualClock(at(2, 0));
     const s = await startHostWithModel({ SCHEDULER_TICK_S: 0.05, TIME_ZONE: "UTC" }, undefined, { clock });
     const workspace = join(s.dir, "host", "laptop", "workspace");
-    let next = 0;
-    const ask = async (text: string) => {
-      const id = `r${++next}`;
-      s.router
-        .latest()
-        .send({ type: "forward", id, user_id: USER, chat_id: USER, platform: "telegram", text });
-      return String(
-        (await s.router.latest().inbox.next("forward_response", (f) => f.id === id, 15_000)).text,
-      );
-    };
+    const ask = chatAs(s.router, { user: USER, chat: USER, platform: "telegram" });
 
     write(join(workspace, "MEMORY.md"), "The NAS is nas.local; backups land in /srv/backup.\n");
     write(
