@@ -137,17 +137,15 @@ export function chatAs(router: FakeRouter, defaults: { user: string; chat: strin
     extra: Record<string, unknown> = {},
   ): Promise<string> => {
     const id = `r${++next}`;
-    router
-      .latest()
-      .send({
-        type: "forward",
-        id,
-        user_id: from.user,
-        chat_id: from.chat,
-        platform: defaults.platform,
-        text,
-        ...extra,
-      });
+    router.latest().send({
+      type: "forward",
+      id,
+      user_id: from.user,
+      chat_id: from.chat,
+      platform: defaults.platform,
+      text,
+      ...extra,
+    });
     return String((await router.latest().inbox.next("forward_response", (f) => f.id === id, 15_000)).text);
   };
 }
