@@ -10,6 +10,7 @@ import { mergeRuns, readWrittenRun } from "./partial-run.ts";
 import { measureReconnectStorm } from "./reconnect-storm.ts";
 import { printTable, type Run, type Section, writeBenchmarksMd, writeResults } from "./report.ts";
 import { measureRoundTrip } from "./round-trip.ts";
+import { measureSandboxOverhead } from "./sandbox-overhead.ts";
 import { measureSubtaskOverhead } from "./subtask-overhead.ts";
 
 // `pnpm bench [part…] [--write]`: runs the measurements one after another, each with its own
@@ -25,6 +26,11 @@ const MEASUREMENTS = [
     key: "subtask",
     title: "Subtask overhead: one-step worker, local and cross-host, vs a direct call",
     run: measureSubtaskOverhead,
+  },
+  {
+    key: "sandbox",
+    title: "Sandbox overhead per command: `true` and a 100-file `ls`, bwrap vs none",
+    run: measureSandboxOverhead,
   },
   // Packing and `npm install -g` alone take 1–2 minutes (better-sqlite3 may compile from source).
   {

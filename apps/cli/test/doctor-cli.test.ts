@@ -43,6 +43,7 @@ describe("phonework doctor (the executable)", () => {
       "router TLS",
       "node key",
       "WORKING_DIR",
+      "sandbox",
       "claude",
       "codex",
       "model",

@@ -110,7 +110,7 @@ describe("doctor: the config", () => {
       /^❌ config: invalid configuration: ROUTER_URL: must be a ws:\/\/ or wss:\/\/ URL/,
     );
     expect(run.line("other checks")).toBe(
-      "⚠️ other checks: skipped until the config is valid: router, router TLS, node key, WORKING_DIR, claude, codex, model",
+      "⚠️ other checks: skipped until the config is valid: router, router TLS, node key, WORKING_DIR, sandbox, claude, codex, model",
     );
     expect(run.line("DATA_DIR")).toMatch(/^✅ DATA_DIR: /); // resolved on its own, still checked
     expect(run.failures).toBe(1);

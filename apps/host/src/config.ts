@@ -13,6 +13,7 @@ import {
   stringList,
 } from "@phonework/runtime";
 import { z } from "zod";
+import { sandboxFields } from "./sandbox/sandbox-config.ts";
 import { isTimeZone } from "./schedule/when.ts";
 
 const isDirectory = (path: string) => {
@@ -150,6 +151,27 @@ export const HostConfigFields = z.object({
   /** A plan's progress message is edited at most this often. */
   PLAN_PROGRESS_INTERVAL_S: z.coerce.number().nonnegative().default(5),
 
+  // Terminals (node-pty): /term from chat, and the router's console.
+  /** Terminals running at once on this host, from chat and the console together; past it one is refused. */
+  MAX_TERMINALS: z.coerce
+    .number({ error: "must be a whole number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(64, "must be at most 64")
+    .default(4),
+  /** A terminal without input for this long is closed, and everything it started killed. */
+  TERMINAL_IDLE_S: seconds(900),
+  /**
+   * Output one terminal may hold before its reader has taken it (also the window of unacknowledged
+   * output on the link); past it the PTY is paused and the program blocks.
+   */
+  TERMINAL_BUFFER_BYTES: z.coerce
+    .number({ error: "must be a number of bytes" })
+    .int("must be a whole number of bytes")
+    .min(128 * 1024, "must be at least 131072 (128 KiB): the PTY is read up to 64 KiB at a time")
+    .max(64 * 1024 * 1024, "must be at most 67108864 (64 MiB)")
+    .default(256 * 1024),
+
   // Reminders and scheduled checks.
   /** Time zone for times without an offset and for cron expressions (default: this machine's). */
   TIME_ZONE: z
@@ -162,6 +184,9 @@ export const HostConfigFields = z.object({
   SCHEDULER_TICK_S: seconds(2),
   /** A run later than this after its due time (host down or asleep) counts as late. */
   SCHEDULE_LATE_AFTER_S: seconds(60),
+
+  // The sandbox the commands run for users run in: SANDBOX, SANDBOX_NETWORK, SANDBOX_WRITABLE, SANDBOX_HIDE.
+  ...sandboxFields,
 });
 
 /** Plaintext only where nobody else can listen: the secret or the handshake would travel in clear. */

@@ -15,6 +15,7 @@ import { contextCommands } from "./commands/context-commands.ts";
 import { memoryCommands } from "./commands/memory-commands.ts";
 import { scheduleCommands } from "./commands/schedule-commands.ts";
 import { sessionCommands } from "./commands/session-commands.ts";
+import { terminalCommands } from "./commands/terminal-commands.ts";
 import { type ThreadCommandDeps, threadCommands, useThread } from "./commands/thread-commands.ts";
 import { skillsCommand, toolsCommand } from "./commands/workspace-tool-commands.ts";
 import type { HostConfig } from "./config.ts";
@@ -25,6 +26,7 @@ import type { NodeIdentity } from "./identity/node-identity.ts";
 import { Outbox, type OutboxItem } from "./link/outbox.ts";
 import { RequestRunner } from "./link/request-runner.ts";
 import { RouterLink, type RouterTls } from "./link/router-link.ts";
+import { openSandbox } from "./sandbox/open-sandbox.ts";
 import { createCheckRunner } from "./schedule/check-runner.ts";
 import { createEventRunner } from "./schedule/event-runner.ts";
 import { JobStore } from "./schedule/job-store.ts";
@@ -40,6 +42,8 @@ import { openHostDatabase } from "./state-db.ts";
 import { taskLine } from "./tasks/format-tasks.ts";
 import { type TaskOwner, TaskRunner } from "./tasks/task-runner.ts";
 import { TaskStore } from "./tasks/task-store.ts";
+import { createTerminals, isTerminalFrame, type Terminals } from "./terminal/create-terminals.ts";
+import type { LoadPty } from "./terminal/pty-module.ts";
 import { createBackgroundTools } from "./tools/background.ts";
 import { createCodingSessionTool } from "./tools/coding-session.ts";
 import { createFileOpsTool } from "./tools/file-ops.ts";
@@ -82,6 +86,8 @@ export interface HostDeps {
   tls?: RouterTls;
   /** The router refused this node's key or join code. */
   onRefused?: (reason: string) => void;
+  /** Loads node-pty for terminals (tests: one that fails, as on a machine where it did not build). */
+  loadPty?: LoadPty;
 }
 
 export interface Host {
@@ -92,6 +98,7 @@ export interface Host {
   readonly scheduler: Scheduler;
   readonly jobs: JobStore;
   readonly workers: Workers;
+  readonly terminals: Terminals;
   start(): void;
   /** Resolves once registered with the router (the first time, or again after a reconnect). */
   ready(): Promise<void>;
@@ -116,6 +123,14 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   const clock = deps.clock ?? systemClock;
   const stateDir = join(config.DATA_DIR, "host", config.NODE_ID);
   const workspace = new WorkspaceLayout(config.WORKSPACE_DIR ?? join(stateDir, "workspace"));
+  // Decided before anything is opened: SANDBOX=on where it cannot work stops the start here.
+  // channelAccess is only asked when a command starts.
+  const sandbox = openSandbox(config, {
+    env: deps.env ?? process.env,
+    workspace,
+    channelsOf: (userId) => channelAccess.channelsOf(userId),
+    logger,
+  });
   /** Parts of the system prompt the workspace adds for a request's chat (memory, skills). */
   const promptSections: Array<(request: ForwardFrame) => string | undefined> = [];
   const db = openHostDatabase(join(stateDir, "state.db"));
@@ -140,6 +155,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     logger,
     // A task's end commits with the outbox item that announces it.
     transaction: (fn) => db.transaction(fn)(),
+    sandbox,
     onFinished: (task, fullOutput) => {
       const owner = { userId: task.user_id, chatId: task.chat_id, platform: task.platform };
       // A coding turn's answer is delivered whole (code blocks intact), not as a truncated summary.
@@ -234,6 +250,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       workingDir: config.WORKING_DIR,
       timeoutMs: config.BACKGROUND_TIMEOUT_S * 1000,
       sessions,
+      sandbox,
     }),
     runEvent: (job, signal) => runEvent(job, signal),
     remember: (owner, text) => history.append(owner, [{ role: "assistant", content: text }]),
@@ -253,7 +270,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   });
 
   const baseTools: Tool[] = [
-    createRunShellTool(config.WORKING_DIR),
+    createRunShellTool(config.WORKING_DIR, sandbox),
     createFileOpsTool({
       workingDir: config.WORKING_DIR,
       maxFileBytes: config.MAX_FILE_BYTES,
@@ -298,6 +315,20 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   });
   /** The assistant's tools as they are now: custom tools load and reload while the host runs. */
   const tools = () => [...builtInTools, ...customTools.tools()];
+  // Terminals: /term from chat, and the router's terminal frames (sent live, beside the outbox).
+  const terminals = createTerminals({
+    config,
+    env: agentEnv,
+    send: (frame) => link.send(frame),
+    backlog: () => link.bufferedAmount(),
+    // Inside the sandbox when it is on, like every other command run for a user.
+    wrap: (file, args, owner) => {
+      const [wrapped = file, ...rest] = sandbox.forTerminal(owner)([file, ...args], config.WORKING_DIR);
+      return { file: wrapped, args: rest };
+    },
+    ...(deps.loadPty ? { loadPty: deps.loadPty } : {}),
+    logger,
+  });
   // Worked out at each registration: a CLI installed while the host runs shows up on reconnect.
   const capabilities = () => [
     "shell",
@@ -308,6 +339,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     ...(web ? ["web"] : []),
     ...(model ? ["assistant"] : []),
     ...(workers.capable ? [WORKERS_CAPABILITY] : []),
+    ...terminals.capabilities(),
   ];
   const threads: ThreadCommandDeps = {
     sessions,
@@ -328,6 +360,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       clock,
       longTurnMs: config.LONG_TURN_S * 1000,
       timeoutMs: config.BACKGROUND_TIMEOUT_S * 1000,
+      sandbox,
     }),
     ...sessionCommands({
       sessions,
@@ -341,6 +374,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     ...workers.commands,
     ...memoryCommands(memory),
     ...contextCommands(history),
+    ...terminalCommands(terminals.chat),
     skillsCommand(skills),
     toolsCommand(builtInTools, customTools),
   ];
@@ -425,6 +459,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       if (frame.type === "forward") runner?.run(frame);
       else if (frame.type === "cancel") runner?.cancel(frame.id, frame.reason);
       else if (frame.type === "push_ack") outbox.acknowledge(frame);
+      else if (isTerminalFrame(frame)) terminals.link.handle(frame);
       else workers.handle(frame);
     },
     onRegistered: () => {
@@ -450,6 +485,8 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     logger,
   );
   outbox.attach(link);
+  // A console's terminals end with the link: nobody is left to see them.
+  link.onStateChange((state) => state === "waiting" && terminals.link.disconnected());
 
   return {
     link,
@@ -459,8 +496,14 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     scheduler,
     jobs,
     workers,
+    terminals,
     start: () => {
       workers.start();
+      // node-pty loads beside the first connection: the router hears of the capability once registered.
+      terminals.start(async () => {
+        await link.registered();
+        link.send({ type: "sessions_update", sessions: sessions.summaries(), capabilities: capabilities() });
+      });
       if (!deps.handler) customTools.start();
       link.start();
       events.start(config.SCHEDULER_TICK_S * 1000);
@@ -482,6 +525,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       await sessions.stopAll();
       await tasks.stopAll();
       await Promise.all([...agents.values()].map((agent) => agent.close()));
+      await terminals.stop();
       await link.stop();
       await web?.close();
       outbox.close();

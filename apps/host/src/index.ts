@@ -10,4 +10,5 @@ export { peerFingerprint } from "./link/cert-pin.ts";
 export { type ProbeOutcome, probeRouter } from "./link/probe-router.ts";
 export type { RouterTls } from "./link/router-link.ts";
 export { routerTlsFromConfig } from "./link/router-tls-config.ts";
+export { probeSandbox, type SandboxProbe } from "./sandbox/probe-sandbox.ts";
 export { findExecutable } from "./sessions/find-executable.ts";

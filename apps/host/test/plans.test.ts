@@ -6,10 +6,9 @@ import {
   type FakeOpenAI,
   type FakeRouter,
   makeTempDir,
+  processRunning,
   reportInput,
   scriptPlan,
-  startFakeOpenAI,
-  startFakeRouter,
   stepOf,
   waitFor,
   workerJson,
@@ -21,7 +20,7 @@ import { startHostWithModel } from "./support.ts";
 // Master/Worker on one host, with the real host (createHost), a fake router and the fake OpenAI
 // server playing the master, every worker and the report writer.
 
-const SECRET = "plans-secret";
+const _SECRET = "plans-secret";
 
 interface Setup {
   router: FakeRouter;
@@ -57,18 +56,18 @@ async function setup(
 }
 
 const shell = (command: string) => ({ toolCalls: [{ name: "run_shell", arguments: { command } }] });
-const pidAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+// A worker's long command is found by its unique `sleep` duration, not by `$$`: in the sandbox a
+// command's pid is its pid namespace's, not this machine's.
+let sleepers = 0;
+const sleeper = (name: string, seconds: number) => {
+  const marker = `sleep ${seconds}.${process.pid}${++sleepers}`;
+  return shell(`echo ${marker} > pid-${name}; exec ${marker}`);
 };
+const running = (marker: string) => processRunning(marker);
 const pidsIn = (dir: string) =>
   readdirSync(dir)
     .filter((f) => f.startsWith("pid-"))
-    .map((f) => Number(readFileSync(join(dir, f), "utf8").trim()));
+    .map((f) => readFileSync(join(dir, f), "utf8").trim());
 
 describe("Master/Worker plans on one host", () => {
   it("three independent subtasks run in parallel: their RUNNING intervals in the ledger overlap", async () => {
@@ -154,9 +153,7 @@ describe("Master/Worker plans on one host", () => {
         { text: "started" },
       ],
       worker: (_task, request) =>
-        stepOf(request) === 0
-          ? shell(`echo $$ > pid-${s.model.requests.length}; exec sleep 30`)
-          : workerJson("never"),
+        stepOf(request) === 0 ? sleeper(String(s.model.requests.length), 30) : workerJson("never"),
     });
     await s.ask("r1", "do the slow job");
     const report = await s.report();
@@ -172,7 +169,7 @@ describe("Master/Worker plans on one host", () => {
     expect(String(contexts.at(-1)?.messages[0]?.content)).toContain("A previous attempt at this task failed");
     const pids = pidsIn(s.dir);
     expect(pids).toHaveLength(2);
-    await waitFor(() => pids.every((pid) => !pidAlive(pid)), {
+    await waitFor(() => pids.every((pid) => !running(pid)), {
       timeoutMs: 5000,
       message: "worker processes gone",
     });
@@ -218,9 +215,7 @@ describe("Master/Worker plans on one host", () => {
         { text: "Paris is the capital of France." },
       ],
       worker: (task, request) =>
-        stepOf(request) === 0
-          ? shell(`echo $$ > pid-${task.objective.split(" ").at(-1)}; exec sleep 60`)
-          : workerJson("x"),
+        stepOf(request) === 0 ? sleeper(task.objective.split(" ").at(-1) ?? "", 60) : workerJson("x"),
     });
     await s.ask("r1", "run both long jobs");
     await waitFor(() => pidsIn(s.dir).length === 2, { timeoutMs: 10_000, message: "both workers running" });
@@ -248,7 +243,7 @@ describe("Master/Worker plans on one host", () => {
     const stop = await s.ask("r6", "/stop");
     expect(stop.text).toBe(`⏹️ Stopping plan ${id} and its workers.`);
     const pids = pidsIn(s.dir);
-    await waitFor(() => pids.every((pid) => !pidAlive(pid)), { timeoutMs: 5000, message: "workers killed" });
+    await waitFor(() => pids.every((pid) => !running(pid)), { timeoutMs: 5000, message: "workers killed" });
     const ledger = s.host.workers.ledger;
     expect(ledger.plan(id)?.status).toBe("stopped");
     expect(ledger.subtasks(id).map((t) => t.state)).toEqual(["CANCELLED", "CANCELLED"]);
@@ -297,14 +292,13 @@ describe("Master/Worker plans on one host", () => {
         delegateCall("one long job", [{ id: "job", objective: "the long job", skills: ["run_shell"] }]),
         { text: "ok" },
       ],
-      worker: (_task, request) =>
-        stepOf(request) === 0 ? shell("echo $$ > pid-first; exec sleep 60") : workerJson("x"),
+      worker: (_task, request) => (stepOf(request) === 0 ? sleeper("first", 60) : workerJson("x")),
     });
     await first.ask("r1", "do the long job");
     await waitFor(() => pidsIn(dir.path).length === 1, { timeoutMs: 10_000, message: "worker running" });
     await first.host.stop();
     const [firstPid] = pidsIn(dir.path);
-    expect(pidAlive(firstPid ?? 0)).toBe(false);
+    expect(running(firstPid ?? "no worker")).toBe(false);
 
     const second = await setup({}, { path: dir.path });
     scriptPlan(second.model, { master: [], worker: () => workerJson("done after the restart") });

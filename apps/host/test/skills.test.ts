@@ -1,12 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  type ChatRequest,
-  createTestLogger,
-  makeTempDir,
-  startFakeOpenAI,
-  startFakeRouter,
-} from "@phonework/testkit";
+import { type ChatRequest, createTestLogger, makeTempDir } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { startHostWithModel } from "./support.ts";
 

@@ -1,22 +1,13 @@
 import { readdirSync } from "node:fs";
-import {
-  type FakeOpenAI,
-  type FakeRouter,
-  makeTempDir,
-  startFakeOpenAI,
-  startFakeRouter,
-  waitFor,
-  workerJson,
-} from "@phonework/testkit";
+import { waitFor, workerJson } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import type { Host } from "../src/create-host.ts";
 import { startHostWithModel } from "./support.ts";
 
 // Worker frames as an attacker would send them: through a router that relays what a compromised
 // peer node writes. A host runs only tasks the router relayed, for users it serves, with skills it
 // has; and a master believes only the node it sent the task to.
 
-const SECRET = "worker-frames-secret";
+const _SECRET = "worker-frames-secret";
 
 async function setup(overrides: Record<string, unknown> = {}) {
   const started = await startHostWithModel(overrides);

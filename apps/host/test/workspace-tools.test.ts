@@ -1,13 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  createTestLogger,
-  type FakeOpenAI,
-  makeTempDir,
-  startFakeOpenAI,
-  startFakeRouter,
-  waitFor,
-} from "@phonework/testkit";
+import { createTestLogger, type FakeOpenAI, makeTempDir, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { startHostWithModel } from "./support.ts";
 

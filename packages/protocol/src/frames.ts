@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ErrorCode } from "./errors.ts";
+import { terminalHostFrames, terminalRouterFrames } from "./terminal-frames.ts";
 
 // Every frame exchanged between router and host. Objects are not strict on purpose:
 // a peer on the same protocol version may add optional fields, and older peers ignore them.
@@ -381,6 +382,7 @@ const hostOnlyFrames = [
   SendFileFrame,
   SessionsUpdateFrame,
   WorkerResultAckFrame,
+  ...terminalHostFrames,
 ] as const;
 /** Worker frames go host → router → host, the same shape both ways. */
 const workerFrames = [WorkerTaskFrame, WorkerStatusFrame, WorkerResultFrame, WorkerCancelFrame] as const;
@@ -392,6 +394,7 @@ const routerOnlyFrames = [
   CancelFrame,
   PingFrame,
   PushAckFrame,
+  ...terminalRouterFrames,
 ] as const;
 
 /** Frames a host may send. */

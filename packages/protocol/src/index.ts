@@ -2,4 +2,5 @@ export * from "./codec.ts";
 export * from "./errors.ts";
 export * from "./frames.ts";
 export * from "./node-auth.ts";
+export * from "./terminal-frames.ts";
 export * from "./version.ts";

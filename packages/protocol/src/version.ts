@@ -7,7 +7,10 @@
 // task_complete, send_file), so each answer and push has one delivery path. Router and host ship
 // together, so v2 hosts are refused like v1 ones. Later additions within v3: `buttons`,
 // `attachments`, notify's `edit_key`, and the worker frames (worker_task, worker_status,
-// worker_result, worker_result_ack, worker_cancel), sent only to nodes with the `workers` capability.
+// worker_result, worker_result_ack, worker_cancel), sent only to nodes with the `workers` capability;
+// the terminal frames (terminal_open, terminal_input, terminal_resize, terminal_close, terminal_ack;
+// terminal_opened, terminal_output, terminal_exit, terminal_refused), sent only to nodes with the
+// `terminal` capability.
 export const PROTOCOL_VERSIONS = [3] as const;
 export const CURRENT_PROTOCOL_VERSION = 3;
 

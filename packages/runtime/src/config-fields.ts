@@ -26,20 +26,23 @@ export const positiveInt = (fallback: number) =>
     .positive()
     .default(fallback);
 
-/** A list: a YAML sequence, or a comma-separated string from the environment. */
-export const stringList = () =>
+/** A list of `item`s: a YAML sequence, or a comma-separated string from the environment. */
+const listOf = <T extends z.ZodType>(item: T, error: string) =>
   z
     .preprocess(
       (value) =>
         typeof value === "string"
           ? value
               .split(",")
-              .map((item) => item.trim())
+              .map((part) => part.trim())
               .filter(Boolean)
           : value,
-      z.array(z.string().min(1), { error: "must be a list (comma-separated in the environment)" }),
+      z.array(item, { error }),
     )
     .default([]);
+
+export const stringList = () =>
+  listOf(z.string().min(1), "must be a list (comma-separated in the environment)");
 
 export const logLevel = () =>
   z
@@ -66,6 +69,10 @@ export const pathField = ({ home = homedir }: HomeOptions = {}) =>
     .string({ error: "must be a path" })
     .min(1, "must be a path")
     .transform((path) => resolve(expandHome(path, home())));
+
+/** Paths, each as pathField takes one: a YAML list or comma-separated. */
+export const pathList = (options: HomeOptions = {}) =>
+  listOf(pathField(options), "must be a list of paths (comma-separated in the environment)");
 
 /** A program to run: a bare name is looked up on PATH; `~/bin/claude` has its home expanded. */
 export const commandField = (fallback: string, { home = homedir }: HomeOptions = {}) =>

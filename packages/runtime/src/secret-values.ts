@@ -64,6 +64,9 @@ export class SecretValues {
 // adapter settings are snake_case, `bot_token`, `app_secret`), and the join code.
 const SECRET_KEY_NAME = /(?:_SECRET|_KEY|_TOKEN|_PASSWORD|JOIN_CODE)$/i;
 
+/** Whether a config key holds a secret (ROUTER_SECRET, OPENAI_API_KEY, bot_token, JOIN_CODE…). */
+export const isSecretKeyName = (key: string): boolean => SECRET_KEY_NAME.test(key);
+
 /**
  * Adds every string value of `config` whose key names a secret (ROUTER_SECRET, OPENAI_API_KEY…),
  * also inside nested objects (`adapters: { tg: { bot_token } }`).
@@ -74,7 +77,7 @@ export function addConfigSecrets(secrets: SecretValues, config: Readonly<Record<
       addConfigSecrets(secrets, value as Record<string, unknown>);
       continue;
     }
-    if (!SECRET_KEY_NAME.test(key)) continue;
+    if (!isSecretKeyName(key)) continue;
     if (typeof value === "string") secrets.add(value);
     else if (Array.isArray(value)) for (const item of value) if (typeof item === "string") secrets.add(item);
   }

@@ -8,6 +8,7 @@ import { checkNodeKey, hostCredentials, untriedNodeKey } from "./checks/node-key
 import { type RouterAddress, routerAddress } from "./checks/router-address.ts";
 import { checkRouterReachable } from "./checks/router-reach.ts";
 import { checkRouterTls, plaintextCheck, readRouterTls } from "./checks/router-tls.ts";
+import { checkSandbox } from "./checks/sandbox.ts";
 import { checkWorkingDir } from "./checks/working-dir.ts";
 import { checkDataDirAndConfig, dataDirSource, skippedForConfig } from "./config-stage.ts";
 import type { DoctorContext } from "./doctor-context.ts";
@@ -31,7 +32,16 @@ export async function doctorHost(
   );
   if (!config) {
     printer.print(
-      skippedForConfig(["router", "router TLS", "node key", "WORKING_DIR", "claude", "codex", "model"]),
+      skippedForConfig([
+        "router",
+        "router TLS",
+        "node key",
+        "WORKING_DIR",
+        "sandbox",
+        "claude",
+        "codex",
+        "model",
+      ]),
     );
     return;
   }
@@ -89,7 +99,14 @@ async function tlsCheck(
 export async function hostLocalChecks(
   config: Pick<
     HostConfig,
-    "WORKING_DIR" | "CLAUDE_BIN" | "CODEX_BIN" | "OPENAI_API_KEY" | "OPENAI_BASE_URL" | "OPENAI_MODEL"
+    | "WORKING_DIR"
+    | "SANDBOX"
+    | "SANDBOX_NETWORK"
+    | "CLAUDE_BIN"
+    | "CODEX_BIN"
+    | "OPENAI_API_KEY"
+    | "OPENAI_BASE_URL"
+    | "OPENAI_MODEL"
   >,
   ctx: DoctorContext,
   printer: CheckPrinter,
@@ -97,6 +114,7 @@ export async function hostLocalChecks(
   printer.print(checkWorkingDir(config.WORKING_DIR));
   // The host runs its CLIs without what a package manager added to PATH (`pnpm host`).
   const env = withoutPackageManager(ctx.env);
+  printer.print(checkSandbox(config, env));
   for (const cli of codingClis(config)) printer.print(await checkCodingCli(cli, env, ctx.timeoutMs));
   printer.print(await checkModelEndpoint(config, { offline: ctx.offline, timeoutMs: ctx.modelTimeoutMs }));
 }

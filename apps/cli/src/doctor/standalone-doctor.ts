@@ -29,7 +29,7 @@ export async function doctorStandalone(
     printer,
   );
   if (!config) {
-    printer.print(skippedForConfig(["port", "chat", "WORKING_DIR", "claude", "codex", "model"]));
+    printer.print(skippedForConfig(["port", "chat", "WORKING_DIR", "sandbox", "claude", "codex", "model"]));
     return;
   }
   await routerListenChecks(config, ctx, printer);

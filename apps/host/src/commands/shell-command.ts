@@ -1,4 +1,5 @@
 import { formatDuration } from "@phonework/runtime";
+import type { ShellSandbox } from "../sandbox/shell-sandbox.ts";
 import { finishOrDetach } from "../tasks/finish-or-detach.ts";
 import { movedToBackgroundText } from "../tasks/format-tasks.ts";
 import type { TaskRunner } from "../tasks/task-runner.ts";
@@ -23,6 +24,8 @@ export interface ShellCommandDeps {
   longTurnMs: number;
   /** Killed this long after it started, wherever it runs by then. */
   timeoutMs: number;
+  /** Where commands run (default: unsandboxed). */
+  sandbox?: ShellSandbox;
 }
 
 export function shellCommand(deps: ShellCommandDeps): HostCommand {
@@ -53,6 +56,15 @@ export function shellCommand(deps: ShellCommandDeps): HostCommand {
         signal: controller.signal,
         maxOutputChars: MAX_OUTPUT_CHARS,
         onOutput: (chunk) => toTask?.(chunk),
+        ...(deps.sandbox
+          ? {
+              wrap: deps.sandbox.forScope({
+                userId: request.user_id,
+                chatId: request.chat_id,
+                platform: request.platform,
+              }),
+            }
+          : {}),
       });
       try {
         const done = await finishOrDetach(

@@ -21,7 +21,7 @@ import { connectErrorText, httpRefusalText, ProblemReporter, refusedText } from 
 // host always dials out.
 
 /** How the host trusts the router's TLS certificate, beyond the system's CAs. */
-/** Frames that carry work for the host: requests, acknowledgements, and worker tasks of plans. */
+/** Frames that carry work for the host: requests, acknowledgements, worker tasks of plans, terminals. */
 export type WorkFrame = Extract<
   RouterFrame,
   {
@@ -32,7 +32,12 @@ export type WorkFrame = Extract<
       | "worker_task"
       | "worker_status"
       | "worker_result"
-      | "worker_cancel";
+      | "worker_cancel"
+      | "terminal_open"
+      | "terminal_input"
+      | "terminal_resize"
+      | "terminal_close"
+      | "terminal_ack";
   }
 >;
 
@@ -107,6 +112,11 @@ export class RouterLink {
 
   send(frame: HostFrame): boolean {
     return this.sendEncoded(encodeFrame(frame));
+  }
+
+  /** Bytes queued on the socket and not yet written (terminal output holds back while it is high). */
+  bufferedAmount(): number {
+    return this.socket?.bufferedAmount ?? 0;
   }
 
   /** A frame already encoded (the outbox stores frames as text). */
@@ -241,6 +251,11 @@ export class RouterLink {
       case "worker_status":
       case "worker_result":
       case "worker_cancel":
+      case "terminal_open":
+      case "terminal_input":
+      case "terminal_resize":
+      case "terminal_close":
+      case "terminal_ack":
         this.options.onWork(frame);
         return;
     }

@@ -1,3 +1,4 @@
+import type { ShellSandbox } from "../sandbox/shell-sandbox.ts";
 import type { SessionManager } from "../sessions/session-manager.ts";
 import { runCommand } from "../tools/process-tree.ts";
 import { blockedReason } from "../tools/shell-guard.ts";
@@ -12,6 +13,8 @@ export function createCheckRunner(deps: {
   workingDir: string;
   timeoutMs: number;
   sessions: SessionManager;
+  /** Where check commands run (default: unsandboxed). */
+  sandbox?: ShellSandbox;
 }): CheckRunner {
   return async (job, signal): Promise<CheckOutcome> => {
     if (job.check_command) {
@@ -22,6 +25,15 @@ export function createCheckRunner(deps: {
         timeoutMs: deps.timeoutMs,
         signal,
         maxOutputChars: MAX_OUTPUT,
+        ...(deps.sandbox
+          ? {
+              wrap: deps.sandbox.forScope({
+                userId: job.user_id,
+                chatId: job.chat_id,
+                platform: job.platform,
+              }),
+            }
+          : {}),
       });
       const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join("\n");
       if (result.timedOut) return { ok: false, output: `timed out\n${output}` };

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Clock, Logger } from "@phonework/runtime";
+import type { ShellSandbox } from "../sandbox/shell-sandbox.ts";
 import { BoundedOutput } from "../tools/bounded-output.ts";
 import { runCommand } from "../tools/process-tree.ts";
 import type { TaskRecord, TaskStore } from "./task-store.ts";
@@ -59,6 +60,8 @@ export interface TaskRunnerOptions {
    * together or not at all. Default: just calls `fn` (stores with nothing to share a transaction with).
    */
   transaction?: (fn: () => void) => void;
+  /** Where shell tasks run (default: unsandboxed). */
+  sandbox?: ShellSandbox;
 }
 
 export class TaskRunner {
@@ -85,6 +88,7 @@ export class TaskRunner {
             output.append(chunk);
             onOutput(chunk);
           },
+          ...(this.options.sandbox ? { wrap: this.options.sandbox.forScope(request) } : {}),
         });
         const text = result.timedOut
           ? `${output.toString()}\n[killed after ${timeoutS}s]`

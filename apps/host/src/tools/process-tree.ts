@@ -3,6 +3,7 @@ import { BoundedOutput } from "./bounded-output.ts";
 
 // Runs a shell command in its own process group so that on timeout or cancel the whole
 // tree (the shell and everything it started) is killed: SIGTERM first, SIGKILL after a grace period.
+// Sandboxed, the group's leader is bwrap: when it dies, its pid namespace and everything in it go too.
 
 export interface CommandOptions {
   cwd: string;
@@ -12,6 +13,11 @@ export interface CommandOptions {
   /** Called with output as it arrives (background tasks show "output so far"). */
   onOutput?: (chunk: string) => void;
   killGraceMs?: number;
+  /**
+   * Turns `["/bin/sh", "-c", command]` into the argv actually started (a sandbox puts bwrap in
+   * front). The command stays one argument: it is never quoted into another command line.
+   */
+  wrap?: (argv: readonly string[], cwd: string) => string[];
 }
 
 export interface CommandResult {
@@ -41,8 +47,10 @@ export function runCommand(command: string, options: CommandOptions): Promise<Co
   const stdout = new BoundedOutput(options.maxOutputChars);
   const stderr = new BoundedOutput(options.maxOutputChars);
   const graceMs = options.killGraceMs ?? 2000;
+  const shell = ["/bin/sh", "-c", command];
+  const [file = "/bin/sh", ...args] = options.wrap ? options.wrap(shell, options.cwd) : shell;
   return new Promise((resolve) => {
-    const child = spawn("/bin/sh", ["-c", command], {
+    const child = spawn(file, args, {
       cwd: options.cwd,
       detached: true, // own process group: kill(-pid) reaches every descendant
       stdio: ["ignore", "pipe", "pipe"],

@@ -1,10 +1,12 @@
 import { z } from "zod";
+import { noSandbox, type ShellSandbox, type WrapArgv } from "../sandbox/shell-sandbox.ts";
 import { resolveInside } from "./path-guard.ts";
 import { type CommandResult, runCommand } from "./process-tree.ts";
 import { blockedReason } from "./shell-guard.ts";
 import { defineTool, type Tool, type ToolContext, ToolError } from "./tool.ts";
 
-// run_shell (M2.2): a command on this machine, in WORKING_DIR or below, with a hard time limit.
+// run_shell: a command on this machine, in WORKING_DIR or below, with a hard time limit, in the
+// sandbox the host chose (see sandbox/).
 
 export const SHELL_TIMEOUT_DEFAULT_S = 30;
 export const SHELL_TIMEOUT_CAP_S = 120;
@@ -57,6 +59,7 @@ export async function executeShell(
   workingDir: string,
   args: RunShellArgs,
   signal: AbortSignal,
+  wrap?: WrapArgv,
 ): Promise<string> {
   const cwd = checkShellCommand(workingDir, args.command, args.cwd);
   const timeoutS = shellTimeoutSeconds(args.timeout);
@@ -65,6 +68,7 @@ export async function executeShell(
     timeoutMs: timeoutS * 1000,
     signal,
     maxOutputChars: MAX_OUTPUT_CHARS,
+    ...(wrap ? { wrap } : {}),
   });
   return formatShellResult(
     args.command,
@@ -73,7 +77,11 @@ export async function executeShell(
   );
 }
 
-export function createRunShellTool(workingDir: string): Tool {
+/** `sandbox`: where the commands run (the host passes the one SANDBOX chose; unsandboxed by default). */
+export function createRunShellTool(
+  workingDir: string,
+  sandbox: ShellSandbox = noSandbox("not configured"),
+): Tool {
   return defineTool({
     name: "run_shell",
     description:
@@ -81,6 +89,17 @@ export function createRunShellTool(workingDir: string): Tool {
       `Runs in the working directory unless cwd is given. Killed after the timeout (max ${SHELL_TIMEOUT_CAP_S}s); use run_background for longer jobs.`,
     schema: RunShellArgs,
     describe: (args) => `running: ${args.command.slice(0, 80)}`,
-    execute: (args, ctx: ToolContext) => executeShell(workingDir, args, ctx.signal),
+    execute: (args, ctx: ToolContext) =>
+      executeShell(
+        workingDir,
+        args,
+        ctx.signal,
+        sandbox.forScope({
+          userId: ctx.userId,
+          chatId: ctx.chatId,
+          platform: ctx.platform,
+          scratchDir: ctx.scratchDir,
+        }),
+      ),
   });
 }

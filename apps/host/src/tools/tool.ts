@@ -22,6 +22,8 @@ export interface ToolContext {
   toolCallId?: string;
   /** The user's other nodes, as the router listed them with the request (for delegate). */
   peers?: PeerNode[];
+  /** A worker's scratch directory: its commands may write there (in place of the chat's scratch/). */
+  scratchDir?: string;
 }
 
 /** A failure the model (or user) should read as-is: bad path, blocked command, missing file. */

@@ -71,6 +71,7 @@ async function attempt(task: WorkerTask, deps: WorkerRunDeps, signal: AbortSigna
     context: {
       signal,
       ...deps.owner,
+      scratchDir: scratch, // its commands write here, not in the chat's scratch/
       progress: deps.progress ?? (() => {}),
       sendFile: deps.sendFile ?? refuseFiles,
     },
