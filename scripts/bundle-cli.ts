@@ -1,12 +1,12 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
-import { PACKAGE_DEPENDENCIES, repoRoot } from "./workspace-manifests.ts";
+import { OPTIONAL_PACKAGE_DEPENDENCIES, PACKAGE_DEPENDENCIES, repoRoot } from "./workspace-manifests.ts";
 
 // The `phonework` executable as plain JavaScript in apps/cli/dist/. The workspace's TypeScript
 // is bundled (nothing is compiled at run time) with the pure JavaScript it always loads; the
-// packages in PACKAGE_DEPENDENCIES stay imports. Each subcommand's app is its own chunk, loaded
-// only when that subcommand runs.
+// packages in PACKAGE_DEPENDENCIES and OPTIONAL_PACKAGE_DEPENDENCIES stay imports. Each
+// subcommand's app is its own chunk, loaded only when that subcommand runs.
 
 export const outDir = join(repoRoot, "apps", "cli", "dist");
 
@@ -22,7 +22,10 @@ export async function buildCli(): Promise<string[]> {
     platform: "node",
     target: "node20",
     // Subpath imports (`openai/error`, `@modelcontextprotocol/sdk/client/index.js`) too.
-    external: PACKAGE_DEPENDENCIES.flatMap((name) => [name, `${name}/*`]),
+    external: [...PACKAGE_DEPENDENCIES, ...OPTIONAL_PACKAGE_DEPENDENCIES].flatMap((name) => [
+      name,
+      `${name}/*`,
+    ]),
     // Bundled CommonJS packages `require` Node's built-ins; an ES module has no `require` of its own.
     banner: {
       js: [
@@ -42,7 +45,7 @@ export async function buildCli(): Promise<string[]> {
 }
 
 /** `node_modules/.pnpm/x@1/node_modules/@scope/x/lib/a.js` → `…/node_modules/@scope/x`, once each. */
-function bundledPackageDirs(inputs: string[]): string[] {
+export function bundledPackageDirs(inputs: string[]): string[] {
   const dirs = new Set<string>();
   for (const input of inputs) {
     const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/@][^/]*)\//.exec(input);

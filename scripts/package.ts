@@ -2,8 +2,15 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { buildCli, outDir } from "./bundle-cli.ts";
+import { buildConsole } from "./bundle-console.ts";
 import { thirdPartyLicenses } from "./third-party-licenses.ts";
-import { cliVersion, packageDependencies, repoRoot, rootEngines } from "./workspace-manifests.ts";
+import {
+  cliVersion,
+  packageDependencies,
+  packageOptionalDependencies,
+  repoRoot,
+  rootEngines,
+} from "./workspace-manifests.ts";
 
 // `pnpm package [dir]`: dist/phonework-<version>.tgz (or <dir>/phonework-<version>.tgz), installable
 // without the repo:
@@ -15,7 +22,8 @@ import { cliVersion, packageDependencies, repoRoot, rootEngines } from "./worksp
 const distDir = resolve(process.argv[2] ?? join(repoRoot, "dist"));
 const stage = join(distDir, "stage");
 
-const bundled = await buildCli();
+// The router's web console finds its page beside the bundle.
+const bundled = [...(await buildCli()), ...(await buildConsole(join(outDir, "console"))).packages];
 // One tarball in dist/, so `npm install -g ./dist/phonework-*.tgz` (the README) installs one version.
 mkdirSync(distDir, { recursive: true });
 for (const old of readdirSync(distDir)) if (/^phonework-.*\.tgz$/.test(old)) rmSync(join(distDir, old));
@@ -35,6 +43,7 @@ const manifest = {
   files: ["dist", "README.md", "THIRD_PARTY_LICENSES.md"],
   engines: rootEngines(),
   dependencies: packageDependencies(),
+  optionalDependencies: packageOptionalDependencies(),
 };
 writeFileSync(join(stage, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", distDir], {

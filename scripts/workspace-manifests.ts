@@ -22,6 +22,7 @@ interface Manifest {
   name: string;
   version: string;
   dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
 }
 
 function manifest(dir: string): Manifest {
@@ -44,6 +45,20 @@ export const PACKAGE_DEPENDENCIES = [
   "yaml",
   "pino-pretty",
 ];
+
+/**
+ * Native addons a feature needs but the rest does not: optional in the published manifest, so an
+ * install where one fails to build still succeeds, and that feature says why it is unavailable.
+ * node-pty: terminals on a host, loaded on first use.
+ */
+export const OPTIONAL_PACKAGE_DEPENDENCIES = ["node-pty"];
+
+/** The optional dependencies the published manifest lists. */
+export function packageOptionalDependencies(): Record<string, string> {
+  const all: Record<string, string> = {};
+  for (const dir of BUNDLED) Object.assign(all, manifest(dir).optionalDependencies);
+  return Object.fromEntries(OPTIONAL_PACKAGE_DEPENDENCIES.sort().map((name) => [name, required(all, name)]));
+}
 
 /** The runtime dependencies the published manifest lists (the rest is in the bundle). */
 export function packageDependencies(): Record<string, string> {

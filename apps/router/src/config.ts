@@ -73,6 +73,23 @@ export const RouterConfigFields = z.object({
   TLS_CERT_FILE: pathField().optional(),
   TLS_KEY_FILE: pathField().optional(),
 
+  // The web console (console/): a browser view of the user's nodes, chat and terminals.
+  /** on: `/console` in chat answers with a login link; off: no console routes, no /console. */
+  CONSOLE: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
+  /**
+   * The router's address as browsers reach it (https://router.example.com, through a proxy too),
+   * for console links and the WebSocket origin check; absent: the address it listens on.
+   */
+  PUBLIC_URL: optionalHttpUrl(),
+  /** How long a `/console` login link stays valid (it works once). */
+  CONSOLE_LINK_TTL_S: seconds(300),
+  /** How long a console sign-in lasts; `/console logout-all` ends them all sooner. */
+  CONSOLE_SESSION_TTL_S: seconds(7 * 86_400),
+  /** Console login attempts one address may make per minute. */
+  CONSOLE_LOGIN_PER_MIN: positiveInt(10),
+  /** Output of one console terminal the router holds before the browser has taken it; past it, it is closed. */
+  CONSOLE_TERMINAL_BUFFER_BYTES: positiveInt(4 * 1024 * 1024),
+
   // Which chat the router serves.
   /**
    * auto: Feishu when FEISHU_APP_ID is set, else the terminal when stdin is one, else none.

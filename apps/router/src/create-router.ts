@@ -17,6 +17,7 @@ import { NodeNotices } from "./chat/node-notices.ts";
 import type { PlatformAdapter } from "./chat/platform-adapter.ts";
 import { registerWebhookRoutes } from "./chat/webhook/webhook-routes.ts";
 import type { RouterConfig } from "./config.ts";
+import { createConsole, type WebConsole } from "./console/create-console.ts";
 import { registerHealthRoute } from "./health-route.ts";
 import { Admins } from "./pairing/admins.ts";
 import { NodeStore } from "./pairing/node-store.ts";
@@ -57,6 +58,8 @@ export interface RouterDeps {
    * the router takes it over and closes it in close(). Default: opened from DATA_DIR.
    */
   db?: SqliteDatabase;
+  /** The web console's built page (default: found beside the code; see consoleAssetsDir). */
+  consoleAssets?: string;
 }
 
 export interface Router {
@@ -64,6 +67,8 @@ export interface Router {
   readonly registry: NodeRegistry<NodeConnection>;
   readonly dispatcher: MessageDispatcher;
   readonly pairing: PairingService;
+  /** The web console, when it is on (CONSOLE) and there is a chat to ask it from. */
+  readonly console: WebConsole | undefined;
   /** Listens for hosts and HTTP; resolves with the base URL (http(s)://host:port). */
   listen(): Promise<string>;
   /** Starts taking chat messages from the adapters. */
@@ -84,10 +89,30 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   const registry = new NodeRegistry<NodeConnection>(clock);
   const userState = deps.userState ?? UserStateStore.open(join(config.DATA_DIR, "router", "users.json"));
   const db = deps.db ?? openRouterDatabase(routerDatabasePath(config.DATA_DIR));
-  const access = new ChatAccess(config, deps.chat ?? []);
+  const chats = deps.chat ?? [];
+  const access = new ChatAccess(config, chats);
+  const admins = new Admins(access.admins);
+  const accessFor = deps.accessFor ?? ((adapter: PlatformAdapter) => access.forAdapter(adapter.name));
+  // The console is one more chat adapter, for the users of the others: with none, nobody could sign in.
+  const webConsole: WebConsole | undefined =
+    config.CONSOLE === "on" && chats.length > 0
+      ? createConsole(config, {
+          db,
+          registry,
+          chats,
+          accessFor,
+          admins,
+          clock,
+          logger,
+          tls: tls !== undefined,
+          listenUrl: () => baseUrl || undefined,
+          ...(deps.consoleAssets ? { assetsDir: deps.consoleAssets } : {}),
+          ...(deps.secrets ? { onSecret: (code: string) => deps.secrets?.add(code) } : {}),
+        })
+      : undefined;
   const chatLayer = ChatLayer.forRouter(config, {
-    adapters: deps.chat ?? [],
-    accessFor: deps.accessFor ?? ((adapter) => access.forAdapter(adapter.name)),
+    adapters: webConsole ? [...chats, webConsole.adapter] : chats,
+    accessFor: (adapter) => (adapter === webConsole?.adapter ? webConsole.access : accessFor(adapter)),
     db,
     now,
     logger: logger.child({ component: "chat" }),
@@ -98,7 +123,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   qualifyLegacyIds(
     db,
     userState,
-    chat.platforms.filter((name) => name !== "terminal"),
+    chats.map((adapter) => adapter.name).filter((name) => name !== "terminal"),
     logger,
   );
   const nodes = new NodeStore(db);
@@ -110,7 +135,6 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     now,
     ...(deps.secrets ? { onSecret: (code: string) => deps.secrets?.add(code) } : {}),
   });
-  const admins = new Admins(access.admins);
   const delivered = new DeliveredStore(db, config.DELIVERED_TTL_S * 1000, now);
   const requests = new RequestLog(db, config.DELIVERED_TTL_S * 1000, now);
   const deliveries = new DeliveryLedger({
@@ -155,6 +179,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     newId: deps.newId ?? randomUUID,
     logger,
     deliveries,
+    ...(webConsole ? { console: webConsole.command } : {}),
   });
 
   const app = Fastify({
@@ -169,6 +194,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       maxHandshakesPerS: config.MAX_HANDSHAKES_PER_S,
       maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
       closing: () => closing,
+      ...(webConsole ? { endpoints: webConsole.upgradeJudges } : {}),
     },
     nodeLogger,
   );
@@ -193,6 +219,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
         logger: nodeLogger,
         deliveries,
         workers,
+        ...(webConsole ? { terminals: webConsole.terminals } : {}),
         qualifyUsers: (ids) => access.qualifyServedUsers(ids),
       },
       secret,
@@ -207,6 +234,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     });
   });
   registerWebhookRoutes(app, chat.webhooks());
+  webConsole?.register(app);
 
   let baseUrl = "";
   let closing = false;
@@ -215,6 +243,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     registry,
     dispatcher,
     pairing,
+    console: webConsole,
     get nodeUrl() {
       return `${baseUrl.replace(/^http/, "ws")}/ws/node`;
     },

@@ -3,7 +3,7 @@ import { createTestLogger, makeTempDir, startTcpProxy, type TcpProxy } from "@ph
 import { afterEach } from "vitest";
 import { createMemoryChatAdapter, type MemoryChatAdapter } from "../src/chat/memory-adapter.ts";
 import { type RouterConfig, RouterConfigSchema } from "../src/config.ts";
-import { createRouter, type Router } from "../src/create-router.ts";
+import { createRouter, type Router, type RouterDeps } from "../src/create-router.ts";
 
 // Builds real routers and hosts on loopback port 0 for the tests, and tears them down after each.
 
@@ -44,6 +44,7 @@ export interface TestRouter {
 
 export async function startTestRouter(
   overrides: Partial<Record<keyof RouterConfig, unknown>> = {},
+  deps: Pick<RouterDeps, "consoleAssets" | "clock"> = {},
 ): Promise<TestRouter> {
   const config = RouterConfigSchema.parse({
     ROUTER_SECRET: SECRET,
@@ -57,7 +58,7 @@ export async function startTestRouter(
   });
   const { logger, lines } = createTestLogger();
   const chat = createMemoryChatAdapter();
-  const router = createRouter(config, { logger, chat: [chat] });
+  const router = createRouter(config, { logger, chat: [chat], ...deps });
   const url = await router.start();
   let closed = false;
   const close = router.close.bind(router);

@@ -45,7 +45,7 @@ describe("Telegram webhook mode through a real router and host", () => {
     ]);
     expect(fake.callsOf("getUpdates")).toEqual([]);
     // The command menu: the router's own at start, with the node's added once it is online.
-    const routerMenu = ["nodes", "node", "result", "help"];
+    const routerMenu = ["nodes", "node", "result", "console", "help"];
     const menuOf = (call: { params: Record<string, unknown> }) =>
       (call.params.commands as Array<{ command: string }>).map((entry) => entry.command);
     expect(menuOf(await fake.waitForCall("setMyCommands"))).toEqual(routerMenu);
@@ -116,7 +116,10 @@ describe("one router serving Feishu, Telegram and the terminal at once", () => {
     });
     await feishu.waitForWsConnection();
     expect(logLines(router.child)).toContainEqual(
-      expect.objectContaining({ msg: "chat started", platforms: ["feishu", "telegram", "terminal"] }),
+      expect.objectContaining({
+        msg: "chat started",
+        platforms: ["feishu", "telegram", "terminal", "console"],
+      }),
     );
     await startHost(router, "fay-box", { SERVES_USERS: "feishu:ou_fay" });
     await startHost(router, "tom-box", { SERVES_USERS: `telegram:${tom.id}` });
@@ -215,7 +218,7 @@ describe("a router restart between receiving an update and answering it", () => 
   }
 
   it("stored but not yet handled (killed while fetching its file): handled after the restart, answered once, not fetched again", async () => {
-    const { fake, model, router, restart, chat, hostDir } = await setup();
+    const { fake, model, router, restart, chat } = await setup();
     // The file's getFile hangs: the update is stored and confirmed, its handling has not ended.
     fake.failNext("getFile", { delayMs: 60_000 });
     const sent = fake.injectDocument({

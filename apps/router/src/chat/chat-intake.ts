@@ -189,6 +189,6 @@ export class ChatIntake implements PlatformEvents {
   }
 
   private qualify(id: string): string {
-    return qualifiedId(this.name, id);
+    return this.deps.adapter.companion ? id : qualifiedId(this.name, id);
   }
 }

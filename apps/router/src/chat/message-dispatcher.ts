@@ -103,11 +103,22 @@ export class MessageDispatcher {
         replyTo: message.messageId,
         ...(reply.buttons ? { buttons: reply.buttons } : {}),
       });
-    deps.userState.rememberChat(message.userId, { platform: message.platform, chat_id: message.chatId });
+    // A companion (the web console) is a chat pushes may name, not where the user's notices move to.
+    const latest = deps.chat.adapter(message.platform)?.companion !== true;
+    deps.userState.rememberChat(
+      message.userId,
+      { platform: message.platform, chat_id: message.chatId },
+      { latest },
+    );
 
     const command = parseRouterCommand(message.text);
     if (command) {
-      const asker = { userId: message.userId, platform: message.platform, chatId: message.chatId };
+      const asker = {
+        userId: message.userId,
+        platform: message.platform,
+        chatId: message.chatId,
+        chatType: message.chatType,
+      };
       return { answered: answer(runRouterCommand(asker, command, deps)).then(() => undefined) };
     }
 

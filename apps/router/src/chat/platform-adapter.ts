@@ -133,6 +133,11 @@ export interface PlatformAdapter {
   readonly name: string;
   /** The platform ("telegram", "feishu", "terminal"…). */
   readonly type: string;
+  /**
+   * Another view of the users of the other adapters (the web console): its ids are already their
+   * qualified ids and are taken as they are, and writing from it never moves where a user's notices go.
+   */
+  readonly companion?: boolean;
   readonly capabilities: Capabilities;
   start(events: PlatformEvents): Promise<void>;
   /** Stops receiving; sends may still be asked for until the router closes. */

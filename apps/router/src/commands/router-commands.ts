@@ -2,6 +2,7 @@ import type { Clock } from "@phonework/runtime";
 import type { ChatReply } from "../chat/chat-adapter.ts";
 import type { QualifyResult } from "../chat/qualified-id.ts";
 import { activeNodeSetText, resultModeText, unknownNodeText } from "../chat/user-messages.ts";
+import type { ConsoleCommand } from "../console/console-command.ts";
 import type { Admins } from "../pairing/admins.ts";
 import type { PairingService } from "../pairing/pairing-service.ts";
 import { lookupNode, type NodeInfo } from "../registry/node-info.ts";
@@ -17,10 +18,11 @@ export type RouterCommand =
   | { name: "node"; arg: string }
   | { name: "help" }
   | { name: "result"; arg: string }
+  | { name: "console"; arg: string }
   | { name: AdminCommandName; args: string[] };
 
 const COMMAND = new RegExp(
-  String.raw`^/(nodes|node|help|result|${ADMIN_COMMANDS.join("|")})(?:\s+(.*))?$`,
+  String.raw`^/(nodes|node|help|result|console|${ADMIN_COMMANDS.join("|")})(?:\s+(.*))?$`,
   "is",
 );
 
@@ -33,6 +35,7 @@ export function parseRouterCommand(text: string): RouterCommand | undefined {
   if (name === "help") return { name: "help" };
   if (name === "node") return { name: "node", arg: unquote(arg) };
   if (name === "result") return { name: "result", arg: arg.toLowerCase() };
+  if (name === "console") return { name: "console", arg };
   const admin = ADMIN_COMMANDS.find((command) => command === name);
   return admin ? { name: admin, args: arg ? arg.split(/\s+/).map(unquote) : [] } : undefined;
 }
@@ -44,6 +47,7 @@ export const ROUTER_HELP = [
   "/nodes — list your nodes (→ marks the active one)",
   "/node <name> — switch your active node (/node alone: pick one)",
   "/result replace|send — show a node's answer in place of its progress message, or after it",
+  "/console — a one-time link to the web console (/console logout-all signs out every browser)",
   "/help — this help",
   "@<name> <message> — send to that node (it becomes active)",
   "",
@@ -67,6 +71,8 @@ export interface RouterCommandDeps {
   pairing: PairingService;
   /** A user id typed in a command (/share), qualified as stored (default: taken as typed). */
   qualifyUser?: (id: string) => QualifyResult;
+  /** The web console's /console; absent when the console is off. */
+  console?: Pick<ConsoleCommand, "run">;
 }
 
 /** Who is asking, and from which chat: admin commands, owner columns and chat settings depend on it. */
@@ -74,6 +80,8 @@ export interface Asker {
   userId: string;
   platform: string;
   chatId: string;
+  /** Where it was asked; a group's members all see the answer (default: private). */
+  chatType?: "private" | "group";
 }
 
 /** The node a user's messages go to: their explicit choice, else their only online node. */
@@ -99,6 +107,12 @@ export function runRouterCommand(asker: Asker, command: RouterCommand, deps: Rou
       return switchNode(userId, command.arg, nodes, deps);
     case "result":
       return { text: setResultMode(asker, command.arg, deps) };
+    case "console":
+      return (
+        deps.console?.run(userId, command.arg, asker.chatType ?? "private") ?? {
+          text: "The web console is off on this router (CONSOLE=off).",
+        }
+      );
     default:
       return { text: runAdminCommand(asker, command.name, command.args, { ...deps, isAdmin }) };
   }

@@ -1,5 +1,7 @@
 import { join } from "node:path";
 import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
+import { CONSOLE_SESSIONS_MIGRATION } from "../console/console-sessions.ts";
+import { CONSOLE_LINKS_MIGRATION } from "../console/login-links.ts";
 import { NODES_MIGRATION } from "../pairing/node-store.ts";
 import { BUTTONS_MIGRATION } from "./button-store.ts";
 import { CHAT_INBOX_MIGRATION } from "./chat-inbox.ts";
@@ -15,6 +17,8 @@ const ROUTER_MIGRATIONS = [
   REQUESTS_MIGRATION,
   CHAT_INBOX_MIGRATION,
   BUTTONS_MIGRATION,
+  CONSOLE_LINKS_MIGRATION,
+  CONSOLE_SESSIONS_MIGRATION,
 ];
 
 /**

@@ -57,13 +57,16 @@ export class UserStateStore {
     return this.state.users[userId]?.chat;
   }
 
-  rememberChat(userId: string, chat: ChatRef): void {
+  /** `latest: false`: a chat pushes may go to, without becoming where the user's notices go. */
+  rememberChat(userId: string, chat: ChatRef, { latest = true }: { latest?: boolean } = {}): void {
     const known = this.chatOf(userId);
     if (known?.platform === chat.platform && known.chat_id === chat.chat_id) return;
+    if (!latest && this.hasSeenChat(userId, chat)) return;
     const others = (this.state.users[userId]?.chats ?? []).filter((c) => !sameChat(c, chat));
+    const user = this.state.users[userId];
     this.state.users[userId] = {
-      ...this.state.users[userId],
-      chat,
+      ...user,
+      ...(latest ? { chat } : {}),
       chats: [chat, ...others].slice(0, MAX_CHATS),
     };
     this.persist(this.state);

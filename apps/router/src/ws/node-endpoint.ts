@@ -36,8 +36,8 @@ export function registerNodeEndpoint(
  */
 export function nodeHandshakeJudge(options: NodeEndpointOptions, logger: Logger): UpgradeJudge {
   return (request) => {
-    // Default deny: this is the router's only WebSocket endpoint, and an exact match leaves no
-    // spelling of the path (percent-encoded, doubled slashes) that reaches it unjudged.
+    // Default deny: every path but the console's (judged by its own) comes here, and an exact
+    // match leaves no spelling of the path (percent-encoded, doubled slashes) that reaches it unjudged.
     if (request.url?.split("?")[0] !== NODE_PATH)
       return { status: 404, error: "NOT_FOUND", message: `WebSocket connections go to ${NODE_PATH}` };
     const bearer = request.headers.authorization;

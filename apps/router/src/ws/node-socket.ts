@@ -46,6 +46,17 @@ export interface WorkerFrames {
   receive(nodeId: string, frame: WorkerFrame): void;
 }
 
+/** Frames about terminals the router opened on a node (the web console's). */
+export type TerminalFrame = Extract<
+  HostFrame,
+  { type: "terminal_opened" | "terminal_output" | "terminal_exit" | "terminal_refused" }
+>;
+
+/** Where a node socket hands them: the console's terminal relay. */
+export interface TerminalFrames {
+  receive(nodeId: string, frame: TerminalFrame): void;
+}
+
 // The life of one node socket: the `register` handshake, then every frame the node sends.
 
 export interface NodeSocketContext {
@@ -61,6 +72,8 @@ export interface NodeSocketContext {
   deliveries: Deliveries;
   /** Where worker tasks, their statuses, results and cancels go to be relayed. */
   workers: WorkerFrames;
+  /** Where terminal output and ends go; without a console, they are dropped. */
+  terminals?: TerminalFrames;
   /** A host's SERVES_USERS as the router stores ids (qualified by chat adapter), or why not. */
   qualifyUsers?: (ids: readonly string[]) => { ok: true; ids: string[] } | { ok: false; reason: string };
 }
@@ -246,6 +259,12 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
       case "worker_result_ack":
       case "worker_cancel":
         ctx.workers.receive(live.nodeId, frame);
+        return;
+      case "terminal_opened":
+      case "terminal_output":
+      case "terminal_exit":
+      case "terminal_refused":
+        ctx.terminals?.receive(live.nodeId, frame);
         return;
     }
   };

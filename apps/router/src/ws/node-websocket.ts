@@ -5,7 +5,7 @@ import type { Logger } from "@phonework/runtime";
 import type { FastifyInstance } from "fastify";
 import { HandshakeThrottle } from "./handshake-throttle.ts";
 import { nodeHandshakeJudge } from "./node-endpoint.ts";
-import { UpgradeGate } from "./upgrade-gate.ts";
+import { UpgradeGate, type UpgradeJudge } from "./upgrade-gate.ts";
 
 /**
  * The WebSocket side of the router's HTTP server: every upgrade is judged by the gate first
@@ -19,19 +19,23 @@ export function attachNodeWebSocket(
     maxHandshakesPerS: number;
     maxPayloadBytes: number;
     closing: () => boolean;
+    /** The judges of the router's other WebSocket endpoints (the console's), by path. */
+    endpoints?: ReadonlyMap<string, UpgradeJudge>;
   },
   logger: Logger,
 ): void {
-  const gate = new UpgradeGate(
-    nodeHandshakeJudge(
-      {
-        secret: options.secret,
-        throttle: new HandshakeThrottle(options.maxHandshakesPerS),
-        closing: options.closing,
-      },
-      logger,
-    ),
+  const nodeJudge = nodeHandshakeJudge(
+    {
+      secret: options.secret,
+      throttle: new HandshakeThrottle(options.maxHandshakesPerS),
+      closing: options.closing,
+    },
+    logger,
   );
+  const gate = new UpgradeGate((request) => {
+    const other = options.endpoints?.get(request.url?.split("?")[0] ?? "");
+    return other ? other(request) : nodeJudge(request);
+  });
   gate.attach(app.server);
   app.register(websocket, {
     options: {

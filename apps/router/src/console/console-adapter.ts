@@ -1,0 +1,130 @@
+import { randomUUID } from "node:crypto";
+import type {
+  Capabilities,
+  OutgoingButton,
+  PlatformAdapter,
+  PlatformEvents,
+} from "../chat/platform-adapter.ts";
+import { PlatformError } from "../chat/platform-adapter.ts";
+import type { ConsoleFeed } from "./console-feed.ts";
+import type { ConsoleButton } from "./console-frames.ts";
+
+// The web console as one more chat platform: a page's messages and button presses enter the shared
+// chat layer like any platform's, and what the router sends (answers, progress edits, buttons,
+// files) goes to the user's open pages through the feed. The console acts for users of the other
+// chats: its ids are their qualified ids (`telegram:123`), taken as they are (`companion`), and each
+// user's console is one private chat, `console:<user id>`.
+
+export const CONSOLE_ADAPTER = "console";
+
+export interface ConsoleAdapter extends PlatformAdapter {
+  /** A message typed in one of `userId`'s pages; resolves once the chat layer stored it. */
+  receive(userId: string, text: string): Promise<void>;
+  /** A button pressed in one of `userId`'s pages; resolves with the short answer the presser sees. */
+  press(userId: string, data: string, messageId?: string): Promise<string>;
+}
+
+/** The console chat of a user, as the chat layer and hosts see it. */
+export const consoleChatId = (userId: string): string => `${CONSOLE_ADAPTER}:${userId}`;
+
+const CAPABILITIES: Capabilities = {
+  maxMessageLength: 20_000,
+  canEdit: true,
+  canSendButtons: true,
+  canReply: true,
+  markdown: "plain",
+  // Sent base64 in one WebSocket message to each open page.
+  maxFileBytes: 8 * 1024 * 1024,
+  maxImageBytes: 8 * 1024 * 1024,
+};
+
+const buttonsOf = (rows: OutgoingButton[][] | undefined): ConsoleButton[][] | undefined =>
+  rows?.map((row) => row.map((button) => ({ label: button.label, data: button.data })));
+
+export function createConsoleAdapter(feed: ConsoleFeed, now: () => number): ConsoleAdapter {
+  let events: PlatformEvents | undefined;
+  // Message ids stay unique across restarts: the chat layer drops an incoming id it stored before.
+  const run = randomUUID().slice(0, 8);
+  let next = 0;
+  const newId = (prefix: string) => `${prefix}-${run}-${++next}`;
+  const started = () => {
+    if (!events) throw new PlatformError("transient", "the console is not started");
+    return events;
+  };
+
+  return {
+    name: CONSOLE_ADAPTER,
+    type: CONSOLE_ADAPTER,
+    companion: true,
+    capabilities: CAPABILITIES,
+    async start(platformEvents) {
+      events = platformEvents;
+    },
+    async stop() {
+      events = undefined;
+    },
+    async send(to, text, options) {
+      const id = newId("out");
+      const buttons = buttonsOf(options.buttons);
+      feed.publish(to.userId, {
+        type: "message",
+        message: {
+          id,
+          text,
+          at: now(),
+          ...(options.replyTo ? { reply_to: options.replyTo } : {}),
+          ...(buttons ? { buttons } : {}),
+        },
+      });
+      return { messageId: id };
+    },
+    async edit(to, messageId, text, options) {
+      if (!feed.has(to.userId, messageId))
+        throw new PlatformError("permanent", `no console message ${messageId} to edit`);
+      const buttons = buttonsOf(options?.buttons);
+      feed.publish(to.userId, { type: "edit", id: messageId, text, ...(buttons ? { buttons } : {}) });
+    },
+    async sendFile(to, file) {
+      const id = newId("out");
+      feed.publish(to.userId, {
+        type: "message",
+        message: {
+          id,
+          text: `📎 ${file.name}`,
+          at: now(),
+          file: {
+            name: file.name,
+            size: file.data.length,
+            data_base64: file.data.toString("base64"),
+            ...(file.mimeType ? { mime_type: file.mimeType } : {}),
+          },
+        },
+      });
+      return { messageId: id };
+    },
+    async receive(userId, text) {
+      const id = newId("in");
+      // Every page of the user shows what was typed, in order with the answers.
+      feed.publish(userId, { type: "message", message: { id, text, at: now(), mine: true } });
+      await started().message({
+        id,
+        channel: { id: consoleChatId(userId), type: "private" },
+        sender: { id: userId, isBot: false },
+        text,
+        attachments: [],
+        isMention: true,
+      });
+    },
+    press(userId, data, messageId) {
+      return started().button({
+        channel: { id: consoleChatId(userId), type: "private" },
+        sender: { id: userId, isBot: false },
+        data,
+        ...(messageId ? { messageId } : {}),
+      });
+    },
+    status() {
+      return { platform: CONSOLE_ADAPTER, name: CONSOLE_ADAPTER, pages: feed.pageCount };
+    },
+  };
+}

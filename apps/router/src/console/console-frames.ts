@@ -1,0 +1,128 @@
+import { MAX_TERMINAL_DATA, SessionSummary, TerminalExitReason } from "@phonework/protocol";
+import { z } from "zod";
+
+// What the console page and the router say over /console/ws, one JSON object per WebSocket message.
+// The page's frames are checked here like any other input from outside; the router's are typed from
+// the same schemas, and the page imports only those types (no zod in the browser bundle).
+
+const TerminalId = z.string().min(1).max(128);
+const Cols = z.number().int().min(2).max(1000);
+const Rows = z.number().int().min(1).max(500);
+
+/** The longest chat message the page may send (the platforms' own limits are similar). */
+export const MAX_CONSOLE_TEXT = 20_000;
+
+// ── page → router ──────────────────────────────────────────────────────────────
+
+export const ConsoleClientFrame = z.discriminatedUnion("type", [
+  /** A chat message, as if typed in the user's chat app. */
+  z.object({ type: z.literal("chat"), text: z.string().trim().min(1).max(MAX_CONSOLE_TEXT) }),
+  /** A press of a button the router sent (its opaque id). */
+  z.object({
+    type: z.literal("press"),
+    data: z.string().min(1).max(64),
+    message_id: z.string().max(128).optional(),
+  }),
+  /** `ref`: the page's name for the terminal until the router's `term_started` gives its id. */
+  z.object({
+    type: z.literal("term_open"),
+    ref: z.string().min(1).max(64),
+    node: z.string().min(1).max(256),
+    cols: Cols,
+    rows: Rows,
+  }),
+  z.object({ type: z.literal("term_input"), id: TerminalId, data: z.string().min(1).max(MAX_TERMINAL_DATA) }),
+  z.object({ type: z.literal("term_resize"), id: TerminalId, cols: Cols, rows: Rows }),
+  z.object({ type: z.literal("term_close"), id: TerminalId }),
+  /** Output the page has written to its screen, in the bytes `term_output` counted. */
+  z.object({
+    type: z.literal("term_ack"),
+    id: TerminalId,
+    bytes: z
+      .number()
+      .int()
+      .positive()
+      .max(1 << 30),
+  }),
+]);
+export type ConsoleClientFrame = z.infer<typeof ConsoleClientFrame>;
+
+// ── router → page ──────────────────────────────────────────────────────────────
+
+export const ConsoleNode = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(["online", "offline"]),
+  /** Epoch ms. */
+  last_seen: z.number(),
+  capabilities: z.array(z.string()),
+  /** The user's own coding sessions on the node. */
+  sessions: z.array(SessionSummary),
+  /** "Open terminal" is offered: online, and the host has terminals. */
+  terminal: z.boolean(),
+  /** Admins only: who paired it, and whether its key was revoked. */
+  owner: z.string().optional(),
+  revoked: z.boolean().optional(),
+});
+export type ConsoleNode = z.infer<typeof ConsoleNode>;
+
+export const ConsoleButton = z.object({ label: z.string(), data: z.string() });
+export type ConsoleButton = z.infer<typeof ConsoleButton>;
+
+export const ConsoleFile = z.object({
+  name: z.string(),
+  mime_type: z.string().optional(),
+  size: z.number(),
+  /** Absent in the history a page gets on connecting: files are handed only to pages open when they came. */
+  data_base64: z.string().optional(),
+});
+
+export const ConsoleMessage = z.object({
+  id: z.string(),
+  text: z.string(),
+  /** Epoch ms. */
+  at: z.number(),
+  /** Typed by the user (in this page or another of theirs). */
+  mine: z.boolean().optional(),
+  reply_to: z.string().optional(),
+  buttons: z.array(z.array(ConsoleButton)).optional(),
+  file: ConsoleFile.optional(),
+});
+export type ConsoleMessage = z.infer<typeof ConsoleMessage>;
+
+export const ConsoleServerFrame = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("hello"),
+    user: z.string(),
+    admin: z.boolean(),
+    nodes: z.array(ConsoleNode),
+    messages: z.array(ConsoleMessage),
+    now: z.number(),
+  }),
+  z.object({ type: z.literal("nodes"), nodes: z.array(ConsoleNode), now: z.number() }),
+  z.object({ type: z.literal("message"), message: ConsoleMessage }),
+  z.object({
+    type: z.literal("edit"),
+    id: z.string(),
+    text: z.string(),
+    buttons: z.array(z.array(ConsoleButton)).optional(),
+  }),
+  /** A short answer to something the page did (a button press, a refused frame). */
+  z.object({ type: z.literal("toast"), text: z.string() }),
+  /** The terminal asked for as `ref` is being opened, as `id`; or it could not be (`term_failed`). */
+  z.object({ type: z.literal("term_started"), ref: z.string(), id: TerminalId, node: z.string() }),
+  z.object({ type: z.literal("term_failed"), ref: z.string(), message: z.string() }),
+  /** The host runs it: input is taken from now on. */
+  z.object({ type: z.literal("term_opened"), id: TerminalId }),
+  /** `bytes`: what to acknowledge once it is on the screen. */
+  z.object({ type: z.literal("term_output"), id: TerminalId, data: z.string(), bytes: z.number() }),
+  z.object({
+    type: z.literal("term_exit"),
+    id: TerminalId,
+    /** The host's reason, or `offline` / `refused` / `gone` (the router's). */
+    reason: z.union([TerminalExitReason, z.enum(["offline", "refused", "gone"])]),
+    code: z.number().optional(),
+    message: z.string().optional(),
+  }),
+]);
+export type ConsoleServerFrame = z.infer<typeof ConsoleServerFrame>;

@@ -1,0 +1,148 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Clock, Logger, SqliteDatabase } from "@phonework/runtime";
+import { isLoopbackHost } from "@phonework/runtime";
+import type { FastifyInstance } from "fastify";
+import type { WebSocket } from "ws";
+import type { AccessPolicy } from "../chat/chat-intake.ts";
+import type { PlatformAdapter } from "../chat/platform-adapter.ts";
+import { splitQualified } from "../chat/qualified-id.ts";
+import type { RouterConfig } from "../config.ts";
+import type { Admins } from "../pairing/admins.ts";
+import type { NodeRegistry } from "../registry/node-registry.ts";
+import type { NodeConnection } from "../ws/node-connection.ts";
+import type { UpgradeJudge } from "../ws/upgrade-gate.ts";
+import { consoleAccess } from "./console-access.ts";
+import { type ConsoleAdapter, createConsoleAdapter } from "./console-adapter.ts";
+import { CONSOLE_ENTRY, consoleAssetsDir } from "./console-assets.ts";
+import { ConsoleCloseCode } from "./console-close-codes.ts";
+import { ConsoleCommand } from "./console-command.ts";
+import { ConsoleFeed } from "./console-feed.ts";
+import { ConsolePage } from "./console-page.ts";
+import { CONSOLE_WS_PATH, registerConsoleRoutes } from "./console-routes.ts";
+import { type ConsoleSession, ConsoleSessions } from "./console-sessions.ts";
+import { consoleUpgradeJudge } from "./console-upgrade.ts";
+import { LoginLinks } from "./login-links.ts";
+import { TerminalRelay } from "./terminal-relay.ts";
+
+// Composition root of the web console: its stores in router.db, its chat adapter, the terminal
+// relay, the open pages, and the HTTP routes. The router wires the pieces it exposes.
+
+export interface ConsoleDeps {
+  db: SqliteDatabase;
+  registry: NodeRegistry<NodeConnection>;
+  /** The router's chat adapters: a console user is one of theirs, by their rules. */
+  chats: readonly PlatformAdapter[];
+  accessFor: (adapter: PlatformAdapter) => AccessPolicy;
+  admins: Admins;
+  clock: Clock;
+  logger: Logger;
+  /** The router's listen address, once it listens (links use PUBLIC_URL when set). */
+  listenUrl: () => string | undefined;
+  tls: boolean;
+  /** The built page; default: found beside the code (consoleAssetsDir). */
+  assetsDir?: string;
+  /** Told every login code minted, so the logger redacts it. */
+  onSecret?: (code: string) => void;
+}
+
+export interface WebConsole {
+  readonly adapter: ConsoleAdapter;
+  /** The policy the console's chat intake applies. */
+  readonly access: AccessPolicy;
+  readonly command: ConsoleCommand;
+  readonly terminals: TerminalRelay;
+  readonly upgradeJudges: ReadonlyMap<string, UpgradeJudge>;
+  /** Registers the routes (in their own scope, after the WebSocket plugin). */
+  register(app: FastifyInstance): void;
+}
+
+export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConsole {
+  const logger = deps.logger.child({ component: "console" });
+  const now = () => deps.clock.now();
+  const assetsDir = deps.assetsDir ?? consoleAssetsDir();
+  const links = new LoginLinks(deps.db, config.CONSOLE_LINK_TTL_S * 1000, now);
+  const sessions = new ConsoleSessions(deps.db, config.CONSOLE_SESSION_TTL_S * 1000, now);
+  const access = consoleAccess(deps.chats, deps.accessFor);
+  const feed = new ConsoleFeed();
+  const adapter = createConsoleAdapter(feed, now);
+  const terminals = new TerminalRelay({
+    nodes: deps.registry,
+    sendToNode: (nodeId, frame) => deps.registry.connection(nodeId)?.send(frame) ?? false,
+    bufferBytes: config.CONSOLE_TERMINAL_BUFFER_BYTES,
+    platform: adapter.name,
+    logger,
+  });
+  terminals.watch((listener) => deps.registry.subscribe(listener));
+
+  const publicOrigin = config.PUBLIC_URL ? new URL(config.PUBLIC_URL).origin : undefined;
+  const secure = deps.tls || publicOrigin?.startsWith("https:") === true;
+  const expectedOrigin = (headers: { host?: string | undefined }) =>
+    publicOrigin ?? `${deps.tls ? "https" : "http"}://${headers.host ?? ""}`;
+
+  const pages = new Set<ConsolePage>();
+  deps.registry.subscribe(() => {
+    for (const page of pages) page.nodesChanged();
+  });
+  sessions.onEnded((ids) => {
+    const ended = new Set(ids);
+    for (const page of pages)
+      if (ended.has(page.session.id)) page.close(ConsoleCloseCode.SIGNED_OUT, "signed out");
+  });
+  const isAdmin = (userId: string) => deps.admins.isAdmin(userId, splitQualified(userId)?.adapter ?? "");
+  const openPage = (socket: WebSocket, session: ConsoleSession) => {
+    const page = new ConsolePage(socket, session, isAdmin(session.userId), {
+      nodes: deps.registry,
+      feed,
+      adapter,
+      terminals,
+      sessionIsLive: (id) => sessions.isLive(id),
+      now,
+      logger,
+      heartbeatMs: config.HEARTBEAT_INTERVAL_S * 1000,
+    });
+    pages.add(page);
+    socket.once("close", () => pages.delete(page));
+    logger.info({ userId: session.userId }, "console page connected");
+  };
+
+  const command = new ConsoleCommand({
+    links,
+    sessions,
+    baseUrl: () => config.PUBLIC_URL ?? deps.listenUrl(),
+    ...(config.PUBLIC_URL || isLoopbackHost(config.ROUTER_HOST)
+      ? {}
+      : {
+          addressHint:
+            "(The link uses the address the router listens on. If your phone cannot open it, set PUBLIC_URL " +
+            "on the router to its address as your browser reaches it.)",
+        }),
+    pageReady: () => assetsDir !== undefined && existsSync(join(assetsDir, CONSOLE_ENTRY)),
+    linkTtlMs: config.CONSOLE_LINK_TTL_S * 1000,
+    ...(deps.onSecret ? { onSecret: deps.onSecret } : {}),
+  });
+
+  const judge = consoleUpgradeJudge({ sessions, access, expectedOrigin });
+  return {
+    adapter,
+    access,
+    command,
+    terminals,
+    upgradeJudges: new Map([[CONSOLE_WS_PATH, judge]]),
+    register(app) {
+      app.register(async (scope) => {
+        await registerConsoleRoutes(scope, {
+          assetsDir,
+          links,
+          sessions,
+          access,
+          secure,
+          sessionTtlMs: config.CONSOLE_SESSION_TTL_S * 1000,
+          loginPerMin: config.CONSOLE_LOGIN_PER_MIN,
+          expectedOrigin,
+          openPage,
+        });
+      });
+    },
+  };
+}

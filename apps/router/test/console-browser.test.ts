@@ -1,0 +1,292 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import {
+  createManualClock,
+  type FakeOpenAI,
+  type FakeResponses,
+  killProcesses,
+  type ManualClock,
+  makeTempDir,
+  repoRoot,
+  startFakeOpenAI,
+  startFakeResponses,
+  type TempDir,
+  waitFor,
+} from "@phonework/testkit";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket as NodeWebSocket } from "ws";
+import {
+  buildTestAssets,
+  consoleLinkFor,
+  DESKTOP,
+  launchChromium,
+  PHONE,
+  screenshot,
+  signIn,
+  startConsoleHost,
+} from "./console-support.ts";
+import { onCleanup, startTestRouter } from "./support.ts";
+
+// The web console in a real browser (Debian's chromium, headless): a real router, real hosts that
+// dial out to it (as from behind NAT), the real `codex app-server` offline against a fake Responses
+// API, and a fake OpenAI server for the assistant. One browser for the file; each test builds its
+// own router and hosts.
+
+const CODEX_BIN = join(repoRoot, "node_modules", ".bin", "codex");
+
+let browser: Browser;
+let assets: { dir: string; remove: () => void };
+let assistant: FakeOpenAI;
+let codex: FakeResponses;
+
+beforeAll(async () => {
+  [assets, browser, assistant, codex] = await Promise.all([
+    buildTestAssets(),
+    launchChromium(),
+    startFakeOpenAI(),
+    startFakeResponses(),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await assistant?.close();
+  await codex?.close();
+  assets?.remove();
+});
+
+/** A router with alice's node (home-pc, the assistant and Codex) and bob's (work-pc). */
+async function startWorld(clock?: ManualClock) {
+  const t = await startTestRouter({}, { consoleAssets: assets.dir, ...(clock ? { clock } : {}) });
+  const dir = makeTempDir();
+  for (const sub of ["projects/demo", "home", "codex-home"])
+    mkdirSync(join(dir.path, sub), { recursive: true });
+  writeFileSync(join(dir.path, "codex-home", "config.toml"), codex.codexConfig());
+  onCleanup(() => cleanUpCodex(dir));
+  const env = {
+    ...process.env,
+    HOME: join(dir.path, "home"),
+    CODEX_HOME: join(dir.path, "codex-home"),
+    OPENAI_API_KEY: "sk-test",
+  };
+  const homePc = startConsoleHost(
+    t.nodeUrl,
+    {
+      NODE_ID: "home-pc",
+      SERVES_USERS: "alice",
+      WORKING_DIR: join(dir.path, "projects"),
+      OPENAI_BASE_URL: assistant.url,
+      OPENAI_API_KEY: "sk-test",
+      OPENAI_MODEL: "fake",
+      CODEX_BIN,
+      CODEX_APPROVAL_POLICY: "untrusted",
+      CODEX_SANDBOX: "danger-full-access",
+      STOP_GRACE_S: 2,
+    },
+    env,
+  );
+  const workPc = startConsoleHost(t.nodeUrl, {
+    NODE_ID: "work-pc",
+    SERVES_USERS: "bob",
+    WORKING_DIR: dir.path,
+  });
+  await Promise.all([homePc.ready(), workPc.ready()]);
+  return { ...t, dir };
+}
+
+async function cleanUpCodex(dir: TempDir) {
+  killProcesses((_cmdline, environ) => environ.includes(join(dir.path, "codex-home")));
+  await dir.removeWhenQuiet();
+}
+
+/** The HTTP status a WebSocket handshake gets (101 when it opens). */
+function handshake(url: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = new NodeWebSocket(url, { headers });
+    socket.on("open", () => {
+      socket.close();
+      resolve(101);
+    });
+    socket.on("unexpected-response", (_request, response) => {
+      resolve(response.statusCode ?? 0);
+      socket.terminate();
+    });
+    socket.on("error", reject);
+  });
+}
+
+/** Sends a chat message from the page's box. */
+async function say(page: Page, text: string) {
+  await page.getByLabel("Message").fill(text);
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+}
+
+const message = (page: Page, text: string | RegExp) =>
+  page.locator(".message:not(.mine)").filter({ hasText: text }).last();
+
+describe("web console in a browser", () => {
+  it("signs in from a /console link, shows the user's nodes, chats with the node and gets its files", async () => {
+    const { chat, dir } = await startWorld();
+    const page = await signIn(browser, await consoleLinkFor(chat, "alice"), PHONE);
+    expect(page.url()).toMatch(/\/console\/$/); // the code is gone from the address
+    const node = page.locator('[data-node="home-pc"]');
+    await expect.poll(() => node.textContent()).toMatch(/online/);
+    expect(await node.textContent()).toMatch(/terminal/); // a capability: "Open terminal" is offered
+    await node.getByRole("button", { name: "Open terminal" }).waitFor();
+    await screenshot(page, "nodes-phone");
+
+    assistant.script({ text: "Hello from your node." });
+    await say(page, "hello there");
+    await message(page, "Hello from your node.").waitFor();
+    expect(assistant.lastUserText()).toContain("hello there");
+    await screenshot(page, "chat-phone");
+
+    // A file the node sends arrives in the page, to download.
+    writeFileSync(join(dir.path, "projects", "report.txt"), "all green\n");
+    assistant.script(
+      { toolCalls: [{ name: "file_ops", arguments: { action: "send", path: "report.txt" } }] },
+      {
+        text: "Sent you the report.",
+      },
+    );
+    await say(page, "send me the report");
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: /Download report\.txt/ }).click(),
+    ]);
+    expect(readFileSync((await download.path()) ?? "", "utf8")).toBe("all green\n");
+    await page.setViewportSize(DESKTOP);
+    await screenshot(page, "console-desktop");
+  });
+
+  it("an approval from a real Codex session is answered with its Approve button", async () => {
+    const { chat, dir } = await startWorld();
+    const page = await signIn(browser, await consoleLinkFor(chat, "alice"));
+    codex.script({ call: { name: "exec_command", arguments: { cmd: "touch approved.txt" } } }, (request) => ({
+      text: `done: ${codex.toolOutputs(request).at(-1) ?? ""}`,
+    }));
+    await say(page, "/new demo codex create the file");
+    const ask = message(page, /Codex in demo asks to run: .*touch approved\.txt/);
+    await ask.waitFor({ timeout: 60_000 });
+    await screenshot(page, "approval");
+    await ask.getByRole("button", { name: "Approve" }).click();
+    await page.locator(".toast").filter({ hasText: "Approve" }).waitFor();
+    await message(page, /^✅ Approved [0-9a-f]{4}\.$/).waitFor();
+    await message(page, /^done:/).waitFor({ timeout: 60_000 });
+    expect(readFileSync(join(dir.path, "projects", "demo", "approved.txt"), "utf8")).toBe("");
+    // The row answers once: a second press is told so.
+    await ask.getByRole("button", { name: "Deny" }).click();
+    await page.locator(".toast").filter({ hasText: "Already answered" }).waitFor();
+  });
+
+  it("lists reminders through the panel shortcut and cancels one with its button", async () => {
+    const { chat } = await startWorld();
+    const page = await signIn(browser, await consoleLinkFor(chat, "alice"));
+    await say(page, "/remind 2h stretch your legs");
+    await message(page, /Scheduled #\d+/).waitFor();
+    await page.getByRole("button", { name: "/reminders", exact: true }).click();
+    const list = message(page, /stretch your legs/).filter({
+      has: page.getByRole("button", { name: /^Cancel #/ }),
+    });
+    await list.waitFor();
+    await screenshot(page, "reminders");
+    await list.getByRole("button", { name: /^Cancel #/ }).click();
+    await message(page, /Cancelled #\d+/).waitFor();
+    await page.getByRole("button", { name: "/reminders", exact: true }).click();
+    await message(page, /no (pending )?reminders|nothing scheduled/i).waitFor();
+  });
+
+  it("a second user sees only their own nodes, and cannot open a terminal on the first user's", async () => {
+    const { chat, url } = await startWorld();
+    const bob = await signIn(browser, await consoleLinkFor(chat, "bob"));
+    await bob.locator('[data-node="work-pc"]').waitFor();
+    expect(await bob.locator("[data-node]").count()).toBe(1);
+    expect(await bob.locator(".nodes").textContent()).not.toContain("home-pc");
+    // Even asked by hand on bob's own socket, home-pc is no node of his.
+    const refused = await bob.evaluate(
+      (target) =>
+        new Promise<string>((resolve) => {
+          const socket = new WebSocket(target);
+          socket.onopen = () =>
+            socket.send(JSON.stringify({ type: "term_open", ref: "x", node: "home-pc", cols: 80, rows: 24 }));
+          socket.onmessage = (event) => {
+            const frame = JSON.parse(event.data as string) as { type: string; message?: string };
+            if (frame.type === "term_failed") resolve(frame.message ?? "");
+          };
+        }),
+      `${url.replace(/^http/, "ws")}/console/ws`,
+    );
+    expect(refused).toBe("no such node");
+  });
+
+  it("refuses a link used before and a link past its time", async () => {
+    const clock = createManualClock();
+    const { chat, config } = await startWorld(clock);
+    const link = await consoleLinkFor(chat, "alice");
+    await signIn(browser, link);
+    const reused = await (await browser.newContext()).newPage();
+    await reused.goto(link);
+    await reused.getByRole("heading", { name: "Link not valid" }).waitFor();
+    await screenshot(reused, "link-refused");
+    expect(await reused.locator("body").textContent()).toContain("used already, or it expired");
+
+    const late = await consoleLinkFor(chat, "alice");
+    clock.advance(config.CONSOLE_LINK_TTL_S * 1000 + 1);
+    const expired = await (await browser.newContext()).newPage();
+    await expired.goto(late);
+    await expired.getByRole("heading", { name: "Link not valid" }).waitFor();
+    expect(await expired.context().cookies()).toEqual([]);
+  });
+
+  it("a WebSocket from another origin is refused, even with the user's cookie", async () => {
+    const { chat, url } = await startWorld();
+    const page = await signIn(browser, await consoleLinkFor(chat, "alice"));
+    // A page on another port of the same host: another origin, but the same site, so the browser
+    // sends the console's SameSite cookie along. Only the Origin check stands in the way.
+    const evil = createServer((_request, response) => {
+      response.setHeader("content-type", "text/html");
+      response.end("<!doctype html><title>other</title>");
+    });
+    await new Promise<void>((resolve) => evil.listen(0, "127.0.0.1", resolve));
+    onCleanup(() => new Promise<void>((resolve) => evil.close(() => resolve())));
+    await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+    const outcome = await page.evaluate(
+      (target) =>
+        new Promise<string>((resolve) => {
+          const socket = new WebSocket(target);
+          socket.onmessage = () => resolve("got a frame");
+          socket.onclose = (event) => resolve(`closed ${event.code}`);
+        }),
+      `${url.replace(/^http/, "ws")}/console/ws`,
+    );
+    expect(outcome).toBe("closed 1006"); // refused at the handshake
+    // What the handshake was refused with: the cookie is good, the origin is not.
+    const [cookie] = await page.context().cookies();
+    const headers = { cookie: `${cookie?.name}=${cookie?.value}` };
+    const wsUrl = `${url.replace(/^http/, "ws")}/console/ws`;
+    expect(await handshake(wsUrl, { ...headers, origin: "http://127.0.0.1:1" })).toBe(403);
+    expect(await handshake(wsUrl, { ...headers, origin: url })).toBe(101);
+    expect(await handshake(wsUrl, { origin: url })).toBe(401);
+  });
+
+  it("/console logout-all ends every sign-in of the user at once", async () => {
+    const { chat } = await startWorld();
+    const first = await signIn(browser, await consoleLinkFor(chat, "alice"));
+    const second = await signIn(browser, await consoleLinkFor(chat, "alice"), PHONE);
+    await chat.receive({ userId: "alice", text: "/console logout-all" });
+    await waitFor(
+      () => chat.textsFor("alice").find((text) => text.includes("Signed out of the console everywhere (2")),
+      {
+        message: "the logout-all answer",
+      },
+    );
+    for (const page of [first, second]) await page.getByRole("heading", { name: "Signed out" }).waitFor();
+    await screenshot(second, "signed-out");
+    await first.reload();
+    await first.getByRole("heading", { name: "Signed out" }).waitFor();
+    expect(await first.getByRole("button", { name: "Sign out" }).count()).toBe(0);
+  });
+});

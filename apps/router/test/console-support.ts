@@ -1,0 +1,87 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { createHost, type Host, HostConfigSchema } from "@phonework/host";
+import { createTestLogger, makeTempDir, repoRoot, waitFor } from "@phonework/testkit";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { buildConsole } from "../../../scripts/bundle-console.ts";
+import type { MemoryChatAdapter } from "../src/chat/memory-adapter.ts";
+import { onCleanup, SECRET, tempDataDir } from "./support.ts";
+
+// The web console under test in a real browser: Debian's chromium driven by playwright-core. The
+// page is built from the sources for each test file (esbuild takes well under a second), so the
+// tests never run a stale build and need no `pnpm build`. Screenshots go to artifacts/console/.
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const ARTIFACTS = join(repoRoot, "artifacts", "console");
+export const PHONE = { width: 390, height: 844 };
+export const DESKTOP = { width: 1280, height: 860 };
+
+/** Builds the page into a temporary directory; returns it and its removal. */
+export async function buildTestAssets(): Promise<{ dir: string; remove: () => void }> {
+  const temp = makeTempDir("phonework-console-");
+  const { dir } = await buildConsole(join(temp.path, "console"));
+  return { dir, remove: temp.remove };
+}
+
+export function launchChromium(): Promise<Browser> {
+  // --no-sandbox: CI runs as root, where chromium's sandbox refuses to start.
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+}
+
+/** Asks for a login link in the chat, as the user would, and returns it. */
+export async function consoleLinkFor(chat: MemoryChatAdapter, userId: string): Promise<string> {
+  const before = chat.textsFor(userId).length;
+  await chat.receive({ userId, text: "/console" });
+  return waitFor(
+    () => {
+      for (const text of chat.textsFor(userId).slice(before)) {
+        const link = /https?:\/\/\S+\/console\/login\?code=[\w-]+/.exec(text)?.[0];
+        if (link) return link;
+      }
+      return undefined;
+    },
+    { message: `a console link for ${userId}` },
+  );
+}
+
+/** Opens the link in a fresh browser profile and waits for the console to be live. */
+export async function signIn(browser: Browser, link: string, viewport = DESKTOP): Promise<Page> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  await page.goto(link);
+  await page.waitForURL(/\/console\/$/);
+  await waitForLive(page);
+  return page;
+}
+
+export async function waitForLive(page: Page): Promise<void> {
+  // A locator, not waitForFunction: the console's CSP refuses the eval that a string would need.
+  await page.locator(".link.open").waitFor({ state: "attached" });
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * A real host dialling out to the router (as from behind NAT), admitted by the test secret;
+ * `env` is what its coding agents and terminals see.
+ */
+export function startConsoleHost(
+  nodeUrl: string,
+  overrides: Record<string, unknown>,
+  env: NodeJS.ProcessEnv = process.env,
+): Host {
+  const config = HostConfigSchema.parse({
+    ROUTER_URL: nodeUrl,
+    ROUTER_SECRET: SECRET,
+    DATA_DIR: tempDataDir(),
+    RECONNECT_MAX_DELAY_S: 0.2,
+    ...overrides,
+  });
+  const host = createHost(config, { logger: createTestLogger().logger, env });
+  host.start();
+  onCleanup(() => host.stop());
+  return host;
+}

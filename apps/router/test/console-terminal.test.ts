@@ -1,0 +1,208 @@
+import { randomUUID } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { makeTempDir, waitFor } from "@phonework/testkit";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket as NodeWebSocket } from "ws";
+import {
+  buildTestAssets,
+  consoleLinkFor,
+  DESKTOP,
+  launchChromium,
+  PHONE,
+  screenshot,
+  signIn,
+  startConsoleHost,
+} from "./console-support.ts";
+import { onCleanup, proxyTo, startTestRouter } from "./support.ts";
+
+// Terminals from the web console: xterm.js in a real browser, node-pty on a real host that dials
+// out to the router, every byte relayed by the router under the host's flow control.
+
+let browser: Browser;
+let assets: { dir: string; remove: () => void };
+
+beforeAll(async () => {
+  [assets, browser] = await Promise.all([buildTestAssets(), launchChromium()]);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  assets?.remove();
+});
+
+/** A router and alice's node, home-pc, whose link runs through a proxy the test can cut. */
+async function startWorld() {
+  const t = await startTestRouter({}, { consoleAssets: assets.dir });
+  const work = makeTempDir();
+  onCleanup(work.remove);
+  const link = await proxyTo(t.nodeUrl);
+  const mark = randomUUID();
+  const host = startConsoleHost(
+    link.url,
+    { NODE_ID: "home-pc", SERVES_USERS: "alice", WORKING_DIR: work.path },
+    // A HOME of its own: the login shell starts without this machine's rc files (fast, and the same
+    // everywhere). The mark finds what the terminal started, sandboxed or not (a sandbox's $$ is its own).
+    { ...process.env, HOME: work.path, CONSOLE_TEST_MARK: mark },
+  );
+  await host.ready();
+  return { ...t, host, proxy: link.proxy, started: () => processesMarked(mark) };
+}
+
+/** Pids of the processes whose environment carries the mark. */
+function processesMarked(mark: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`CONSOLE_TEST_MARK=${mark}`))
+        pids.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
+}
+
+/** The terminal's screen, one string per row. */
+async function screenRows(page: Page): Promise<string[]> {
+  return (await page.locator(".terminal .xterm-rows > div").allTextContents()).map((row) => row.trimEnd());
+}
+
+async function run(page: Page, command: string) {
+  await page.locator(".terminal .xterm-screen").click();
+  await page.keyboard.type(command);
+  await page.keyboard.press("Enter");
+}
+
+/** The first row (after the ones already there) that matches. */
+async function waitForRow(page: Page, match: RegExp, after = 0): Promise<string> {
+  return waitFor(async () => (await screenRows(page)).slice(after).find((row) => match.test(row)), {
+    message: `a terminal row matching ${match}`,
+  });
+}
+
+describe("console terminals", () => {
+  it("opens a terminal on the node, runs echo hi, resizes, and closes it with nothing left running", async () => {
+    const { chat, router, started } = await startWorld();
+    const page = await signIn(browser, await consoleLinkFor(chat, "alice"), DESKTOP);
+    await page.locator('[data-node="home-pc"]').getByRole("button", { name: "Open terminal" }).click();
+    await page.locator(".terminal-status", { hasText: "open" }).waitFor();
+
+    await run(page, "echo hi");
+    expect(await waitForRow(page, /^hi$/)).toBe("hi");
+
+    await run(page, "stty size");
+    const wide = await waitForRow(page, /^\d+ \d+$/);
+    await page.setViewportSize(PHONE); // one column, a smaller screen: xterm refits, the PTY follows
+    await run(page, "clear; stty size");
+    const narrow = await waitFor(
+      async () => (await screenRows(page)).find((row) => /^\d+ \d+$/.test(row) && row !== wide),
+      { message: "the new size" },
+    );
+    const [rows = 0, cols = 0] = narrow.split(" ").map(Number);
+    const [wideRows = 0, wideCols = 0] = wide.split(" ").map(Number);
+    expect(cols).toBeLessThan(wideCols);
+    expect(rows).toBeLessThanOrEqual(wideRows);
+    await run(page, "echo hi from a phone");
+    await waitForRow(page, /^hi from a phone$/);
+    await screenshot(page, "terminal-phone");
+
+    // A job in the background too: closing kills the whole tree.
+    await run(page, "sleep 600 & echo job-$((20+1))");
+    await waitForRow(page, /^job-21$/);
+    expect(started().length).toBeGreaterThanOrEqual(2); // the shell and its job (and a sandbox's own)
+    await page.getByRole("button", { name: "Close terminal" }).click();
+    await page.locator(".terminal").waitFor({ state: "detached" });
+    await waitFor(() => started().length === 0, { message: "every process of the terminal to be gone" });
+    expect(router.console?.terminals.size).toBe(0);
+  });
+
+  it("says so in the page when the node goes offline (its link cut), and the shell is gone", async () => {
+    const { chat, router, proxy, started } = await startWorld();
+    const page = await signIn(browser, await consoleLinkFor(chat, "alice"));
+    await page.locator('[data-node="home-pc"]').getByRole("button", { name: "Open terminal" }).click();
+    await page.locator(".terminal-status", { hasText: "open" }).waitFor();
+    await waitFor(() => started().length > 0, { message: "the shell" });
+    proxy.dropAll(); // lost Wi-Fi: the host reconnects, the terminal does not come back
+    await page.locator(".terminal-status", { hasText: "home-pc went offline" }).waitFor();
+    expect(router.console?.terminals.size).toBe(0);
+    await waitFor(() => started().length === 0, {
+      message: "the host to close the terminal whose link dropped",
+    });
+  });
+
+  it("a terminal printing 50 MB to a slow page keeps the relay within the host's window, and chat on the node still answers", async () => {
+    const { chat, url } = await startWorld();
+    const page = await signIn(browser, await consoleLinkFor(chat, "alice"));
+    const [cookie] = await page.context().cookies();
+    // A page that reads slowly, as a plain WebSocket: it acknowledges output in small steps.
+    const socket = new NodeWebSocket(`${url.replace(/^http/, "ws")}/console/ws`, {
+      headers: { cookie: `${cookie?.name}=${cookie?.value}`, origin: url },
+    });
+    onCleanup(() => socket.terminate());
+    let id = "";
+    let received = 0;
+    let unacked = 0;
+    let peak = 0;
+    let exited = false;
+    socket.on("message", (data) => {
+      const frame = JSON.parse(String(data)) as { type: string; id?: string; bytes?: number };
+      if (frame.type === "term_started") id = frame.id ?? "";
+      if (frame.type === "term_exit") exited = true;
+      if (frame.type !== "term_output") return;
+      received += frame.bytes ?? 0;
+      unacked += frame.bytes ?? 0;
+      peak = Math.max(peak, unacked);
+    });
+    await new Promise((resolve) => socket.once("open", resolve));
+    socket.send(JSON.stringify({ type: "term_open", ref: "flood", node: "home-pc", cols: 120, rows: 40 }));
+    await waitFor(() => id || undefined, { message: "the terminal's id" });
+    const total = 50 * 1024 * 1024;
+    // The shell prints a marker after the flood (computed, so the echoed command line is not it).
+    let tail = "";
+    socket.on("message", (data) => {
+      const frame = JSON.parse(String(data)) as { type: string; data?: string };
+      if (frame.type === "term_output") tail = (tail + (frame.data ?? "")).slice(-200);
+    });
+    socket.send(
+      JSON.stringify({
+        type: "term_input",
+        id,
+        data: `head -c ${total} /dev/zero | tr '\\0' x; echo; echo flood-$((40+2))\r`,
+      }),
+    );
+    // Not reading at all: the output stops at the window.
+    await waitFor(() => unacked > 0, { message: "the first output" });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const stalled = received;
+    expect(stalled).toBeLessThanOrEqual(256 * 1024); // the host's TERMINAL_BUFFER_BYTES (its default)
+    // The same node still answers chat while its terminal is blocked.
+    const asked = chat.textsFor("alice").length;
+    await chat.receive({ userId: "alice", text: "@home-pc /reminders" });
+    await waitFor(
+      () =>
+        chat
+          .textsFor("alice")
+          .slice(asked)
+          .find((text) => /reminders|scheduled/i.test(text)),
+      {
+        message: "a chat answer from the node",
+      },
+    );
+    expect(received).toBe(stalled);
+    // Reading again, in small steps: everything comes through, never more than the window ahead.
+    const reader = setInterval(() => {
+      if (unacked === 0) return;
+      const bytes = Math.min(unacked, 64 * 1024);
+      unacked -= bytes;
+      socket.send(JSON.stringify({ type: "term_ack", id, bytes }));
+    }, 1);
+    onCleanup(() => clearInterval(reader));
+    await waitFor(() => tail.includes("flood-42"), { message: "the end of the flood", timeoutMs: 120_000 });
+    clearInterval(reader);
+    expect(exited).toBe(false);
+    expect(received).toBeGreaterThanOrEqual(total);
+    expect(peak).toBeLessThanOrEqual(256 * 1024);
+  }, 180_000);
+});

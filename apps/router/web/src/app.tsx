@@ -1,0 +1,114 @@
+import { useEffect, useMemo, useReducer, useState } from "preact/hooks";
+import { ChatView } from "./chat-view.tsx";
+import { ConsoleLink, type LinkState } from "./console-link.ts";
+import { initialState, reduce, type StateFrame } from "./console-state.ts";
+import { NodesView } from "./nodes-view.tsx";
+import { type TerminalFrame, TerminalHub } from "./terminal-hub.ts";
+import { type TerminalEntry, TerminalPanel } from "./terminal-panel.tsx";
+
+// The console page: one WebSocket; the user's nodes, their terminals and the chat. Two columns on
+// a wide screen, one on a phone (console.css).
+
+/** The router's own commands: sent as they are, never to a chosen node. */
+const ROUTER_COMMAND = /^\/(nodes|node|help|result|console|pair|revoke|forget|share|unshare|status)\b/i;
+const TOAST_MS = 5000;
+
+const STATE_TEXT: Record<LinkState, string> = {
+  connecting: "connecting…",
+  open: "live",
+  reconnecting: "reconnecting…",
+  "signed-out": "signed out",
+};
+
+export function App() {
+  const [state, dispatch] = useReducer(reduce, initialState);
+  const [link, setLink] = useState<LinkState>("connecting");
+  const [terminals, setTerminals] = useState<TerminalEntry[]>([]);
+  const [target, setTarget] = useState("");
+  const { socket, hub } = useMemo(() => {
+    let terminalHub: TerminalHub | undefined;
+    const consoleLink = new ConsoleLink(
+      (frame) => {
+        if (frame.type.startsWith("term_")) terminalHub?.receive(frame as TerminalFrame);
+        else dispatch(frame as StateFrame);
+      },
+      (next) => {
+        if (next !== "open") terminalHub?.disconnected();
+        setLink(next);
+      },
+    );
+    terminalHub = new TerminalHub(consoleLink);
+    return { socket: consoleLink, hub: terminalHub };
+  }, []);
+  useEffect(() => socket.connect(), [socket]);
+  useEffect(() => {
+    const last = state.toasts.at(-1);
+    if (!last) return;
+    const timer = setTimeout(() => dispatch({ type: "untoast", id: last.id }), TOAST_MS);
+    return () => clearTimeout(timer);
+  }, [state.toasts]);
+
+  const toast = (text: string) => dispatch({ type: "toast", text });
+  const send = (text: string) => {
+    const addressed =
+      target && !text.startsWith("@") && !ROUTER_COMMAND.test(text) ? `@${target} ${text}` : text;
+    if (!socket.send({ type: "chat", text: addressed })) toast("Not connected to the router: not sent.");
+  };
+  const press = (data: string, messageId: string) => {
+    if (!socket.send({ type: "press", data, message_id: messageId })) toast("Not connected to the router.");
+  };
+  const openTerminal = (node: string) =>
+    setTerminals((open) => [...open, { ref: `${node}-${Date.now()}-${open.length}`, node }]);
+  const closeTerminal = (ref: string) => setTerminals((open) => open.filter((entry) => entry.ref !== ref));
+
+  if (link === "signed-out")
+    return (
+      <main class="notice">
+        <h1>Signed out</h1>
+        <p>Send /console in your PhoneWork chat for a new sign-in link.</p>
+      </main>
+    );
+  return (
+    <div class="console">
+      <header class="top">
+        <h1>PhoneWork</h1>
+        <span class={`link ${link}`}>{STATE_TEXT[link]}</span>
+        <span class="user">{state.user}</span>
+        <form method="post" action="/console/logout">
+          <button type="submit">Sign out</button>
+        </form>
+      </header>
+      <div class="columns">
+        <NodesView
+          nodes={state.nodes}
+          admin={state.admin}
+          clockSkewMs={state.clockSkewMs}
+          openTerminal={openTerminal}
+          chatTo={setTarget}
+          command={(text) => send(text)}
+        />
+        <div class="main">
+          {terminals.map((entry) => (
+            <TerminalPanel key={entry.ref} entry={entry} hub={hub} onClose={() => closeTerminal(entry.ref)} />
+          ))}
+          <ChatView
+            messages={state.messages}
+            admin={state.admin}
+            target={target}
+            nodes={state.nodes.map((node) => node.id)}
+            setTarget={setTarget}
+            send={send}
+            press={press}
+          />
+        </div>
+      </div>
+      <div class="toasts" role="status">
+        {state.toasts.map((item) => (
+          <div class="toast" key={item.id}>
+            {item.text}
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,11 @@
+import "@xterm/xterm/css/xterm.css";
+import "./console.css";
+import { render } from "preact";
+import { App } from "./app.tsx";
+import { stampStyleNonces } from "./style-nonce.ts";
+
+// The console page's entry: styles first admitted by the CSP (see style-nonce.ts), then the app.
+
+stampStyleNonces();
+const root = document.getElementById("app");
+if (root) render(<App />, root);

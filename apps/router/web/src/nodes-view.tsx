@@ -1,0 +1,95 @@
+import type { ConsoleNode } from "../../src/console/console-frames.ts";
+import { timeAgo } from "./time-ago.ts";
+
+// The user's nodes: up or down, last seen, capabilities, their coding sessions; a terminal where
+// the host has them. Admins also see the owner and can revoke, forget and pair, through the same
+// chat commands they would type.
+
+export interface NodesViewProps {
+  nodes: ConsoleNode[];
+  admin: boolean;
+  /** The router's clock minus the page's, so "last seen" does not depend on this device's clock. */
+  clockSkewMs: number;
+  openTerminal: (node: string) => void;
+  chatTo: (node: string) => void;
+  command: (text: string) => void;
+}
+
+export function NodesView(props: NodesViewProps) {
+  const now = Date.now() + props.clockSkewMs;
+  return (
+    <section class="panel nodes" aria-label="Nodes">
+      <h2>Nodes</h2>
+      {props.nodes.length === 0 ? <p class="empty">No node serves you yet.</p> : null}
+      <ul>
+        {props.nodes.map((node) => (
+          <li key={node.id} class={`node ${node.status}`} data-node={node.id}>
+            <div class="node-head">
+              <span class="dot" aria-hidden="true" />
+              <strong>{node.name}</strong>
+              {node.name !== node.id ? <span class="muted"> ({node.id})</span> : null}
+              <span class="node-status">
+                {node.status === "online" ? "online" : `offline · last seen ${timeAgo(now - node.last_seen)}`}
+              </span>
+            </div>
+            {node.capabilities.length > 0 ? (
+              <div class="chips">
+                {node.capabilities.map((capability) => (
+                  <span class="chip" key={capability}>
+                    {capability}
+                  </span>
+                ))}
+              </div>
+            ) : null}
+            {node.owner ? <div class="muted">owner: {node.owner}</div> : null}
+            {node.revoked ? <div class="warn">revoked</div> : null}
+            <SessionList node={node} />
+            <div class="actions">
+              <button type="button" onClick={() => props.chatTo(node.id)}>
+                Chat here
+              </button>
+              {node.terminal ? (
+                <button type="button" onClick={() => props.openTerminal(node.id)}>
+                  Open terminal
+                </button>
+              ) : null}
+              {props.admin && !node.revoked ? (
+                <button
+                  type="button"
+                  class="danger"
+                  onClick={() => {
+                    if (confirm(`Revoke ${node.id}? Its key is refused from then on.`))
+                      props.command(`/revoke ${node.id}`);
+                  }}
+                >
+                  Revoke
+                </button>
+              ) : null}
+              {props.admin && node.status === "offline" ? (
+                <button type="button" onClick={() => props.command(`/forget ${node.id}`)}>
+                  Forget
+                </button>
+              ) : null}
+            </div>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function SessionList({ node }: { node: ConsoleNode }) {
+  if (node.sessions.length === 0) return <div class="muted">no coding sessions</div>;
+  return (
+    <ul class="sessions">
+      {node.sessions.map((session) => (
+        <li key={session.id}>
+          #{session.id} {session.agent} in {session.project || "(no project)"} ·{" "}
+          {session.busy ? "working" : "idle"}
+          {session.active ? " · active" : ""}
+          {session.last_activity ? <span class="muted"> · {session.last_activity}</span> : null}
+        </li>
+      ))}
+    </ul>
+  );
+}
