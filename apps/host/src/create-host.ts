@@ -54,13 +54,11 @@ import { createScheduleTools } from "./tools/schedule.ts";
 import type { Tool } from "./tools/tool.ts";
 import { createWebTool } from "./tools/web.ts";
 import { createWorkers, type Workers } from "./workers/create-workers.ts";
-import { ChannelAccess } from "./workspace/channel-access.ts";
-import { ChannelContexts } from "./workspace/channel-context.ts";
-import { ChannelLog } from "./workspace/channel-log.ts";
 import { CustomTools } from "./workspace/custom-tools.ts";
 import { EventsDirectory } from "./workspace/events-directory.ts";
 import { MemoryFiles } from "./workspace/memory-files.ts";
 import { memoryPromptSection } from "./workspace/memory-prompt.ts";
+import { openChannels } from "./workspace/open-channels.ts";
 import { SkillLibrary } from "./workspace/skill-library.ts";
 import { createSkillTool, skillsPromptSection } from "./workspace/skill-tool.ts";
 import { channelOf, WorkspaceLayout } from "./workspace/workspace-layout.ts";
@@ -135,16 +133,20 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   const promptSections: Array<(request: ForwardFrame) => string | undefined> = [];
   const db = openHostDatabase(join(stateDir, "state.db"));
   const outbox = new Outbox(db, logger.child({ component: "outbox" }), () => clock.now());
-  /** Who may look into which chat's directory in the workspace (file tools, sandbox). */
-  const channelAccess = new ChannelAccess(db, workspace, () => clock.now());
-  const channelLog = new ChannelLog({
+  // Who may read which chat (file tools, sandbox), each chat's log and its context.
+  const channels = openChannels({
     layout: workspace,
+    db,
+    outbox,
     nodeId: config.NODE_ID,
     displayName,
+    maxTokens: config.HISTORY_MAX_TOKENS,
+    modelId: config.OPENAI_MODEL,
+    legacyHistoryDir: join(stateDir, "history"),
     now: () => clock.now(),
-    logger: logger.child({ component: "channel-log" }),
+    logger,
   });
-  outbox.onStored((frame, deliveryId) => channelLog.pushed(frame, deliveryId));
+  const { access: channelAccess, contexts: history } = channels;
   // Live state, not an item to deliver: a reconnect re-sends it in `register` anyway.
   const sendSessions = () => link.send({ type: "sessions_update", sessions: sessions.summaries() });
 
@@ -225,14 +227,6 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   const web = config.METASO_API_KEY
     ? createMcpConnection({ url: config.METASO_MCP_URL, apiKey: config.METASO_API_KEY, logger })
     : undefined;
-  const history = new ChannelContexts({
-    layout: workspace,
-    maxTokens: config.HISTORY_MAX_TOKENS,
-    modelId: config.OPENAI_MODEL,
-    legacyDir: join(stateDir, "history"),
-    now: () => clock.now(),
-    logger: logger.child({ component: "context" }),
-  });
   const jobs = new JobStore(db, () => clock.now());
   const scheduleLimits = { minIntervalS: config.SCHEDULE_MIN_INTERVAL_S, defaultTimeZone: config.TIME_ZONE };
   const schedules = new ScheduleService(
@@ -479,7 +473,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     ...(deps.random ? { random: deps.random } : {}),
   });
   runner = new RequestRunner(
-    withChannelIntake(handler, { layout: workspace, inbox, log: channelLog, access: channelAccess }),
+    withChannelIntake(handler, { layout: workspace, inbox, log: channels.log, access: channelAccess }),
     (frame) => link.send(frame),
     (answer, deliveryId) => outbox.enqueue(answer, deliveryId),
     logger,
