@@ -71,7 +71,8 @@ const wrapper = (name: string, takes: number, gives: number, wrap: (c: string) =
 export const WRAPPERS: Wrapper[] = [
   wrapper("sh -c", TEXT, PROGRAM, (c) => `sh -c '${q(c)}'`),
   wrapper("bash -lc", TEXT, PROGRAM, (c) => `bash -lc '${q(c)}'`),
-  wrapper("$(…)", TEXT, TEXT, (c) => `echo "$(${c}\n)"`),
+  // A space after `$(`: `$((` would open an arithmetic expansion when a subshell comes next.
+  wrapper("$(…)", TEXT, TEXT, (c) => `echo "$( ${c}\n)"`),
   // Inside backticks a nested `, a backslash and a $ are escaped, as a real script would.
   wrapper("backticks", TEXT, TEXT, (c) => `echo \`${c.replace(/[\\`$]/g, "\\$&")}\n\``),
   wrapper("env", PROGRAM, PROGRAM, (c) => `env ${c}`),
