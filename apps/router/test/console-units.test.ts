@@ -76,7 +76,10 @@ function relayWorld(bufferBytes = 1024) {
   const emit = (event: RegistryEvent<unknown>) => {
     for (const listener of listeners) listener(event);
   };
-  return { relay, nodes, sent, emit, types: () => sent.map((s) => s.frame.type) };
+  /** The host `nodeId` answering that the page's first terminal opened, with credit `window`. */
+  const opened = (nodeId: string, window = 512) =>
+    relay.receive(nodeId, { type: "terminal_opened", id: "console-t1", user_id: "memory:alice", window });
+  return { relay, nodes, sent, emit, opened, types: () => sent.map((s) => s.frame.type) };
 }
 
 describe("login links", () => {
@@ -195,19 +198,9 @@ describe("terminal relay", () => {
     w.relay.resize(otherTab.page, "console-t1", 10, 10);
     w.relay.close(otherTab.page, "console-t1");
     expect(w.types()).toEqual(["terminal_open"]);
-    w.relay.receive("work-pc", {
-      type: "terminal_opened",
-      id: "console-t1",
-      user_id: "memory:alice",
-      window: 512,
-    });
+    w.opened("work-pc");
     expect(alice.events).toEqual([]);
-    w.relay.receive("home-pc", {
-      type: "terminal_opened",
-      id: "console-t1",
-      user_id: "memory:alice",
-      window: 512,
-    });
+    w.opened("home-pc");
     w.relay.input(alice.page, "console-t1", "ls\r");
     expect(alice.events).toEqual([{ id: "console-t1", what: "opened" }]);
     expect(w.types()).toEqual(["terminal_open", "terminal_input"]);
@@ -217,12 +210,7 @@ describe("terminal relay", () => {
     const w = relayWorld();
     const alice = viewer();
     w.relay.open(alice.page, w.nodes.get("home-pc"), { cols: 80, rows: 24 });
-    w.relay.receive("home-pc", {
-      type: "terminal_opened",
-      id: "console-t1",
-      user_id: "memory:alice",
-      window: 512,
-    });
+    w.opened("home-pc");
     w.relay.receive("home-pc", { type: "terminal_output", id: "console-t1", seq: 0, data: "x".repeat(300) });
     w.relay.ack(alice.page, "console-t1", 10_000); // more than it was given: only what is out counts
     expect(w.sent.at(-1)?.frame).toEqual({
@@ -245,12 +233,7 @@ describe("terminal relay", () => {
     const w = relayWorld(1024);
     const alice = viewer();
     w.relay.open(alice.page, w.nodes.get("home-pc"), { cols: 80, rows: 24 });
-    w.relay.receive("home-pc", {
-      type: "terminal_opened",
-      id: "console-t1",
-      user_id: "memory:alice",
-      window: 4096,
-    });
+    w.opened("home-pc", 4096);
     expect(alice.events.at(-1)?.message).toMatch(/TERMINAL_BUFFER_BYTES.*CONSOLE_TERMINAL_BUFFER_BYTES=1024/);
     expect(w.types()).toEqual(["terminal_open", "terminal_close"]);
   });

@@ -1,5 +1,6 @@
+// The chat's own words for "how long ago" (clock.ts has no Node imports, so it bundles for the page).
+import { formatAgo } from "@phonework/runtime/clock";
 import type { ConsoleNode } from "../../src/console/console-frames.ts";
-import { timeAgo } from "./time-ago.ts";
 
 // The user's nodes: up or down, last seen, capabilities, their coding sessions; a terminal where
 // the host has them. Admins also see the owner and can revoke, forget and pair, through the same
@@ -29,7 +30,9 @@ export function NodesView(props: NodesViewProps) {
               <strong>{node.name}</strong>
               {node.name !== node.id ? <span class="muted"> ({node.id})</span> : null}
               <span class="node-status">
-                {node.status === "online" ? "online" : `offline · last seen ${timeAgo(now - node.last_seen)}`}
+                {node.status === "online"
+                  ? "online"
+                  : `offline · last seen ${formatAgo(now - node.last_seen)}`}
               </span>
             </div>
             {node.capabilities.length > 0 ? (
