@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { Button } from "./button.ts";
 import { ErrorCode } from "./errors.ts";
+import { overviewHostFrames, overviewRouterFrames } from "./overview-frames.ts";
 import { terminalHostFrames, terminalRouterFrames } from "./terminal-frames.ts";
 
 // Every frame exchanged between router and host. Objects are not strict on purpose:
@@ -14,16 +16,8 @@ const Text = z.string();
  */
 const DeliveryId = Id;
 
-/**
- * A button under a message, where the chat platform has buttons: pressing it is the same as the
- * user sending `command` (so a platform without buttons loses nothing — the text says the command).
- * Each row is answered once: after one press in a row, the row's other buttons say so.
- */
-export const Button = z.object({
-  label: z.string().min(1).max(64),
-  command: z.string().min(1).max(256),
-});
-export type Button = z.infer<typeof Button>;
+export { Button };
+
 const Buttons = z.array(z.array(Button).min(1).max(8)).max(20);
 
 /** A file that came with a chat message, saved by the host under WORKING_DIR/inbox/. */
@@ -383,6 +377,7 @@ const hostOnlyFrames = [
   SessionsUpdateFrame,
   WorkerResultAckFrame,
   ...terminalHostFrames,
+  ...overviewHostFrames,
 ] as const;
 /** Worker frames go host → router → host, the same shape both ways. */
 const workerFrames = [WorkerTaskFrame, WorkerStatusFrame, WorkerResultFrame, WorkerCancelFrame] as const;
@@ -395,6 +390,7 @@ const routerOnlyFrames = [
   PingFrame,
   PushAckFrame,
   ...terminalRouterFrames,
+  ...overviewRouterFrames,
 ] as const;
 
 /** Frames a host may send. */
