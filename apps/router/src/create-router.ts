@@ -219,7 +219,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
         logger: nodeLogger,
         deliveries,
         workers,
-        ...(webConsole ? { terminals: webConsole.terminals } : {}),
+        ...(webConsole ? { terminals: webConsole.terminals, overviews: webConsole.overviews } : {}),
         qualifyUsers: (ids) => access.qualifyServedUsers(ids),
       },
       secret,

@@ -1,4 +1,4 @@
-import { MAX_TERMINAL_DATA, SessionSummary, TerminalExitReason } from "@phonework/protocol";
+import { MAX_TERMINAL_DATA, Overview, SessionSummary, TerminalExitReason } from "@phonework/protocol";
 import { z } from "zod";
 
 // What the console page and the router say over /console/ws, one JSON object per WebSocket message.
@@ -66,6 +66,20 @@ export const ConsoleNode = z.object({
 });
 export type ConsoleNode = z.infer<typeof ConsoleNode>;
 
+/** Every node the router knows, as an admin's pairing view shows it. */
+export const AdminNode = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(["online", "offline"]),
+  last_seen: z.number(),
+  paired: z.boolean(),
+  revoked: z.boolean(),
+  owner: z.string().optional(),
+  /** Who it serves: its owner and the users it is shared with, or "all" (a node admitted by the secret). */
+  serves: z.union([z.array(z.string()), z.literal("all")]),
+});
+export type AdminNode = z.infer<typeof AdminNode>;
+
 export const ConsoleButton = z.object({ label: z.string(), data: z.string() });
 export type ConsoleButton = z.infer<typeof ConsoleButton>;
 
@@ -96,10 +110,19 @@ export const ConsoleServerFrame = z.discriminatedUnion("type", [
     user: z.string(),
     admin: z.boolean(),
     nodes: z.array(ConsoleNode),
+    /** Admins only. */
+    admin_nodes: z.array(AdminNode).optional(),
     messages: z.array(ConsoleMessage),
     now: z.number(),
   }),
-  z.object({ type: z.literal("nodes"), nodes: z.array(ConsoleNode), now: z.number() }),
+  z.object({
+    type: z.literal("nodes"),
+    nodes: z.array(ConsoleNode),
+    admin_nodes: z.array(AdminNode).optional(),
+    now: z.number(),
+  }),
+  /** What a node says the user is doing there, as of `at` (the node's clock, epoch ms). */
+  z.object({ type: z.literal("overview"), node: z.string(), at: z.number(), overview: Overview }),
   z.object({ type: z.literal("message"), message: ConsoleMessage }),
   z.object({
     type: z.literal("edit"),

@@ -6,8 +6,9 @@ import { consoleChatId } from "./console-adapter.ts";
 import { ConsoleCloseCode } from "./console-close-codes.ts";
 import type { ChatFrame, ConsoleFeed } from "./console-feed.ts";
 import { ConsoleClientFrame, type ConsoleServerFrame } from "./console-frames.ts";
-import { consoleNode } from "./console-node-view.ts";
+import { adminNode, consoleNode } from "./console-node-view.ts";
 import type { ConsoleSession } from "./console-sessions.ts";
+import type { NodeOverview, OverviewRelay } from "./overview-relay.ts";
 import type { TerminalEndReason, TerminalRelay, TerminalViewer } from "./terminal-relay.ts";
 
 // One open console page: its WebSocket, from the `hello` with the user's nodes and recent chat to
@@ -16,10 +17,15 @@ import type { TerminalEndReason, TerminalRelay, TerminalViewer } from "./termina
 // interval finds pages that went away and sessions that ended or expired.
 
 export interface ConsolePageDeps {
-  nodes: { nodesForUser(userId: string): NodeInfo[]; get(nodeId: string): NodeInfo | undefined };
+  nodes: {
+    nodesForUser(userId: string): NodeInfo[];
+    get(nodeId: string): NodeInfo | undefined;
+    list(): NodeInfo[];
+  };
   feed: ConsoleFeed;
   adapter: ConsoleAdapter;
   terminals: TerminalRelay;
+  overviews: Pick<OverviewRelay, "subscribe">;
   sessionIsLive: (id: string) => boolean;
   now: () => number;
   logger: Logger;
@@ -38,6 +44,7 @@ export class ConsolePage implements TerminalViewer {
   readonly userId: string;
   readonly chatId: string;
   private readonly unsubscribe: () => void;
+  private readonly unwatch: () => void;
   private nodesTimer: NodeJS.Timeout | undefined;
   private readonly heartbeat: NodeJS.Timeout;
   private alive = true;
@@ -55,10 +62,14 @@ export class ConsolePage implements TerminalViewer {
       user: this.userId,
       admin,
       nodes: this.nodes(),
+      ...this.adminNodes(),
       messages: deps.feed.messages(this.userId),
       now: deps.now(),
     });
     this.unsubscribe = deps.feed.subscribe(this.userId, (frame: ChatFrame) => this.send(frame));
+    this.unwatch = deps.overviews.subscribe(this.userId, (overview: NodeOverview) =>
+      this.send({ type: "overview", ...overview }),
+    );
     this.heartbeat = setInterval(() => this.beat(), deps.heartbeatMs);
     socket.on("pong", () => {
       this.alive = true;
@@ -73,7 +84,7 @@ export class ConsolePage implements TerminalViewer {
     if (this.nodesTimer) return;
     this.nodesTimer = setTimeout(() => {
       this.nodesTimer = undefined;
-      this.send({ type: "nodes", nodes: this.nodes(), now: this.deps.now() });
+      this.send({ type: "nodes", nodes: this.nodes(), ...this.adminNodes(), now: this.deps.now() });
     }, NODES_EVERY_MS);
   }
 
@@ -97,6 +108,10 @@ export class ConsolePage implements TerminalViewer {
     return this.deps.nodes
       .nodesForUser(this.userId)
       .map((node) => consoleNode(node, this.userId, this.admin));
+  }
+
+  private adminNodes() {
+    return this.admin ? { admin_nodes: this.deps.nodes.list().map(adminNode) } : {};
   }
 
   private send(frame: ConsoleServerFrame): void {
@@ -190,6 +205,7 @@ export class ConsolePage implements TerminalViewer {
     clearInterval(this.heartbeat);
     clearTimeout(this.nodesTimer);
     this.unsubscribe();
+    this.unwatch();
     this.deps.terminals.closePage(this);
   }
 }

@@ -23,6 +23,7 @@ import { CONSOLE_WS_PATH, registerConsoleRoutes } from "./console-routes.ts";
 import { type ConsoleSession, ConsoleSessions } from "./console-sessions.ts";
 import { consoleUpgradeJudge } from "./console-upgrade.ts";
 import { LoginLinks } from "./login-links.ts";
+import { OverviewRelay } from "./overview-relay.ts";
 import { TerminalRelay } from "./terminal-relay.ts";
 
 // Composition root of the web console: its stores in router.db, its chat adapter, the terminal
@@ -52,6 +53,7 @@ export interface WebConsole {
   readonly access: AccessPolicy;
   readonly command: ConsoleCommand;
   readonly terminals: TerminalRelay;
+  readonly overviews: OverviewRelay;
   readonly upgradeJudges: ReadonlyMap<string, UpgradeJudge>;
   /** Registers the routes (in their own scope, after the WebSocket plugin). */
   register(app: FastifyInstance): void;
@@ -74,6 +76,14 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
     logger,
   });
   terminals.watch((listener) => deps.registry.subscribe(listener));
+  const overviews = new OverviewRelay({
+    nodes: deps.registry,
+    sendToNode: (nodeId, frame) => deps.registry.connection(nodeId)?.send(frame) ?? false,
+    // A host that cannot answer within a heartbeat's timeout is as good as gone.
+    timeoutMs: config.HEARTBEAT_TIMEOUT_S * 1000,
+    logger,
+  });
+  overviews.watch((listener) => deps.registry.subscribe(listener));
 
   const publicOrigin = config.PUBLIC_URL ? new URL(config.PUBLIC_URL).origin : undefined;
   const secure = deps.tls || publicOrigin?.startsWith("https:") === true;
@@ -96,6 +106,7 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
       feed,
       adapter,
       terminals,
+      overviews,
       sessionIsLive: (id) => sessions.isLive(id),
       now,
       logger,
@@ -128,6 +139,7 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
     access,
     command,
     terminals,
+    overviews,
     upgradeJudges: new Map([[CONSOLE_WS_PATH, judge]]),
     register(app) {
       app.register(async (scope) => {

@@ -57,6 +57,16 @@ export interface TerminalFrames {
   receive(nodeId: string, frame: TerminalFrame): void;
 }
 
+/** A host's overview of a user's work, and its notices that one changed (the web console's). */
+export type OverviewHostFrame = Extract<HostFrame, { type: "overview" | "overview_changed" }>;
+
+/** Where a node socket hands them: the console's overview relay. */
+export interface OverviewFrames {
+  receive(nodeId: string, frame: OverviewHostFrame): void;
+  /** An `error` frame with an id: true when it answers an overview request (then it is handled). */
+  refused(nodeId: string, id: string, message: string): boolean;
+}
+
 // The life of one node socket: the `register` handshake, then every frame the node sends.
 
 export interface NodeSocketContext {
@@ -74,6 +84,8 @@ export interface NodeSocketContext {
   workers: WorkerFrames;
   /** Where terminal output and ends go; without a console, they are dropped. */
   terminals?: TerminalFrames;
+  /** Where overviews go; without a console, they are dropped. */
+  overviews?: OverviewFrames;
   /** A host's SERVES_USERS as the router stores ids (qualified by chat adapter), or why not. */
   qualifyUsers?: (ids: readonly string[]) => { ok: true; ids: string[] } | { ok: false; reason: string };
 }
@@ -237,6 +249,7 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
         live.pending.progress(frame.id, frame.text);
         return;
       case "error":
+        if (frame.id && ctx.overviews?.refused(live.nodeId, frame.id, frame.message)) return;
         if (frame.id) live.pending.reject(frame.id, new RpcError(frame.code, frame.message, live.nodeId));
         else log.warn({ code: frame.code, message: frame.message }, "node reported an error");
         return;
@@ -265,6 +278,10 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
       case "terminal_exit":
       case "terminal_refused":
         ctx.terminals?.receive(live.nodeId, frame);
+        return;
+      case "overview":
+      case "overview_changed":
+        ctx.overviews?.receive(live.nodeId, frame);
         return;
     }
   };

@@ -1,13 +1,20 @@
 import { useEffect, useMemo, useReducer, useState } from "preact/hooks";
+import { AdminView } from "./admin-view.tsx";
+import { ApprovalsView } from "./approvals-view.tsx";
 import { ChatView } from "./chat-view.tsx";
 import { ConsoleLink, type LinkState } from "./console-link.ts";
 import { initialState, reduce, type StateFrame } from "./console-state.ts";
 import { NodesView } from "./nodes-view.tsx";
+import { itemsOf } from "./overview-items.ts";
+import { ScheduleView } from "./schedule-view.tsx";
+import { SessionsView } from "./sessions-view.tsx";
+import { TasksView } from "./tasks-view.tsx";
 import { type TerminalFrame, TerminalHub } from "./terminal-hub.ts";
 import { type TerminalEntry, TerminalPanel } from "./terminal-panel.tsx";
 
-// The console page: one WebSocket; the user's nodes, their terminals and the chat. Two columns on
-// a wide screen, one on a phone (console.css).
+// The console page: one WebSocket; what waits for the user's answer, their nodes, sessions, tasks,
+// plans and schedule (live, as the nodes report them), admin views for admins, their terminals and
+// the chat. Two columns on a wide screen, one on a phone (console.css).
 
 /** The router's own commands: sent as they are, never to a chosen node. */
 const ROUTER_COMMAND = /^\/(nodes|node|help|result|console|pair|revoke|forget|share|unshare|status)\b/i;
@@ -57,9 +64,17 @@ export function App() {
   const press = (data: string, messageId: string) => {
     if (!socket.send({ type: "press", data, message_id: messageId })) toast("Not connected to the router.");
   };
+  /** An overview item's button: its command, as the user's message to that node. */
+  const act = (node: string, command: string) => {
+    if (!socket.send({ type: "chat", text: `@${node} ${command}` })) toast("Not connected to the router.");
+  };
   const openTerminal = (node: string) =>
     setTerminals((open) => [...open, { ref: `${node}-${Date.now()}-${open.length}`, node }]);
   const closeTerminal = (ref: string) => setTerminals((open) => open.filter((entry) => entry.ref !== ref));
+
+  const items = <K extends Parameters<typeof itemsOf>[2]>(kind: K) =>
+    itemsOf(state.nodes, state.overviews, kind);
+  const now = Date.now() + state.clockSkewMs;
 
   if (link === "signed-out")
     return (
@@ -79,14 +94,19 @@ export function App() {
         </form>
       </header>
       <div class="columns">
-        <NodesView
-          nodes={state.nodes}
-          admin={state.admin}
-          clockSkewMs={state.clockSkewMs}
-          openTerminal={openTerminal}
-          chatTo={setTarget}
-          command={(text) => send(text)}
-        />
+        <div class="side">
+          <ApprovalsView approvals={items("approvals")} now={now} act={act} />
+          <NodesView
+            nodes={state.nodes}
+            clockSkewMs={state.clockSkewMs}
+            openTerminal={openTerminal}
+            chatTo={setTarget}
+          />
+          <SessionsView sessions={items("sessions")} now={now} act={act} />
+          <TasksView tasks={items("tasks")} plans={items("plans")} now={now} act={act} />
+          <ScheduleView jobs={items("schedule")} act={act} />
+          {state.admin ? <AdminView nodes={state.adminNodes} now={now} command={send} /> : null}
+        </div>
         <div class="main">
           {terminals.map((entry) => (
             <TerminalPanel key={entry.ref} entry={entry} hub={hub} onClose={() => closeTerminal(entry.ref)} />

@@ -1,4 +1,10 @@
-import type { ConsoleMessage, ConsoleNode, ConsoleServerFrame } from "../../src/console/console-frames.ts";
+import type {
+  AdminNode,
+  ConsoleMessage,
+  ConsoleNode,
+  ConsoleServerFrame,
+} from "../../src/console/console-frames.ts";
+import type { NodeOverviewState } from "./overview-items.ts";
 
 // What the page shows, built from the router's frames (terminal frames go to their panels).
 
@@ -6,6 +12,10 @@ export interface ConsoleState {
   user: string;
   admin: boolean;
   nodes: ConsoleNode[];
+  /** Admins: every node the router knows. */
+  adminNodes: AdminNode[];
+  /** What each node last said the user is doing there, by node id. */
+  overviews: Record<string, NodeOverviewState>;
   messages: ConsoleMessage[];
   clockSkewMs: number;
   toasts: Array<{ id: number; text: string }>;
@@ -15,6 +25,8 @@ export const initialState: ConsoleState = {
   user: "",
   admin: false,
   nodes: [],
+  adminNodes: [],
+  overviews: {},
   messages: [],
   clockSkewMs: 0,
   toasts: [],
@@ -25,7 +37,7 @@ const MAX_MESSAGES = 300;
 
 export type StateFrame = Extract<
   ConsoleServerFrame,
-  { type: "hello" | "nodes" | "message" | "edit" | "toast" }
+  { type: "hello" | "nodes" | "overview" | "message" | "edit" | "toast" }
 >;
 
 let toastIds = 0;
@@ -41,11 +53,22 @@ export function reduce(
         user: frame.user,
         admin: frame.admin,
         nodes: frame.nodes,
+        adminNodes: frame.admin_nodes ?? [],
         messages: frame.messages,
         clockSkewMs: frame.now - Date.now(),
       };
     case "nodes":
-      return { ...state, nodes: frame.nodes, clockSkewMs: frame.now - Date.now() };
+      return {
+        ...state,
+        nodes: frame.nodes,
+        adminNodes: frame.admin_nodes ?? [],
+        clockSkewMs: frame.now - Date.now(),
+      };
+    case "overview":
+      return {
+        ...state,
+        overviews: { ...state.overviews, [frame.node]: { at: frame.at, overview: frame.overview } },
+      };
     case "message":
       return { ...state, messages: [...state.messages, frame.message].slice(-MAX_MESSAGES) };
     case "edit":

@@ -2,18 +2,15 @@
 import { formatAgo } from "@phonework/runtime/clock";
 import type { ConsoleNode } from "../../src/console/console-frames.ts";
 
-// The user's nodes: up or down, last seen, capabilities, their coding sessions; a terminal where
-// the host has them. Admins also see the owner and can revoke, forget and pair, through the same
-// chat commands they would type.
+// The user's nodes: up or down, last seen, capabilities, how many coding sessions; a terminal where
+// the host has them. (The sessions themselves are in the sessions view; pairing in the admin view.)
 
 export interface NodesViewProps {
   nodes: ConsoleNode[];
-  admin: boolean;
   /** The router's clock minus the page's, so "last seen" does not depend on this device's clock. */
   clockSkewMs: number;
   openTerminal: (node: string) => void;
   chatTo: (node: string) => void;
-  command: (text: string) => void;
 }
 
 export function NodesView(props: NodesViewProps) {
@@ -44,9 +41,7 @@ export function NodesView(props: NodesViewProps) {
                 ))}
               </div>
             ) : null}
-            {node.owner ? <div class="muted">owner: {node.owner}</div> : null}
-            {node.revoked ? <div class="warn">revoked</div> : null}
-            <SessionList node={node} />
+            <SessionCount node={node} />
             <div class="actions">
               <button type="button" onClick={() => props.chatTo(node.id)}>
                 Chat here
@@ -54,23 +49,6 @@ export function NodesView(props: NodesViewProps) {
               {node.terminal ? (
                 <button type="button" onClick={() => props.openTerminal(node.id)}>
                   Open terminal
-                </button>
-              ) : null}
-              {props.admin && !node.revoked ? (
-                <button
-                  type="button"
-                  class="danger"
-                  onClick={() => {
-                    if (confirm(`Revoke ${node.id}? Its key is refused from then on.`))
-                      props.command(`/revoke ${node.id}`);
-                  }}
-                >
-                  Revoke
-                </button>
-              ) : null}
-              {props.admin && node.status === "offline" ? (
-                <button type="button" onClick={() => props.command(`/forget ${node.id}`)}>
-                  Forget
                 </button>
               ) : null}
             </div>
@@ -81,18 +59,13 @@ export function NodesView(props: NodesViewProps) {
   );
 }
 
-function SessionList({ node }: { node: ConsoleNode }) {
+function SessionCount({ node }: { node: ConsoleNode }) {
+  const busy = node.sessions.filter((session) => session.busy).length;
   if (node.sessions.length === 0) return <div class="muted">no coding sessions</div>;
   return (
-    <ul class="sessions">
-      {node.sessions.map((session) => (
-        <li key={session.id}>
-          #{session.id} {session.agent} in {session.project || "(no project)"} ·{" "}
-          {session.busy ? "working" : "idle"}
-          {session.active ? " · active" : ""}
-          {session.last_activity ? <span class="muted"> · {session.last_activity}</span> : null}
-        </li>
-      ))}
-    </ul>
+    <div class="muted">
+      {node.sessions.length} coding session{node.sessions.length > 1 ? "s" : ""}
+      {busy > 0 ? `, ${busy} working` : ""}
+    </div>
   );
 }

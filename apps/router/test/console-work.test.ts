@@ -1,0 +1,154 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Overview } from "@phonework/protocol";
+import { connectFakeNode, type FakeNode, repoRoot, waitFor } from "@phonework/testkit";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  buildTestAssets,
+  consoleLinkFor,
+  DESKTOP,
+  launchChromium,
+  PHONE,
+  screenshot,
+  signIn,
+} from "./console-support.ts";
+import { memoryId, onCleanup, SECRET, startTestRouter } from "./support.ts";
+
+// The console's views of a user's work (approvals, sessions, tasks, plans, schedule) and the admin
+// view, in a real browser. The host here speaks the wire by hand, so the page is shown exactly the
+// overview the test writes (the protocol's own sample); what a real host reports is covered by the
+// host's tests and the end-to-end console test.
+
+const alice = memoryId("alice");
+const sample = JSON.parse(
+  readFileSync(join(repoRoot, "packages/protocol/fixtures/v3/overview.json"), "utf8"),
+) as { overview: Overview };
+
+let browser: Browser;
+let assets: { dir: string; remove: () => void };
+
+beforeAll(async () => {
+  [assets, browser] = await Promise.all([buildTestAssets(), launchChromium()]);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  assets?.remove();
+});
+
+async function startWorld() {
+  const t = await startTestRouter({ ADMINS: "alice" }, { consoleAssets: assets.dir });
+  const node = await connectFakeNode({ url: t.nodeUrl, secret: SECRET });
+  onCleanup(() => node.close());
+  await node.register({
+    node_id: "home-pc",
+    display_name: "Home PC",
+    serves_users: [alice, memoryId("bob")],
+    working_dir: "/",
+    capabilities: ["overview"],
+    protocol_versions: [3],
+  });
+  return { ...t, node };
+}
+
+/** Answers the node's next overview request about alice with `overview`. */
+async function answerOverview(node: FakeNode, overview: Overview) {
+  const ask = await node.inbox.next("overview_request", (frame) => frame.user_id === alice);
+  node.send({ type: "overview", id: ask.id, user_id: alice, at: Date.now(), overview });
+}
+
+/** Answers the node's next forwarded message, as a host does (through its outbox). */
+async function answerForward(node: FakeNode, text: string) {
+  const forward = await node.inbox.next("forward");
+  node.send({
+    type: "forward_response",
+    id: forward.id,
+    text,
+    delivery_id: `answer-${forward.id}`,
+    user_id: forward.user_id,
+    platform: forward.platform,
+    chat_id: forward.chat_id,
+  });
+  return forward;
+}
+
+describe("console work views in a browser", () => {
+  it("shows what waits for the user and what runs, live; an overview button runs its command on that node", async () => {
+    const { chat, node } = await startWorld();
+    const page = await signIn(browser, await consoleLinkFor(chat, "alice"), DESKTOP);
+    await answerOverview(node, sample.overview);
+
+    const approval = page.locator('[data-approval="ab12"]');
+    await approval.waitFor();
+    expect(await approval.textContent()).toMatch(/Run `rm -rf build` in todo_app.*Home PC.*in telegram:5550001/s);
+    const session = page.locator('[data-session="3"]');
+    expect(await session.textContent()).toMatch(/#3 codex in todo_app.*working.*Home PC · active/s);
+    expect(await session.locator(".progress li").allTextContents()).toEqual(["🔧 npm test", "✏️ src/app.ts"]);
+    await session.getByText("Recent turns (2)").click();
+    expect(await session.locator(".turns li").allTextContents()).toEqual([
+      "› add a done checkboxAdded the checkbox and a test.",
+      "› run the testsrunning…",
+    ]);
+    expect(await page.locator('[data-task="a1b2c3"]').textContent()).toMatch(/backup photos.*running.*copied 120\/400/s);
+    const plan = page.locator('[data-plan="p-7"]');
+    expect(await plan.locator(".subtask").allTextContents()).toEqual([
+      "completed build: build the app · home-pc",
+      "running test: run the tests · work-server",
+    ]);
+    expect(await page.locator('[data-job="12"]').textContent()).toMatch(/standup.*reminder.*cron 0 9 \* \* 1-5/s);
+    await screenshot(page, "work-desktop");
+
+    // Approve: the node gets the user's own "/approve ab12", from the console chat.
+    await approval.getByRole("button", { name: "Approve" }).click();
+    const forward = await answerForward(node, "✅ Approved ab12.");
+    expect(forward).toMatchObject({ text: "/approve ab12", user_id: alice, platform: "console" });
+    await page.locator(".message:not(.mine)").filter({ hasText: "✅ Approved ab12." }).waitFor();
+    // The node says alice's overview changed: the page is updated without a reload.
+    node.send({ type: "overview_changed", user_ids: [alice] });
+    await answerOverview(node, { ...sample.overview, approvals: [] });
+    await approval.waitFor({ state: "detached" });
+
+    // Cancel on the reminder runs /cancel 12 there.
+    await page.locator('[data-job="12"]').getByRole("button", { name: "Cancel" }).click();
+    expect(await answerForward(node, "🗑️ Cancelled #12")).toMatchObject({ text: "/cancel 12" });
+
+    await page.setViewportSize(PHONE);
+    await screenshot(page, "work-phone");
+    // One column on a phone: the approvals (none now), nodes and the views stack above the chat.
+    const side = await page.locator(".side").boundingBox();
+    const main = await page.locator(".main").boundingBox();
+    expect(side && main && main.y >= side.y + side.height - 1).toBe(true);
+  });
+
+  it("the node going offline takes its work off the page", async () => {
+    const { chat, node } = await startWorld();
+    const page = await signIn(browser, await consoleLinkFor(chat, "alice"));
+    await answerOverview(node, sample.overview);
+    await page.locator('[data-session="3"]').waitFor();
+    node.kill();
+    await page.locator('[data-session="3"]').waitFor({ state: "detached" });
+    expect(await page.locator(".work-sessions").textContent()).toContain("No coding sessions");
+  });
+
+  it("admins pair, share and see every host; other users get no admin view", async () => {
+    const { chat, node } = await startWorld();
+    const page = await signIn(browser, await consoleLinkFor(chat, "alice"));
+    const admin = page.getByRole("region", { name: "Admin" });
+    await admin.locator('[data-admin-node="home-pc"]').waitFor();
+    expect(await admin.locator('[data-admin-node="home-pc"]').textContent()).toMatch(
+      /Home PC.*online.*admitted by the shared secret · serves memory:alice, memory:bob/s,
+    );
+    await admin.getByLabel("New host name").fill("work-laptop");
+    await admin.getByRole("button", { name: "Pair a host" }).click();
+    await page.locator(".message:not(.mine)").filter({ hasText: /phonework host --join \S+/ }).waitFor();
+    // The router answered it itself: nothing reached the node.
+    expect(node.inbox.frames.filter((frame) => frame.type === "forward")).toEqual([]);
+    await screenshot(page, "admin");
+
+    const bob = await signIn(browser, await consoleLinkFor(chat, "bob"));
+    await bob.locator('[data-node="home-pc"]').waitFor();
+    expect(await bob.getByRole("region", { name: "Admin" }).count()).toBe(0);
+    await waitFor(() => chat.textsFor("bob").length > 0, { message: "bob's link message" });
+  });
+});
