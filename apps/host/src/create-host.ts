@@ -4,6 +4,7 @@ import {
   CURRENT_PROTOCOL_VERSION,
   type ForwardFrame,
   type HostFrame,
+  OVERVIEW_CAPABILITY,
   WORKERS_CAPABILITY,
 } from "@phonework/protocol";
 import { type Clock, type Logger, systemClock } from "@phonework/runtime";
@@ -26,6 +27,8 @@ import type { NodeIdentity } from "./identity/node-identity.ts";
 import { Outbox, type OutboxItem } from "./link/outbox.ts";
 import { RequestRunner } from "./link/request-runner.ts";
 import { RouterLink, type RouterTls } from "./link/router-link.ts";
+import { servesUserRule } from "./link/serves-user.ts";
+import { createOverview } from "./overview/create-overview.ts";
 import { openSandbox } from "./sandbox/open-sandbox.ts";
 import { createCheckRunner } from "./schedule/check-runner.ts";
 import { createEventRunner } from "./schedule/event-runner.ts";
@@ -147,6 +150,16 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     logger,
   });
   const { access: channelAccess, contexts: history } = channels;
+  const servesUser = servesUserRule(config.SERVES_USERS);
+  // The console's view of each user's work here: told what changes, asked by the router.
+  const overview = createOverview({
+    send: (frame) => link.send(frame),
+    servesUser,
+    now: () => clock.now(),
+    logger,
+  });
+  // Whatever the host tells a user (an answer, a reminder, a task's end) may change what they see.
+  outbox.onStored((frame) => "user_id" in frame && frame.user_id && overview.changed(frame.user_id));
   // Live state, not an item to deliver: a reconnect re-sends it in `register` anyway.
   const sendSessions = () => link.send({ type: "sessions_update", sessions: sessions.summaries() });
 
@@ -188,7 +201,12 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       ...(editKey ? { edit_key: editKey } : {}),
     });
 
-  const approvals = new ApprovalBroker(config.APPROVAL_TIMEOUT_S * 1000, notify);
+  const approvals = new ApprovalBroker(
+    config.APPROVAL_TIMEOUT_S * 1000,
+    notify,
+    () => clock.now(),
+    overview.changed,
+  );
   // The real CLIs must be installed; agents handed in (tests, embedding) are there by definition.
   const agentEnv = deps.env ?? process.env;
   const missingAgent = (name: AgentName): string | undefined => {
@@ -222,6 +240,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     logger,
     onChange: () => sendSessions(),
     missingAgent,
+    observer: overview.observer,
   });
 
   const web = config.METASO_API_KEY
@@ -260,7 +279,10 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     limits: scheduleLimits,
     now: () => clock.now(),
     logger: logger.child({ component: "events" }),
-    onStored: () => void scheduler.sweep(),
+    onStored: (job) => {
+      void scheduler.sweep();
+      overview.changed(job.user_id);
+    },
   });
 
   const baseTools: Tool[] = [
@@ -334,6 +356,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     ...(model ? ["assistant"] : []),
     ...(workers.capable ? [WORKERS_CAPABILITY] : []),
     ...terminals.capabilities(),
+    OVERVIEW_CAPABILITY,
   ];
   const threads: ThreadCommandDeps = {
     sessions,
@@ -454,6 +477,15 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       else if (frame.type === "cancel") runner?.cancel(frame.id, frame.reason);
       else if (frame.type === "push_ack") outbox.acknowledge(frame);
       else if (isTerminalFrame(frame)) terminals.link.handle(frame);
+      else if (frame.type === "overview_request")
+        overview.answer(frame, {
+          sessions,
+          activity: overview.activity,
+          tasks,
+          plans: workers.ledger,
+          schedule: schedules,
+          approvals,
+        });
       else workers.handle(frame);
     },
     onRegistered: () => {
@@ -481,6 +513,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   outbox.attach(link);
   // A console's terminals end with the link: nobody is left to see them.
   link.onStateChange((state) => state === "waiting" && terminals.link.disconnected());
+  link.onStateChange((state) => overview.linkUp(state === "registered"));
 
   return {
     link,
@@ -512,6 +545,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     },
     async stop() {
       events.close();
+      overview.close();
       await scheduler.stop();
       runner?.cancelAll("host stopping");
       await workers.close();

@@ -146,7 +146,7 @@ describe("tasks and sessions in state.db", () => {
     const host = createHost(config, { logger });
     onCleanup(() => host.stop());
 
-    expect(host.tasks.list()).toEqual([]);
+    expect(host.tasks.list("u")).toEqual([]);
     expect(existsSync(join(stateDir, "tasks.json.bak"))).toBe(true);
     expect(existsSync(join(stateDir, "tasks.json"))).toBe(false);
     expect(lines()).toContainEqual(

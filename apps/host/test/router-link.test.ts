@@ -32,7 +32,7 @@ describe("router link", () => {
       node_id: "laptop",
       display_name: "My Laptop",
       serves_users: ["ou_a", "ou_b"],
-      capabilities: ["shell", "file_ops", "background", "claude_code", "codex"],
+      capabilities: ["shell", "file_ops", "background", "claude_code", "codex", "overview"],
       protocol_versions: [3],
       sessions: [],
       commands: expect.arrayContaining([expect.objectContaining({ usage: "/shell <command>" })]),

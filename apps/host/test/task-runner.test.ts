@@ -45,8 +45,8 @@ describe("background tasks", () => {
     const { runner, finished } = setup();
     const task = runner.submitShell(request("echo start; sleep 0.3; echo finished"));
     expect(task).toMatchObject({ status: "running", id: expect.stringMatching(/^[0-9a-f]{6}$/) });
-    await waitFor(() => runner.get(task.id)?.output.includes("start"), { message: "output so far" });
-    expect(runner.get(task.id)?.status).toBe("running");
+    await waitFor(() => runner.get("u", task.id)?.output.includes("start"), { message: "output so far" });
+    expect(runner.get("u", task.id)?.status).toBe("running");
     await waitFor(() => finished.length === 1);
     expect(finished[0]).toMatchObject({ id: task.id, status: "done", exit_code: 0 });
     expect(finished[0]?.output).toBe("start\nfinished\n");
@@ -89,9 +89,9 @@ describe("background tasks", () => {
   it("lists running tasks first with elapsed time", async () => {
     const { runner } = setup();
     const done = runner.submitShell(request("true"));
-    await waitFor(() => runner.get(done.id)?.status === "done");
+    await waitFor(() => runner.get("u", done.id)?.status === "done");
     const running = runner.submitShell(request("sleep 5"));
-    const text = formatTaskList(runner.list(), Date.now() + 42_000);
+    const text = formatTaskList(runner.list("u"), Date.now() + 42_000);
     expect(text.split("\n")).toEqual([
       "Tasks:",
       `⏳ #${running.id} running 42s — sleep 5`,

@@ -189,10 +189,10 @@ describe("a coding turn stopped in the background", () => {
       progress: () => {},
     });
     const id = /task #([0-9a-f]+)/.exec(reply)?.[1] ?? "";
-    expect(tasks.get(id)?.status).toBe("running");
+    expect(tasks.get("u", id)?.status).toBe("running");
     expect(sessions.stop("u")?.id).toBe(session.id);
-    await waitFor(() => tasks.get(id)?.status !== "running");
-    expect(tasks.get(id)).toMatchObject({ status: "stopped", output: "⏹️ Stopped." });
+    await waitFor(() => tasks.get("u", id)?.status !== "running");
+    expect(tasks.get("u", id)).toMatchObject({ status: "stopped", output: "⏹️ Stopped." });
   });
 
   it("run() resolves with the outcome as data", async () => {

@@ -81,7 +81,9 @@ describe("console work views in a browser", () => {
 
     const approval = page.locator('[data-approval="ab12"]');
     await approval.waitFor();
-    expect(await approval.textContent()).toMatch(/Run `rm -rf build` in todo_app.*Home PC.*in telegram:5550001/s);
+    expect(await approval.textContent()).toMatch(
+      /Run `rm -rf build` in todo_app.*Home PC.*in telegram:5550001/s,
+    );
     const session = page.locator('[data-session="3"]');
     expect(await session.textContent()).toMatch(/#3 codex in todo_app.*working.*Home PC · active/s);
     expect(await session.locator(".progress li").allTextContents()).toEqual(["🔧 npm test", "✏️ src/app.ts"]);
@@ -90,13 +92,17 @@ describe("console work views in a browser", () => {
       "› add a done checkboxAdded the checkbox and a test.",
       "› run the testsrunning…",
     ]);
-    expect(await page.locator('[data-task="a1b2c3"]').textContent()).toMatch(/backup photos.*running.*copied 120\/400/s);
+    expect(await page.locator('[data-task="a1b2c3"]').textContent()).toMatch(
+      /backup photos.*running.*copied 120\/400/s,
+    );
     const plan = page.locator('[data-plan="p-7"]');
     expect(await plan.locator(".subtask").allTextContents()).toEqual([
       "completed build: build the app · home-pc",
       "running test: run the tests · work-server",
     ]);
-    expect(await page.locator('[data-job="12"]').textContent()).toMatch(/standup.*reminder.*cron 0 9 \* \* 1-5/s);
+    expect(await page.locator('[data-job="12"]').textContent()).toMatch(
+      /standup.*reminder.*cron 0 9 \* \* 1-5/s,
+    );
     await screenshot(page, "work-desktop");
 
     // Approve: the node gets the user's own "/approve ab12", from the console chat.
@@ -141,7 +147,10 @@ describe("console work views in a browser", () => {
     );
     await admin.getByLabel("New host name").fill("work-laptop");
     await admin.getByRole("button", { name: "Pair a host" }).click();
-    await page.locator(".message:not(.mine)").filter({ hasText: /phonework host --join \S+/ }).waitFor();
+    await page
+      .locator(".message:not(.mine)")
+      .filter({ hasText: /phonework host --join \S+/ })
+      .waitFor();
     // The router answered it itself: nothing reached the node.
     expect(node.inbox.frames.filter((frame) => frame.type === "forward")).toEqual([]);
     await screenshot(page, "admin");

@@ -14,16 +14,19 @@ import { Button } from "./button.ts";
 /** In a register's `capabilities`: the node answers `overview_request`. */
 export const OVERVIEW_CAPABILITY = "overview";
 
-/** Bounds of one overview, so a frame stays far below the router's payload limit (~300 KB at most). */
+/**
+ * Bounds of one overview: at most about 350 KB of JSON, however much the user has going on (the
+ * router asks again at each change, so the bound is also what a busy page costs per update).
+ */
 export const OVERVIEW_LIMITS = {
-  sessions: 20,
+  sessions: 10,
   progressLines: 10,
   turns: 5,
-  tasks: 30,
-  plans: 10,
-  subtasks: 30,
+  tasks: 20,
+  plans: 5,
+  subtasks: 20,
   schedule: 100,
-  approvals: 20,
+  approvals: 10,
   /** Characters of a short text (a prompt, a description, a goal). */
   short: 300,
   /** Characters of a long text (an answer, an approval's question, a task's output tail). */

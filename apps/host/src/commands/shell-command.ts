@@ -3,6 +3,7 @@ import type { ShellSandbox } from "../sandbox/shell-sandbox.ts";
 import { finishOrDetach } from "../tasks/finish-or-detach.ts";
 import { movedToBackgroundText } from "../tasks/format-tasks.ts";
 import type { TaskRunner } from "../tasks/task-runner.ts";
+import { BoundedOutput } from "../tools/bounded-output.ts";
 import { runCommand } from "../tools/process-tree.ts";
 import {
   checkShellCommand,
@@ -50,12 +51,14 @@ export function shellCommand(deps: ShellCommandDeps): HostCommand {
       if (ctx.signal.aborted) cancel();
       else ctx.signal.addEventListener("abort", cancel, { once: true });
       let toTask: ((chunk: string) => void) | undefined;
+      // What it printed before it moved to the background: the task's output starts with it.
+      const early = new BoundedOutput(MAX_OUTPUT_CHARS);
       const result = runCommand(command, {
         cwd,
         timeoutMs: deps.timeoutMs,
         signal: controller.signal,
         maxOutputChars: MAX_OUTPUT_CHARS,
-        onOutput: (chunk) => toTask?.(chunk),
+        onOutput: (chunk) => (toTask ? toTask(chunk) : early.append(chunk)),
         ...(deps.sandbox
           ? {
               wrap: deps.sandbox.forScope({
@@ -79,6 +82,7 @@ export function shellCommand(deps: ShellCommandDeps): HostCommand {
             detach: (signal, onOutput) => {
               ctx.signal.removeEventListener("abort", cancel);
               signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
+              onOutput(early.toString());
               toTask = onOutput;
             },
           },

@@ -20,8 +20,7 @@ import { connectErrorText, httpRefusalText, ProblemReporter, refusedText } from 
 // signed `register`, keep alive, and reconnect forever with backoff. NAT-transparent because the
 // host always dials out.
 
-/** How the host trusts the router's TLS certificate, beyond the system's CAs. */
-/** Frames that carry work for the host: requests, acknowledgements, worker tasks of plans, terminals. */
+/** Frames that carry work for the host: requests, acknowledgements, worker tasks of plans, terminals, overviews. */
 export type WorkFrame = Extract<
   RouterFrame,
   {
@@ -37,10 +36,12 @@ export type WorkFrame = Extract<
       | "terminal_input"
       | "terminal_resize"
       | "terminal_close"
-      | "terminal_ack";
+      | "terminal_ack"
+      | "overview_request";
   }
 >;
 
+/** How the host trusts the router's TLS certificate, beyond the system's CAs. */
 export interface RouterTls {
   /** PEM of the CA that signed a self-signed router certificate. */
   ca?: Buffer;
@@ -256,6 +257,7 @@ export class RouterLink {
       case "terminal_resize":
       case "terminal_close":
       case "terminal_ack":
+      case "overview_request":
         this.options.onWork(frame);
         return;
     }

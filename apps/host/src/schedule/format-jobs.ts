@@ -3,7 +3,8 @@ import { formatTime } from "./when.ts";
 
 // How jobs read in chat (/reminders, list_scheduled).
 
-function repeatText(job: ScheduledJob): string {
+/** How a job repeats, in words ("every 3600s, run 2/5", `cron "0 3 * * *"`); "" for a one-off. */
+export function describeRepeat(job: ScheduledJob): string {
   const every =
     job.every_s !== null ? `every ${job.every_s}s` : job.cron !== null ? `cron "${job.cron}"` : "";
   if (!every) return "";
@@ -13,7 +14,12 @@ function repeatText(job: ScheduledJob): string {
       : job.run_count
         ? `, run ${job.run_count}`
         : "";
-  return ` · ${every}${runs}`;
+  return `${every}${runs}`;
+}
+
+function repeatText(job: ScheduledJob): string {
+  const repeat = describeRepeat(job);
+  return repeat ? ` · ${repeat}` : "";
 }
 
 /** Where an event job came from; a periodic event's file is deleted when the job is cancelled. */

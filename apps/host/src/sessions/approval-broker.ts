@@ -9,8 +9,20 @@ import type { TaskOwner } from "../tasks/task-runner.ts";
 
 interface Pending {
   owner: TaskOwner;
+  what: string;
+  askedAt: number;
   resolve: (approved: boolean) => void;
   timer: NodeJS.Timeout;
+}
+
+/** A question waiting for its user, as the console lists it. */
+export interface PendingApproval {
+  id: string;
+  what: string;
+  askedAt: number;
+  expiresAt: number;
+  /** The chat it was asked in. */
+  chatId: string;
 }
 
 export class ApprovalBroker {
@@ -19,6 +31,9 @@ export class ApprovalBroker {
   constructor(
     private readonly timeoutMs: number,
     private readonly notify: (owner: TaskOwner, text: string, buttons?: Button[][]) => void,
+    private readonly now: () => number = Date.now,
+    /** Told when a user's pending approvals change (asked, answered, timed out, withdrawn). */
+    private readonly onChange: (userId: string) => void = () => {},
   ) {}
 
   /** Asks the user; resolves true if approved, false if denied or timed out. */
@@ -29,7 +44,8 @@ export class ApprovalBroker {
         if (this.settle(id, false))
           this.notify(owner, `⌛ Approval ${id} was not answered in time; declined.`);
       }, this.timeoutMs);
-      this.pending.set(id, { owner, resolve, timer });
+      this.pending.set(id, { owner, what, askedAt: this.now(), resolve, timer });
+      this.onChange(owner.userId);
       signal?.addEventListener("abort", () => this.settle(id, false), { once: true });
       // The text keeps the commands: a platform without buttons shows only the text.
       this.notify(
@@ -53,6 +69,19 @@ export class ApprovalBroker {
     return approved ? `✅ Approved ${id}.` : `🚫 Denied ${id}.`;
   }
 
+  /** The user's questions still waiting, oldest first. */
+  pendingFor(userId: string): PendingApproval[] {
+    return [...this.pending.entries()]
+      .filter(([, entry]) => entry.owner.userId === userId)
+      .map(([id, entry]) => ({
+        id,
+        what: entry.what,
+        askedAt: entry.askedAt,
+        expiresAt: entry.askedAt + this.timeoutMs,
+        chatId: entry.owner.chatId,
+      }));
+  }
+
   get size(): number {
     return this.pending.size;
   }
@@ -63,6 +92,7 @@ export class ApprovalBroker {
     this.pending.delete(id);
     clearTimeout(entry.timer);
     entry.resolve(approved);
+    this.onChange(entry.owner.userId);
     return true;
   }
 }

@@ -26,6 +26,16 @@ export interface SessionManagerOptions {
   onChange: () => void;
   /** Why an agent cannot run here (its CLI is not installed), or undefined when it can. */
   missingAgent?: (name: AgentName) => string | undefined;
+  /** Told of every turn as it runs (the console's view of a session). */
+  observer?: TurnObserver;
+}
+
+/** What a turn does, as it happens: its start, each progress line, its end; and a session closing. */
+export interface TurnObserver {
+  started(session: SessionRecord, prompt: string): void;
+  progress(session: SessionRecord, line: string): void;
+  ended(session: SessionRecord, outcome: TurnOutcome): void;
+  closed(session: SessionRecord): void;
 }
 
 export interface SendContext extends TaskOwner {
@@ -124,6 +134,7 @@ export class SessionManager {
   close(session: SessionRecord): void {
     this.running.get(session.id)?.abort(new Error("session closed"));
     this.options.store.remove(session.id);
+    this.options.observer?.closed(session);
     this.options.onChange();
   }
 
@@ -220,11 +231,19 @@ export class SessionManager {
         if (controller.signal.aborted)
           return { ok: false, stopped: true, text: "⏹️ Stopped before it started." };
         this.running.set(session.id, controller);
+        const { observer } = options;
+        observer?.started(session, prompt);
         options.onChange();
+        let outcome: TurnOutcome = { ok: false, stopped: false, text: "❌ the turn failed" };
         try {
-          return await this.runTurn(session, prompt, controller.signal, (line) => progress(line));
+          outcome = await this.runTurn(session, prompt, controller.signal, (line) => {
+            observer?.progress(session, line);
+            progress(line);
+          });
+          return outcome;
         } finally {
           this.running.delete(session.id);
+          observer?.ended(session, outcome);
         }
       })
       .finally(() => {

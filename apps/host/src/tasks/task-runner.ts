@@ -152,21 +152,28 @@ export class TaskRunner {
     return task;
   }
 
-  /** The task with its output so far (live for running tasks). */
-  get(id: string): TaskRecord | undefined {
+  // Every read and cancel names the user: a node may serve several, and another user's task id is
+  // as unknown as a made-up one (its command and output are theirs).
+
+  /** The user's task with its output so far (live for running tasks). */
+  get(userId: string, id: string): TaskRecord | undefined {
     const task = this.options.store.get(id);
+    if (task?.user_id !== userId) return undefined;
     const live = this.live.get(id);
-    return task && live ? { ...task, output: live.output.toString() } : task;
+    return live ? { ...task, output: live.output.toString() } : task;
   }
 
-  list(): TaskRecord[] {
-    return this.options.store.list();
+  /** The user's tasks, newest first. */
+  list(userId: string): TaskRecord[] {
+    return this.options.store.list().filter((task) => task.user_id === userId);
   }
 
-  cancel(id: string): boolean {
+  /** Cancels the user's running task; false when it is not theirs or not running. */
+  cancel(userId: string, id: string): boolean {
     const live = this.live.get(id);
-    live?.controller.abort();
-    return live !== undefined;
+    if (!live || this.options.store.get(id)?.user_id !== userId) return false;
+    live.controller.abort();
+    return true;
   }
 
   /** Cancels every running task and waits for them to record their end. */

@@ -1,6 +1,7 @@
 import { type HostFrame, TERMINAL_CAPABILITY, type TerminalRouterFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import type { HostConfig } from "../config.ts";
+import { servesUserRule } from "../link/serves-user.ts";
 import { ChatTerminals } from "./chat-terminals.ts";
 import { LinkTerminals } from "./link-terminals.ts";
 import { type LoadPty, loadNodePty } from "./pty-module.ts";
@@ -65,10 +66,7 @@ export function createTerminals(deps: TerminalsDeps): Terminals {
     manager,
     send: deps.send,
     backlog: deps.backlog,
-    // A bare id in SERVES_USERS means the router's only chat adapter (as the router reads it).
-    servesUser: (userId) =>
-      config.SERVES_USERS.length === 0 ||
-      config.SERVES_USERS.some((id) => id === userId || userId.endsWith(`:${id}`)),
+    servesUser: servesUserRule(config.SERVES_USERS),
     windowBytes: config.TERMINAL_BUFFER_BYTES,
     logger,
   });

@@ -88,8 +88,8 @@ export function createBackgroundTools(
     name: "task_status",
     description: "Status, elapsed time and output so far of a background task.",
     schema: TaskStatusArgs,
-    async execute(args) {
-      const task = runner.get(args.task_id.replace(/^#/, ""));
+    async execute(args, ctx) {
+      const task = runner.get(ctx.userId, args.task_id.replace(/^#/, ""));
       if (!task) throw new ToolError(`no task #${args.task_id}`);
       return formatTaskStatus(task, clock.now());
     },

@@ -11,6 +11,7 @@ import type { HostCommand } from "../commands/host-command.ts";
 import { planCommands } from "../commands/plan-commands.ts";
 import type { HostConfig } from "../config.ts";
 import type { Outbox } from "../link/outbox.ts";
+import { servesUserRule } from "../link/serves-user.ts";
 import { createPlanTools } from "../tools/delegate.ts";
 import type { Tool } from "../tools/tool.ts";
 import type { ContextOwner } from "../workspace/channel-context.ts";
@@ -140,10 +141,7 @@ export function createWorkers(deps: WorkersDeps): Workers {
     send: deps.send,
     enqueueResult: (frame, deliveryId) => void outbox.enqueue(frame, deliveryId),
     skills,
-    // A bare id in SERVES_USERS means the router's only chat adapter (it qualifies it the same way).
-    servesUser: (userId) =>
-      config.SERVES_USERS.length === 0 ||
-      config.SERVES_USERS.some((id) => id === userId || userId.endsWith(`:${id}`)),
+    servesUser: servesUserRule(config.SERVES_USERS),
     maxQueued: config.WORKERS * 4,
     now,
     logger,

@@ -31,8 +31,8 @@ export interface EventsDirectoryDeps {
   /** The scheduler's clock: when jobs are due. */
   now: () => number;
   logger: Logger;
-  /** A job was stored: the scheduler can look at once. */
-  onStored?: () => void;
+  /** A job was stored: the scheduler can look at once (and the owner's overview changed). */
+  onStored?: (job: ScheduledJob) => void;
   /** A file changed this recently may still be being written: it is read once it is this old. */
   settleMs?: number;
 }
@@ -147,7 +147,7 @@ export class EventsDirectory {
         return this.deps.store.create(job);
       });
       log.info({ jobId: stored.id, replaced: current?.id }, "periodic event scheduled");
-      this.deps.onStored?.();
+      this.deps.onStored?.(stored);
       return;
     }
     const stored = this.deps.transaction(() => {
@@ -160,7 +160,7 @@ export class EventsDirectory {
     this.seen.delete(name);
     if (!stored) return;
     log.info({ jobId: stored.id, dueAt: stored.due_at }, "event scheduled; file removed");
-    this.deps.onStored?.();
+    this.deps.onStored?.(stored);
   }
 
   private plan(path: string, size: number, source: EventSource): Parsed<NewJob> {
