@@ -14,7 +14,7 @@ async function setup(overrides: Record<string, unknown> = {}, before?: (toolsDir
   const toolsDir = join(workspace, "tools");
   before?.(toolsDir);
   const log = createTestLogger();
-  const { router, model, host } = await startHostWithModel(overrides, dir, { logger: log.logger });
+  const { router, model } = await startHostWithModel(overrides, dir, { logger: log.logger });
   let next = 0;
   const send = (text: string) => {
     const id = `r${++next}`;

@@ -28,8 +28,7 @@ export function SessionsView(props: { sessions: Array<Placed<OverviewSession>>; 
             <div class="muted">
               {nodeName}
               {item.active ? " · active" : ""}
-              {item.model ? ` · ${item.model}` : ""} ·{" "}
-              {formatAgo(props.now - item.last_activity)}
+              {item.model ? ` · ${item.model}` : ""} · {formatAgo(props.now - item.last_activity)}
             </div>
             {item.progress.length > 0 ? (
               <ol class="progress" aria-label="Progress">
