@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import {
+  createTestLogger,
   type FakeResponses,
   killProcesses,
   makeTempDir,
@@ -11,22 +13,24 @@ import {
 } from "@phonework/testkit";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTerminalAdapter } from "../src/chat/terminal-adapter.ts";
+import { RouterConfigSchema } from "../src/config.ts";
+import { createRouter } from "../src/create-router.ts";
 import {
   buildTestAssets,
-  consoleLinkFor,
   launchChromium,
   PHONE,
   screenshot,
   signIn,
   startConsoleHost,
 } from "./console-support.ts";
-import { onCleanup, proxyTo, startTestRouter } from "./support.ts";
+import { onCleanup, proxyTo, SECRET, tempDataDir } from "./support.ts";
 
-// Issue 19's "done when", in one run: on a phone, the user opens the console from a link in their
-// chat, sees their machine and the coding session they started from the chat app, answers the
-// approval that session asked there, and types into a terminal on the host — which dials out to
-// the router through a proxy, as from behind NAT. Real router, real host, the real `codex
-// app-server` against a fake Responses API, Debian's chromium.
+// Issue 19's "done when", in one run: on a phone, the user opens the console from a link their chat
+// gave them (the terminal chat's /console), sees their machine and the coding session they started
+// from that chat, answers the approval the session asked there, and types into a terminal on the
+// host — which dials out to the router through a proxy, as from behind NAT. Real router, real host,
+// the real `codex app-server` against a fake Responses API, Debian's chromium.
 
 const CODEX_BIN = join(repoRoot, "node_modules", ".bin", "codex");
 
@@ -45,18 +49,41 @@ afterAll(async () => {
 });
 
 async function startWorld() {
-  const t = await startTestRouter({}, { consoleAssets: assets.dir });
+  // The terminal chat, as `pnpm standalone` runs it: what is typed goes in, what is printed comes out.
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let printed = "";
+  output.on("data", (chunk: Buffer) => {
+    printed += chunk.toString();
+  });
+  const config = RouterConfigSchema.parse({
+    ROUTER_SECRET: SECRET,
+    ROUTER_HOST: "127.0.0.1",
+    ROUTER_PORT: 0,
+    DATA_DIR: tempDataDir(),
+  });
+  const router = createRouter(config, {
+    logger: createTestLogger().logger,
+    chat: [createTerminalAdapter({ input, output, filesDir: tempDataDir() })],
+    consoleAssets: assets.dir,
+  });
+  const url = await router.start();
+  onCleanup(() => router.close({ drainMs: 0 }));
+  const type = (line: string) => input.write(`${line}\n`);
+  /** The first text printed after `from` that matches. */
+  const printedMatch = (match: RegExp, from = 0, timeoutMs = 15_000) =>
+    waitFor(() => match.exec(printed.slice(from)) ?? undefined, { message: `printed ${match}`, timeoutMs });
   const dir = makeTempDir();
   for (const sub of ["projects/demo", "home", "codex-home", "tmp"])
     mkdirSync(join(dir.path, sub), { recursive: true });
   writeFileSync(join(dir.path, "codex-home", "config.toml"), codex.codexConfig());
   onCleanup(() => cleanUp(dir));
-  const nat = await proxyTo(t.nodeUrl);
+  const nat = await proxyTo(router.nodeUrl);
   const host = startConsoleHost(
     nat.url,
     {
       NODE_ID: "home-pc",
-      SERVES_USERS: "alice",
+      SERVES_USERS: "terminal:local",
       WORKING_DIR: join(dir.path, "projects"),
       CODEX_BIN,
       CODEX_APPROVAL_POLICY: "untrusted",
@@ -73,7 +100,7 @@ async function startWorld() {
     },
   );
   await host.ready();
-  return { ...t, dir };
+  return { url, dir, type, printedMatch, printedLength: () => printed.length };
 }
 
 async function cleanUp(dir: TempDir) {
@@ -89,22 +116,20 @@ async function typeInTerminal(page: Page, command: string) {
 
 describe("the console, end to end", () => {
   it("from a chat link on a phone: machines, the session, its approval, a terminal on a host behind NAT", async () => {
-    const { chat, dir } = await startWorld();
-    // In the chat app: a Codex session that will ask to run a command.
+    const { url, dir, type, printedMatch, printedLength } = await startWorld();
+    // In the chat: a Codex session that will ask to run a command.
     codex.script({ call: { name: "exec_command", arguments: { cmd: "touch approved.txt" } } }, (request) => ({
       text: `done: ${codex.toolOutputs(request).at(-1) ?? ""}`,
     }));
-    await chat.receive({ userId: "alice", text: "/new demo codex create the file" });
-    await waitFor(
-      () => chat.textsFor("alice").find((text) => /asks to run: .*touch approved\.txt/.test(text)),
-      {
-        message: "the approval in the chat app",
-        timeoutMs: 60_000,
-      },
-    );
+    type("/new demo codex create the file");
+    await printedMatch(/asks to run: .*touch approved\.txt/, 0, 60_000);
 
-    // The link from the chat, opened on a phone.
-    const page = await signIn(browser, await consoleLinkFor(chat, "alice"), PHONE);
+    // The link the chat answers /console with, opened on a phone.
+    const before = printedLength();
+    type("/console");
+    const [link] = await printedMatch(/https?:\/\/\S+\/console\/login\?code=[\w-]+/, before);
+    expect(link.startsWith(url)).toBe(true);
+    const page = await signIn(browser, link, PHONE);
     const node = page.locator('[data-node="home-pc"]');
     await expect.poll(() => node.textContent()).toMatch(/online.*1 coding session, 1 working/s);
     const session = page.locator(".work-session").filter({ hasText: "codex in demo" });
@@ -113,14 +138,11 @@ describe("the console, end to end", () => {
     // The approval asked in the chat app is here too, and answered here.
     const approval = page.locator(".approval").filter({ hasText: "touch approved.txt" });
     await approval.waitFor();
-    expect(await approval.textContent()).toMatch(/home-pc · asked .* in memory:chat-alice · declined in/);
+    expect(await approval.textContent()).toMatch(/home-pc · asked .* in terminal:terminal · declined in/);
     await screenshot(page, "journey-approval-phone");
     await approval.getByRole("button", { name: "Approve" }).click();
     await approval.waitFor({ state: "detached" });
-    await waitFor(() => chat.textsFor("alice").find((text) => text.startsWith("done:")), {
-      message: "Codex's answer in the chat app",
-      timeoutMs: 60_000,
-    });
+    await printedMatch(/done:/, before, 60_000); // Codex's answer, in the chat it was asked from
     expect(existsSync(join(dir.path, "projects", "demo", "approved.txt"))).toBe(true);
     // The session's turn, with its answer, in its recent turns.
     await expect.poll(() => session.textContent(), { timeout: 10_000 }).toMatch(/idle/);
