@@ -14,7 +14,7 @@ import { standaloneChat, startStandalone } from "./standalone.ts";
 // or SIGINT (exit 0).
 export async function runStandalone(args: ProgramArgs): Promise<void> {
   leavePackageManagerEnvironment(); // the commands this host runs are the user's own
-  const { config, openLog } = startProgram(StandaloneConfigSchema, "phonework", args);
+  const { config, secrets, openLog } = startProgram(StandaloneConfigSchema, "phonework", args);
   ensureWritableDir(config.DATA_DIR);
   lockDataDir(config.DATA_DIR, "phonework-standalone"); // released at exit
   const chat = standaloneChat(config);
@@ -22,7 +22,12 @@ export async function runStandalone(args: ProgramArgs): Promise<void> {
   // Any other chat leaves the terminal to the log: all of it goes to stderr, as the router's does.
   const { logger, file } = await openLog({ toFile: chat.terminal });
 
-  const app = await startStandalone(config, { logger, input: process.stdin, output: process.stdout });
+  const app = await startStandalone(config, {
+    logger,
+    secrets,
+    input: process.stdin,
+    output: process.stdout,
+  });
   const ready = { nodeUrl: app.router.nodeUrl, nodeId: config.NODE_ID };
   if (chat.platforms.length > 0) {
     const webhooks = app.webhooks.length > 0 ? { webhooks: app.webhooks } : {};

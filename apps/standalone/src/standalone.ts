@@ -24,6 +24,8 @@ interface CommonDeps {
   env?: NodeJS.ProcessEnv;
   /** Time source for both halves (tests drive reminders with it). */
   clock?: Clock;
+  /** The logger's secret values: codes minted at run time (join, console) are added, so no line shows them. */
+  secrets?: { add(value: string): void };
 }
 
 export type StandaloneDeps =
@@ -81,7 +83,13 @@ export async function startStandalone(config: StandaloneConfig, deps: Standalone
                 onEnd: () => endOfInput(),
               }),
           });
-    router = createRouter(config, { logger: deps.logger, chat, clock, db });
+    router = createRouter(config, {
+      logger: deps.logger,
+      chat,
+      clock,
+      db,
+      ...(deps.secrets ? { secrets: deps.secrets } : {}),
+    });
   } catch (error) {
     db.close(); // the router, once built, owns it
     throw error;
