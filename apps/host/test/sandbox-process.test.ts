@@ -161,8 +161,12 @@ describe("sandbox: the command reaches `sh -c` unchanged", () => {
     await fc.assert(
       fc.asyncProperty(wrapChains(PROGRAM, local), async (wraps) => {
         const marker = join(rig.workingDir, `ran-${++run}.txt`);
-        // `wait`: what a wrapper put in the background ends with the command in the sandbox.
-        const result = await rig.run(`${wrapped(`touch ${marker}`, wraps)}\nwait`);
+        // What a wrapper put in the background ends with the command in the sandbox (its pid
+        // namespace), and `wait` cannot wait for a grandchild (`sh -c 'nohup … &'`): the command
+        // waits for the marker itself, up to 5 s.
+        const result = await rig.run(
+          `${wrapped(`touch ${marker}`, wraps)}\nwait\nfor i in $(seq 50); do [ -e ${marker} ] && break; sleep 0.1; done`,
+        );
         await waitFor(() => existsSync(marker), { timeoutMs: 3000, message: `${marker}: ${result.stderr}` });
       }),
       { numRuns: 30 },
