@@ -12,6 +12,7 @@ import { printTable, type Run, type Section, writeBenchmarksMd, writeResults } f
 import { measureRoundTrip } from "./round-trip.ts";
 import { measureSandboxOverhead } from "./sandbox-overhead.ts";
 import { measureSubtaskOverhead } from "./subtask-overhead.ts";
+import { measureTerminalFlood } from "./terminal-flood.ts";
 
 // `pnpm bench [part…] [--write]`: runs the measurements one after another, each with its own
 // cleanup, then prints the table. A full run rewrites bench/results.json and BENCHMARKS.md; a run of
@@ -31,6 +32,11 @@ const MEASUREMENTS = [
     key: "sandbox",
     title: "Sandbox overhead per command: `true` and a 100-file `ls`, bwrap vs none",
     run: measureSandboxOverhead,
+  },
+  {
+    key: "terminal-flood",
+    title: "Chat beside a terminal flooding the same link (fast and slow reader)",
+    run: measureTerminalFlood,
   },
   // Packing and `npm install -g` alone take 1–2 minutes (better-sqlite3 may compile from source).
   {
