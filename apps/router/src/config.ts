@@ -89,6 +89,8 @@ export const RouterConfigFields = z.object({
   CONSOLE_LOGIN_PER_MIN: positiveInt(10),
   /** Output of one console terminal the router holds before the browser has taken it; past it, it is closed. */
   CONSOLE_TERMINAL_BUFFER_BYTES: positiveInt(4 * 1024 * 1024),
+  /** How long a console terminal waits for its page to come back (a reload, a phone waking up). */
+  CONSOLE_TERMINAL_REATTACH_S: seconds(60),
 
   // Which chat the router serves.
   /**

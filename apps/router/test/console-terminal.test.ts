@@ -118,6 +118,33 @@ describe("console terminals", () => {
     expect(router.console?.terminals.size).toBe(0);
   });
 
+  it("a reload takes the terminal back: the same shell, with what it printed meanwhile", async () => {
+    const { chat, router, started } = await startWorld();
+    const page = await signIn(browser, await consoleLinkFor(chat, "alice"), DESKTOP);
+    await page.locator('[data-node="home-pc"]').getByRole("button", { name: "Open terminal" }).click();
+    await page.locator(".terminal-status", { hasText: "open" }).waitFor();
+    await run(page, "echo shell-$$");
+    const shell = await waitForRow(page, /^shell-\d+$/);
+    const processes = started().sort();
+    await run(page, "sleep 1; echo printed-$((6*7))");
+    await page.reload();
+    await page.locator(".terminal-status", { hasText: "open" }).waitFor();
+    await waitForRow(page, /^printed-42$/);
+    await run(page, "echo shell-$$");
+    expect(
+      await waitFor(
+        async () => (await screenRows(page)).filter((row) => row === shell).length > 0 || undefined,
+        {
+          message: "the same shell",
+        },
+      ),
+    ).toBe(true);
+    expect(started().sort()).toEqual(processes);
+    expect(router.console?.terminals.size).toBe(1);
+    await page.getByRole("button", { name: "Close terminal" }).click();
+    await waitFor(() => started().length === 0, { message: "the shell gone" });
+  });
+
   it("says so in the page when the node goes offline (its link cut), and the shell is gone", async () => {
     const { chat, router, proxy, started } = await startWorld();
     const page = await signIn(browser, await consoleLinkFor(chat, "alice"));

@@ -50,7 +50,7 @@ function viewer(userId = "memory:alice") {
   return { page, events };
 }
 
-function relayWorld(bufferBytes = 1024) {
+function relayWorld(bufferBytes = 1024, reattachMs = 60_000) {
   const nodes = new Map([["home-pc", node()]]);
   const sent: Array<{ nodeId: string; frame: RouterFrame }> = [];
   const listeners = new Set<(event: RegistryEvent<unknown>) => void>();
@@ -66,6 +66,7 @@ function relayWorld(bufferBytes = 1024) {
     },
     bufferBytes,
     platform: "console",
+    reattachMs,
     logger: createTestLogger().logger,
     newId: () => `t${++ids}`,
   });
@@ -274,5 +275,62 @@ describe("terminal relay", () => {
     w.emit({ type: "online", node: node(), connection: undefined, returning: false });
     expect(alice.events.at(-1)).toMatchObject({ id: sixth, reason: "offline" });
     expect(w.relay.size).toBe(0);
+  });
+
+  it("holds a page's terminals for a page of the same sign-in only, with what they printed meanwhile", async () => {
+    const w = relayWorld(1024, 50);
+    const first = viewer();
+    const opened = w.relay.open(first.page, w.nodes.get("home-pc"), { cols: 80, rows: 24 });
+    if (!opened.ok) throw new Error(opened.message);
+    w.opened("home-pc");
+    w.relay.holdPage(first.page, "session-1");
+    // The host prints while nobody looks: kept, within the window.
+    w.relay.receive("home-pc", { type: "terminal_output", id: opened.id, seq: 0, data: "while away" });
+    expect(w.relay.heldFor("session-1")).toEqual([{ id: opened.id, node: "home-pc" }]);
+    expect(w.relay.heldFor("session-2")).toEqual([]);
+
+    // Another sign-in of the same user (another browser), and another user with the right session id:
+    // both refused, as if there were no such terminal; they cannot type into it either.
+    const otherBrowser = viewer();
+    const mallory = viewer("memory:mallory");
+    const refused = { ok: false, message: "no such terminal (it ended, or is not this sign-in's)" };
+    expect(w.relay.attach(otherBrowser.page, "session-2", opened.id, () => {})).toEqual(refused);
+    expect(w.relay.attach(mallory.page, "session-1", opened.id, () => {})).toEqual(refused);
+    w.relay.input(mallory.page, opened.id, "rm -rf ~\r");
+    expect(w.types()).not.toContain("terminal_input");
+
+    const back = viewer();
+    const told: string[] = [];
+    expect(w.relay.attach(back.page, "session-1", opened.id, (node) => told.push(node))).toEqual({
+      ok: true,
+      id: opened.id,
+    });
+    expect(told).toEqual(["home-pc"]);
+    expect(back.events).toEqual([
+      { id: opened.id, what: "opened" },
+      { id: opened.id, what: "output", data: "while away" },
+    ]);
+    w.relay.input(back.page, opened.id, "ls\r");
+    expect(w.sent.at(-1)?.frame).toMatchObject({ type: "terminal_input", data: "ls\r" });
+    // Taken back: the grace timer is off; a page gone for longer than the grace ends it on the host.
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(w.relay.size).toBe(1);
+    w.relay.holdPage(back.page, "session-1");
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(w.relay.size).toBe(0);
+    expect(w.sent.at(-1)?.frame).toEqual({ type: "terminal_close", id: opened.id, user_id: "memory:alice" });
+  });
+
+  it("a sign-in that ends ends the terminals held for it at once", () => {
+    const w = relayWorld();
+    const alice = viewer();
+    const opened = w.relay.open(alice.page, w.nodes.get("home-pc"), { cols: 80, rows: 24 });
+    if (!opened.ok) throw new Error(opened.message);
+    w.relay.holdPage(alice.page, "session-1");
+    w.relay.endSessions(["session-9"]);
+    expect(w.relay.size).toBe(1);
+    w.relay.endSessions(["session-1"]);
+    expect(w.relay.size).toBe(0);
+    expect(w.types()).toEqual(["terminal_open", "terminal_close"]);
   });
 });

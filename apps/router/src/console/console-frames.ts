@@ -31,6 +31,8 @@ export const ConsoleClientFrame = z.discriminatedUnion("type", [
     cols: Cols,
     rows: Rows,
   }),
+  /** Takes back a terminal this sign-in's previous page left (listed in `hello`), under the page's `ref`. */
+  z.object({ type: z.literal("term_attach"), ref: z.string().min(1).max(64), id: TerminalId }),
   z.object({ type: z.literal("term_input"), id: TerminalId, data: z.string().min(1).max(MAX_TERMINAL_DATA) }),
   z.object({ type: z.literal("term_resize"), id: TerminalId, cols: Cols, rows: Rows }),
   z.object({ type: z.literal("term_close"), id: TerminalId }),
@@ -113,6 +115,8 @@ export const ConsoleServerFrame = z.discriminatedUnion("type", [
     /** Admins only. */
     admin_nodes: z.array(AdminNode).optional(),
     messages: z.array(ConsoleMessage),
+    /** Terminals this sign-in's previous page left open, waiting to be taken back (`term_attach`). */
+    terminals: z.array(z.object({ id: TerminalId, node: z.string() })),
     now: z.number(),
   }),
   z.object({
@@ -132,7 +136,7 @@ export const ConsoleServerFrame = z.discriminatedUnion("type", [
   }),
   /** A short answer to something the page did (a button press, a refused frame). */
   z.object({ type: z.literal("toast"), text: z.string() }),
-  /** The terminal asked for as `ref` is being opened, as `id`; or it could not be (`term_failed`). */
+  /** The terminal asked for (or taken back) as `ref` is `id`; or it could not be (`term_failed`). */
   z.object({ type: z.literal("term_started"), ref: z.string(), id: TerminalId, node: z.string() }),
   z.object({ type: z.literal("term_failed"), ref: z.string(), message: z.string() }),
   /** The host runs it: input is taken from now on. */

@@ -64,6 +64,7 @@ export class ConsolePage implements TerminalViewer {
       nodes: this.nodes(),
       ...this.adminNodes(),
       messages: deps.feed.messages(this.userId),
+      terminals: deps.terminals.heldFor(session.id),
       now: deps.now(),
     });
     this.unsubscribe = deps.feed.subscribe(this.userId, (frame: ChatFrame) => this.send(frame));
@@ -186,6 +187,13 @@ export class ConsolePage implements TerminalViewer {
         );
         return;
       }
+      case "term_attach": {
+        const attached = terminals.attach(this, this.session.id, frame.id, (node) =>
+          this.send({ type: "term_started", ref: frame.ref, id: frame.id, node }),
+        );
+        if (!attached.ok) this.send({ type: "term_failed", ref: frame.ref, message: attached.message });
+        return;
+      }
       case "term_input":
         terminals.input(this, frame.id, frame.data);
         return;
@@ -206,6 +214,8 @@ export class ConsolePage implements TerminalViewer {
     clearTimeout(this.nodesTimer);
     this.unsubscribe();
     this.unwatch();
-    this.deps.terminals.closePage(this);
+    // Gone while still signed in (a reload, a dropped connection): its terminals wait for the next page.
+    if (this.deps.sessionIsLive(this.session.id)) this.deps.terminals.holdPage(this, this.session.id);
+    else this.deps.terminals.closePage(this);
   }
 }

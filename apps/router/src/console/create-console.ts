@@ -73,6 +73,7 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
     sendToNode: (nodeId, frame) => deps.registry.connection(nodeId)?.send(frame) ?? false,
     bufferBytes: config.CONSOLE_TERMINAL_BUFFER_BYTES,
     platform: adapter.name,
+    reattachMs: config.CONSOLE_TERMINAL_REATTACH_S * 1000,
     logger,
   });
   terminals.watch((listener) => deps.registry.subscribe(listener));
@@ -95,6 +96,7 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
     for (const page of pages) page.nodesChanged();
   });
   sessions.onEnded((ids) => {
+    terminals.endSessions(ids);
     const ended = new Set(ids);
     for (const page of pages)
       if (ended.has(page.session.id)) page.close(ConsoleCloseCode.SIGNED_OUT, "signed out");

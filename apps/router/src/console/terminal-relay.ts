@@ -11,8 +11,10 @@ import type { TerminalFrame } from "../ws/node-socket.ts";
 // nodes that serve its user, and a host's frames count only for terminals on that host. Output is
 // passed on as it comes; the host's credits (terminal_ack) go back only as the page reports it has
 // written the output to its screen, so a slow browser slows the program, not the router's memory.
-// A terminal ends with its page (closed, signed out), its node (offline, revoked, no longer
-// serving the user) and its program.
+// A page that goes away while its sign-in lives (a reload, a phone dropping its connection) leaves
+// its terminals held for a while: their output waits (within the host's window, as no credit flows)
+// and a page of the same sign-in may take them back. A terminal ends with its page (closed, signed
+// out, not back in time), its node (offline, revoked, no longer serving the user) and its program.
 
 export type TerminalEndReason = TerminalExitReason | "offline" | "refused" | "gone";
 
@@ -33,6 +35,8 @@ export interface TerminalRelayDeps {
   bufferBytes: number;
   /** The platform name hosts record as the terminal's owner's. */
   platform: string;
+  /** How long a terminal whose page went away waits for a page of the same sign-in. */
+  reattachMs: number;
   logger: Logger;
   newId?: () => string;
 }
@@ -40,9 +44,33 @@ export interface TerminalRelayDeps {
 /** Terminals one page may have open; the host's MAX_TERMINALS is the limit that matters. */
 export const MAX_TERMINALS_PER_PAGE = 4;
 
+/** Where a held terminal's output waits for a page of its sign-in to take it back. */
+class HeldTerminal implements TerminalViewer {
+  isOpen = false;
+  readonly chunks: Array<{ data: string; bytes: number }> = [];
+
+  constructor(
+    readonly sessionId: string,
+    readonly userId: string,
+    readonly chatId: string,
+    readonly expiry: NodeJS.Timeout,
+  ) {}
+
+  opened(): void {
+    this.isOpen = true;
+  }
+
+  output(_id: string, data: string, bytes: number): void {
+    this.chunks.push({ data, bytes });
+  }
+
+  ended(): void {}
+}
+
 interface RelayedTerminal {
   id: string;
   nodeId: string;
+  /** The page it shows on, or what holds it while no page does. */
   viewer: TerminalViewer;
   /** The host's window, once it said the terminal runs. */
   window?: number;
@@ -108,9 +136,67 @@ export class TerminalRelay {
     if (terminal) this.end(terminal, { reason: "closed" }, true);
   }
 
-  /** The page closed: its terminals go with it. */
+  /** The page closed, or its sign-in ended: its terminals go with it. */
   closePage(viewer: TerminalViewer): void {
     for (const terminal of this.of(viewer)) this.end(terminal, { reason: "closed" }, true, false);
+  }
+
+  /** The page went away, its sign-in (`sessionId`) still valid: its terminals wait for a page of it. */
+  holdPage(viewer: TerminalViewer, sessionId: string): void {
+    for (const terminal of this.of(viewer)) {
+      const expiry = setTimeout(
+        () => this.end(terminal, { reason: "closed" }, true, false),
+        this.deps.reattachMs,
+      );
+      const held = new HeldTerminal(sessionId, viewer.userId, viewer.chatId, expiry);
+      held.isOpen = terminal.window !== undefined;
+      terminal.viewer = held;
+    }
+  }
+
+  /** The terminals held for a sign-in, for its next page to take back. */
+  heldFor(sessionId: string): Array<{ id: string; node: string }> {
+    return [...this.terminals.values()]
+      .filter(
+        (terminal) => terminal.viewer instanceof HeldTerminal && terminal.viewer.sessionId === sessionId,
+      )
+      .map((terminal) => ({ id: terminal.id, node: terminal.nodeId }));
+  }
+
+  /**
+   * A page of the same sign-in (and so the same user) takes a held terminal back: `attached` is
+   * told its node first, then the page gets what the terminal printed meanwhile. Any other page is
+   * refused, as if there were no such terminal.
+   */
+  attach(
+    viewer: TerminalViewer,
+    sessionId: string,
+    id: string,
+    attached: (node: string) => void,
+  ): OpenResult {
+    const terminal = this.terminals.get(id);
+    const held = terminal?.viewer;
+    if (
+      !terminal ||
+      !(held instanceof HeldTerminal) ||
+      held.sessionId !== sessionId ||
+      held.userId !== viewer.userId
+    )
+      return { ok: false, message: "no such terminal (it ended, or is not this sign-in's)" };
+    clearTimeout(held.expiry);
+    terminal.viewer = viewer;
+    attached(terminal.nodeId);
+    if (held.isOpen) viewer.opened(id);
+    for (const chunk of held.chunks) viewer.output(id, chunk.data, chunk.bytes);
+    return { ok: true, id };
+  }
+
+  /** These sign-ins ended (logout, logout-all, expiry): the terminals held for them end now. */
+  endSessions(sessionIds: readonly string[]): void {
+    const ended = new Set(sessionIds);
+    for (const terminal of [...this.terminals.values()])
+      if (terminal.viewer instanceof HeldTerminal && ended.has(terminal.viewer.sessionId))
+        this.end(terminal, { reason: "closed" }, true, false);
   }
 
   /** A terminal frame from `nodeId`; one about a terminal not on that node is ignored. */
@@ -222,6 +308,7 @@ export class TerminalRelay {
   ): void {
     if (this.terminals.get(terminal.id) !== terminal) return;
     this.terminals.delete(terminal.id);
+    if (terminal.viewer instanceof HeldTerminal) clearTimeout(terminal.viewer.expiry);
     if (closeOnHost)
       this.deps.sendToNode(terminal.nodeId, {
         type: "terminal_close",

@@ -38,9 +38,16 @@ export function App() {
       (frame) => {
         if (frame.type.startsWith("term_")) terminalHub?.receive(frame as TerminalFrame);
         else dispatch(frame as StateFrame);
+        // The terminals the router kept for this sign-in: panels waiting take theirs back, a
+        // reloaded page gets a panel for each.
+        if (frame.type === "hello")
+          terminalHub?.resume(frame.terminals, (held) =>
+            setTerminals((open) => [...open, { ref: `held-${held.id}`, node: held.node, attach: held.id }]),
+          );
       },
       (next) => {
-        if (next !== "open") terminalHub?.disconnected();
+        if (next === "signed-out") terminalHub?.signedOut();
+        else if (next !== "open") terminalHub?.disconnected();
         setLink(next);
       },
     );

@@ -2,7 +2,9 @@ import type { ConsoleServerFrame } from "../../src/console/console-frames.ts";
 import type { ConsoleLink } from "./console-link.ts";
 
 // The page's terminals on the one WebSocket: each panel registers a sink under its own `ref`
-// before asking for a terminal, and gets the router's id, output and end through it.
+// before asking for a terminal (or taking back one its sign-in left open), and gets the router's
+// id, output and end through it. When the socket drops, the router holds the terminals for a
+// while: the panels wait, and take them back once the new socket's `hello` lists them.
 
 export type TerminalFrame = Extract<
   ConsoleServerFrame,
@@ -15,6 +17,14 @@ export interface TerminalSink {
   output(data: string, bytes: number): void;
   /** The terminal is gone (or never came): a line saying why. */
   ended(text: string): void;
+  /** Not gone, but not reachable for now (the connection to the router dropped). */
+  waiting(text: string): void;
+}
+
+/** A terminal the router holds for this sign-in, listed in `hello`. */
+export interface HeldTerminal {
+  id: string;
+  node: string;
 }
 
 /** Most characters of keystrokes in one frame (a paste goes in pieces). */
@@ -23,6 +33,8 @@ const INPUT_PIECE = 16_000;
 export class TerminalHub {
   private readonly byRef = new Map<string, TerminalSink>();
   private readonly byId = new Map<string, TerminalSink>();
+  /** The ref each terminal id was asked for under, to take it back under the same ref. */
+  private readonly refOf = new Map<string, string>();
 
   constructor(private readonly link: ConsoleLink) {}
 
@@ -30,6 +42,28 @@ export class TerminalHub {
     this.byRef.set(ref, sink);
     if (!this.link.send({ type: "term_open", ref, node, cols: size.cols, rows: size.rows }))
       sink.ended("not connected to the router");
+  }
+
+  /** Takes back a terminal the router held for this sign-in (a panel made for it after a reload). */
+  attach(ref: string, id: string, sink: TerminalSink): void {
+    this.byRef.set(ref, sink);
+    if (!this.link.send({ type: "term_attach", ref, id })) sink.ended("not connected to the router");
+  }
+
+  /**
+   * A new socket said which terminals the router still holds for this sign-in: the panels that
+   * were waiting take theirs back, the others end, and `add` makes a panel for each held one this
+   * page has none for (a reload).
+   */
+  resume(held: readonly HeldTerminal[], add: (terminal: HeldTerminal) => void): void {
+    const listed = new Set(held.map((terminal) => terminal.id));
+    for (const [id, sink] of [...this.byId]) {
+      const ref = this.refOf.get(id);
+      if (listed.has(id) && ref && this.link.send({ type: "term_attach", ref, id })) continue;
+      sink.ended("the connection to the router was lost");
+      this.byId.delete(id);
+    }
+    for (const terminal of held) if (!this.byId.has(terminal.id)) add(terminal);
   }
 
   input(id: string, data: string): void {
@@ -49,12 +83,18 @@ export class TerminalHub {
   close(ref: string, id: string | undefined): void {
     this.byRef.delete(ref);
     if (id === undefined) return;
+    this.refOf.delete(id);
     if (this.byId.delete(id)) this.link.send({ type: "term_close", id });
   }
 
-  /** The socket dropped: the router has closed every terminal of this page. */
+  /** The socket dropped: the router holds the terminals for a while; `resume` says which are left. */
   disconnected(): void {
-    for (const sink of this.byId.values()) sink.ended("the connection to the router was lost");
+    for (const sink of this.byId.values()) sink.waiting("reconnecting…");
+  }
+
+  /** Signed out: the router has ended every terminal of this sign-in. */
+  signedOut(): void {
+    for (const sink of this.byId.values()) sink.ended("signed out");
     this.byId.clear();
   }
 
@@ -64,6 +104,7 @@ export class TerminalHub {
         const sink = this.byRef.get(frame.ref);
         if (!sink) return;
         this.byId.set(frame.id, sink);
+        this.refOf.set(frame.id, frame.ref);
         sink.started(frame.id);
         return;
       }
@@ -79,6 +120,7 @@ export class TerminalHub {
       case "term_exit":
         this.byId.get(frame.id)?.ended(exitText(frame));
         this.byId.delete(frame.id);
+        this.refOf.delete(frame.id);
         return;
     }
   }

@@ -9,6 +9,8 @@ import type { TerminalHub, TerminalSink } from "./terminal-hub.ts";
 export interface TerminalEntry {
   ref: string;
   node: string;
+  /** A terminal the router held for this sign-in (after a reload), taken back instead of opened. */
+  attach?: string;
 }
 
 /** Acknowledged in batches of about this much (or when xterm has caught up). */
@@ -63,8 +65,13 @@ export function TerminalPanel(props: { entry: TerminalEntry; hub: TerminalHub; o
         setStatus(text);
         term.write(`\r\n\x1b[2m[${text}]\x1b[0m\r\n`);
       },
+      waiting(text) {
+        running = false;
+        setStatus(text);
+      },
     };
-    hub.open(entry.ref, entry.node, sent, sink);
+    if (entry.attach) hub.attach(entry.ref, entry.attach, sink);
+    else hub.open(entry.ref, entry.node, sent, sink);
     const typing = term.onData((data) => {
       if (id && running) hub.input(id, data);
     });
@@ -78,7 +85,7 @@ export function TerminalPanel(props: { entry: TerminalEntry; hub: TerminalHub; o
       hub.close(entry.ref, id);
       term.dispose();
     };
-  }, [entry.ref, entry.node, hub]);
+  }, [entry.ref, entry.node, entry.attach, hub]);
 
   return (
     <section class="terminal" aria-label={`Terminal on ${entry.node}`}>
