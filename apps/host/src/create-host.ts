@@ -201,12 +201,12 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       ...(editKey ? { edit_key: editKey } : {}),
     });
 
-  const approvals = new ApprovalBroker(
-    config.APPROVAL_TIMEOUT_S * 1000,
+  const approvals = new ApprovalBroker({
+    timeoutMs: config.APPROVAL_TIMEOUT_S * 1000,
     notify,
-    () => clock.now(),
-    overview.changed,
-  );
+    now: () => clock.now(),
+    onChange: overview.changed,
+  });
   // The real CLIs must be installed; agents handed in (tests, embedding) are there by definition.
   const agentEnv = deps.env ?? process.env;
   const missingAgent = (name: AgentName): string | undefined => {
@@ -446,6 +446,16 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     logger: logger.child({ component: "inbox" }),
   });
 
+  // What a user's overview is read from: each store, asked by user.
+  const overviewSources = {
+    sessions,
+    activity: overview.activity,
+    tasks,
+    plans: workers.ledger,
+    schedule: schedules,
+    approvals,
+  };
+
   let runner: RequestRunner | undefined;
   const link = new RouterLink({
     url: config.ROUTER_URL,
@@ -477,15 +487,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       else if (frame.type === "cancel") runner?.cancel(frame.id, frame.reason);
       else if (frame.type === "push_ack") outbox.acknowledge(frame);
       else if (isTerminalFrame(frame)) terminals.link.handle(frame);
-      else if (frame.type === "overview_request")
-        overview.answer(frame, {
-          sessions,
-          activity: overview.activity,
-          tasks,
-          plans: workers.ledger,
-          schedule: schedules,
-          approvals,
-        });
+      else if (frame.type === "overview_request") overview.answer(frame, overviewSources);
       else workers.handle(frame);
     },
     onRegistered: () => {

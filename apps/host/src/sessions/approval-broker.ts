@@ -25,16 +25,20 @@ export interface PendingApproval {
   chatId: string;
 }
 
+export interface ApprovalBrokerDeps {
+  /** An unanswered request is declined after this long (APPROVAL_TIMEOUT_S). */
+  timeoutMs: number;
+  /** Sends the question (and the timeout notice) to the user's chat. */
+  notify: (owner: TaskOwner, text: string, buttons?: Button[][]) => void;
+  now: () => number;
+  /** Told when a user's pending approvals change (asked, answered, timed out, withdrawn). */
+  onChange?: (userId: string) => void;
+}
+
 export class ApprovalBroker {
   private readonly pending = new Map<string, Pending>();
 
-  constructor(
-    private readonly timeoutMs: number,
-    private readonly notify: (owner: TaskOwner, text: string, buttons?: Button[][]) => void,
-    private readonly now: () => number = Date.now,
-    /** Told when a user's pending approvals change (asked, answered, timed out, withdrawn). */
-    private readonly onChange: (userId: string) => void = () => {},
-  ) {}
+  constructor(private readonly deps: ApprovalBrokerDeps) {}
 
   /** Asks the user; resolves true if approved, false if denied or timed out. */
   request(owner: TaskOwner, what: string, signal?: AbortSignal): Promise<boolean> {
@@ -42,15 +46,15 @@ export class ApprovalBroker {
     return new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {
         if (this.settle(id, false))
-          this.notify(owner, `⌛ Approval ${id} was not answered in time; declined.`);
-      }, this.timeoutMs);
-      this.pending.set(id, { owner, what, askedAt: this.now(), resolve, timer });
-      this.onChange(owner.userId);
+          this.deps.notify(owner, `⌛ Approval ${id} was not answered in time; declined.`);
+      }, this.deps.timeoutMs);
+      this.pending.set(id, { owner, what, askedAt: this.deps.now(), resolve, timer });
+      this.deps.onChange?.(owner.userId);
       signal?.addEventListener("abort", () => this.settle(id, false), { once: true });
       // The text keeps the commands: a platform without buttons shows only the text.
-      this.notify(
+      this.deps.notify(
         owner,
-        `🔐 ${what}\nReply /approve ${id} or /deny ${id} (declined automatically in ${formatDuration(this.timeoutMs)}).`,
+        `🔐 ${what}\nReply /approve ${id} or /deny ${id} (declined automatically in ${formatDuration(this.deps.timeoutMs)}).`,
         [
           [
             { label: "Approve", command: `/approve ${id}` },
@@ -77,7 +81,7 @@ export class ApprovalBroker {
         id,
         what: entry.what,
         askedAt: entry.askedAt,
-        expiresAt: entry.askedAt + this.timeoutMs,
+        expiresAt: entry.askedAt + this.deps.timeoutMs,
         chatId: entry.owner.chatId,
       }));
   }
@@ -92,7 +96,7 @@ export class ApprovalBroker {
     this.pending.delete(id);
     clearTimeout(entry.timer);
     entry.resolve(approved);
-    this.onChange(entry.owner.userId);
+    this.deps.onChange?.(entry.owner.userId);
     return true;
   }
 }
