@@ -1,25 +1,12 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
-import { createManualClock, createTestLogger, waitFor } from "@phonework/testkit";
+import { createManualClock } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { createTerminalAdapter } from "../src/chat/terminal-adapter.ts";
-import { RouterConfigSchema } from "../src/config.ts";
-import { createRouter } from "../src/create-router.ts";
-import { consoleLinkFor } from "./console-support.ts";
-import { onCleanup, SECRET, startTestHost, startTestRouter, tempDataDir } from "./support.ts";
+import { consoleLinkFor, fakeAssets, startTerminalChatRouter } from "./console-support.ts";
+import { onCleanup, startTestHost, startTestRouter, tempDataDir } from "./support.ts";
 
 // The console's HTTP side without a browser (fastify's inject): the login exchange, the cookie,
 // the security headers, the rate limit, sessions ending. A placeholder page stands in for the build.
-
-function fakeAssets(): string {
-  const dir = join(tempDataDir(), "console");
-  mkdirSync(dir, { recursive: true });
-  for (const name of ["console.js", "console.css", "login.js"])
-    writeFileSync(join(dir, name), `/* ${name} */`);
-  return dir;
-}
 
 async function start(overrides: Record<string, unknown> = {}, clock = createManualClock()) {
   const t = await startTestRouter(overrides, { consoleAssets: fakeAssets(), clock });
@@ -181,30 +168,10 @@ describe("console over HTTP", () => {
   });
 
   it("the terminal chat's user signs in from its /console and gets the console as an admin", async () => {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    let printed = "";
-    output.on("data", (chunk: Buffer) => {
-      printed += chunk.toString();
-    });
-    const config = RouterConfigSchema.parse({
-      ROUTER_SECRET: SECRET,
-      ROUTER_HOST: "127.0.0.1",
-      ROUTER_PORT: 0,
-      DATA_DIR: tempDataDir(),
-    });
-    const router = createRouter(config, {
-      logger: createTestLogger().logger,
-      chat: [createTerminalAdapter({ input, output, filesDir: tempDataDir() })],
-      consoleAssets: fakeAssets(),
-    });
-    const url = await router.start();
-    onCleanup(() => router.close({ drainMs: 0 }));
+    const { router, url, type, printedMatch } = await startTerminalChatRouter(fakeAssets());
     await startTestHost(router.nodeUrl).ready();
-    input.write("/console\n");
-    const code = await waitFor(() => /\/console\/login\?code=([\w-]+)/.exec(printed)?.[1], {
-      message: "the link",
-    });
+    type("/console");
+    const [, code] = await printedMatch(/\/console\/login\?code=([\w-]+)/);
     const signedIn = await router.app.inject({
       method: "POST",
       url: "/console/login",

@@ -1,8 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import {
-  createTestLogger,
   type FakeResponses,
   killProcesses,
   makeTempDir,
@@ -13,9 +11,6 @@ import {
 } from "@phonework/testkit";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTerminalAdapter } from "../src/chat/terminal-adapter.ts";
-import { RouterConfigSchema } from "../src/config.ts";
-import { createRouter } from "../src/create-router.ts";
 import {
   buildTestAssets,
   launchChromium,
@@ -23,8 +18,9 @@ import {
   screenshot,
   signIn,
   startConsoleHost,
+  startTerminalChatRouter,
 } from "./console-support.ts";
-import { onCleanup, proxyTo, SECRET, tempDataDir } from "./support.ts";
+import { onCleanup, proxyTo } from "./support.ts";
 
 // Issue 19's "done when", in one run: on a phone, the user opens the console from a link their chat
 // gave them (the terminal chat's /console), sees their machine and the coding session they started
@@ -49,36 +45,13 @@ afterAll(async () => {
 });
 
 async function startWorld() {
-  // The terminal chat, as `pnpm standalone` runs it: what is typed goes in, what is printed comes out.
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let printed = "";
-  output.on("data", (chunk: Buffer) => {
-    printed += chunk.toString();
-  });
-  const config = RouterConfigSchema.parse({
-    ROUTER_SECRET: SECRET,
-    ROUTER_HOST: "127.0.0.1",
-    ROUTER_PORT: 0,
-    DATA_DIR: tempDataDir(),
-  });
-  const router = createRouter(config, {
-    logger: createTestLogger().logger,
-    chat: [createTerminalAdapter({ input, output, filesDir: tempDataDir() })],
-    consoleAssets: assets.dir,
-  });
-  const url = await router.start();
-  onCleanup(() => router.close({ drainMs: 0 }));
-  const type = (line: string) => input.write(`${line}\n`);
-  /** The first text printed after `from` that matches. */
-  const printedMatch = (match: RegExp, from = 0, timeoutMs = 15_000) =>
-    waitFor(() => match.exec(printed.slice(from)) ?? undefined, { message: `printed ${match}`, timeoutMs });
+  const chat = await startTerminalChatRouter(assets.dir);
   const dir = makeTempDir();
   for (const sub of ["projects/demo", "home", "codex-home", "tmp"])
     mkdirSync(join(dir.path, sub), { recursive: true });
   writeFileSync(join(dir.path, "codex-home", "config.toml"), codex.codexConfig());
   onCleanup(() => cleanUp(dir));
-  const nat = await proxyTo(router.nodeUrl);
+  const nat = await proxyTo(chat.router.nodeUrl);
   const host = startConsoleHost(
     nat.url,
     {
@@ -100,7 +73,7 @@ async function startWorld() {
     },
   );
   await host.ready();
-  return { url, dir, type, printedMatch, printedLength: () => printed.length };
+  return { ...chat, dir };
 }
 
 async function cleanUp(dir: TempDir) {

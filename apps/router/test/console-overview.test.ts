@@ -1,11 +1,9 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Overview } from "@phonework/protocol";
 import { connectFakeNode, type FakeNode, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { consoleLinkFor } from "./console-support.ts";
-import { memoryId, onCleanup, SECRET, startTestRouter, tempDataDir } from "./support.ts";
+import { consoleLinkFor, fakeAssets } from "./console-support.ts";
+import { memoryId, onCleanup, SECRET, startTestRouter } from "./support.ts";
 
 // The console's live overview, router side, with hosts that speak the wire by hand: who is asked
 // and when, and that a host's answer reaches only the page of the user it was asked about — a
@@ -14,14 +12,6 @@ import { memoryId, onCleanup, SECRET, startTestRouter, tempDataDir } from "./sup
 
 const alice = memoryId("alice");
 const bob = memoryId("bob");
-
-function fakeAssets(): string {
-  const dir = join(tempDataDir(), "console");
-  mkdirSync(dir, { recursive: true });
-  for (const name of ["console.js", "console.css", "login.js"])
-    writeFileSync(join(dir, name), `/* ${name} */`);
-  return dir;
-}
 
 const overviewWith = (what: string): Overview => ({
   sessions: [],

@@ -1,10 +1,14 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { createHost, type Host, HostConfigSchema } from "@phonework/host";
 import { createTestLogger, makeTempDir, repoRoot, waitFor } from "@phonework/testkit";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { buildConsole } from "../../../scripts/bundle-console.ts";
 import type { MemoryChatAdapter } from "../src/chat/memory-adapter.ts";
+import { createTerminalAdapter } from "../src/chat/terminal-adapter.ts";
+import { RouterConfigSchema } from "../src/config.ts";
+import { createRouter, type Router } from "../src/create-router.ts";
 import { onCleanup, SECRET, tempDataDir } from "./support.ts";
 
 // The web console under test in a real browser: Debian's chromium driven by playwright-core. The
@@ -84,4 +88,55 @@ export function startConsoleHost(
   host.start();
   onCleanup(() => host.stop());
   return host;
+}
+
+/** A placeholder page (three empty files) for tests of the console's server side, no build needed. */
+export function fakeAssets(): string {
+  const dir = join(tempDataDir(), "console");
+  mkdirSync(dir, { recursive: true });
+  for (const name of ["console.js", "console.css", "login.js"])
+    writeFileSync(join(dir, name), `/* ${name} */`);
+  return dir;
+}
+
+export interface TerminalChatRouter {
+  router: Router;
+  url: string;
+  /** Types a line in the terminal chat. */
+  type(line: string): void;
+  /** The first match in what the chat printed after offset `from`. */
+  printedMatch(match: RegExp, from?: number, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** How much the chat has printed so far (an offset for printedMatch). */
+  printedLength(): number;
+}
+
+/** A router chatting on a terminal, as `pnpm standalone` does: what is typed goes in, what it prints comes out. */
+export async function startTerminalChatRouter(consoleAssets: string): Promise<TerminalChatRouter> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let printed = "";
+  output.on("data", (chunk: Buffer) => {
+    printed += chunk.toString();
+  });
+  const config = RouterConfigSchema.parse({
+    ROUTER_SECRET: SECRET,
+    ROUTER_HOST: "127.0.0.1",
+    ROUTER_PORT: 0,
+    DATA_DIR: tempDataDir(),
+  });
+  const router = createRouter(config, {
+    logger: createTestLogger().logger,
+    chat: [createTerminalAdapter({ input, output, filesDir: tempDataDir() })],
+    consoleAssets,
+  });
+  const url = await router.start();
+  onCleanup(() => router.close({ drainMs: 0 }));
+  return {
+    router,
+    url,
+    type: (line) => input.write(`${line}\n`),
+    printedMatch: (match, from = 0, timeoutMs = 15_000) =>
+      waitFor(() => match.exec(printed.slice(from)) ?? undefined, { message: `printed ${match}`, timeoutMs }),
+    printedLength: () => printed.length,
+  };
 }
