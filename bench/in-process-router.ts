@@ -1,6 +1,6 @@
 import { createMemoryChatAdapter, type MemoryChatAdapter } from "../apps/router/src/chat/memory-adapter.ts";
 import { type RouterConfig, RouterConfigSchema } from "../apps/router/src/config.ts";
-import { createRouter, type Router } from "../apps/router/src/create-router.ts";
+import { createRouter, type Router, type RouterDeps } from "../apps/router/src/create-router.ts";
 import { createLogger } from "../packages/runtime/src/logger.ts";
 import type { Cleanup } from "./cleanup.ts";
 import { BENCH_SECRET } from "./router-control.ts";
@@ -13,6 +13,8 @@ type ReplyWaiter = { match: (text: string) => boolean; resolve: (text: string) =
 
 export interface InProcessRouter {
   readonly router: Router;
+  /** Where it listens for HTTP (the console), e.g. http://127.0.0.1:PORT. */
+  readonly url: string;
   readonly chat: MemoryChatAdapter;
   /** Resolves with the next text sent to `userId` that `match` accepts (any text by default). */
   nextReply(userId: string, match?: (text: string) => boolean): Promise<string>;
@@ -21,6 +23,7 @@ export interface InProcessRouter {
 export async function startInProcessRouter(
   cleanup: Cleanup,
   overrides: Partial<Record<keyof RouterConfig, unknown>> = {},
+  deps: Pick<RouterDeps, "consoleAssets"> = {},
 ): Promise<InProcessRouter> {
   const config = RouterConfigSchema.parse({
     ROUTER_SECRET: BENCH_SECRET,
@@ -42,11 +45,12 @@ export async function startInProcessRouter(
     return sent;
   };
 
-  const router = createRouter(config, { logger: createLogger({ level: "silent" }), chat: [chat] });
+  const router = createRouter(config, { logger: createLogger({ level: "silent" }), chat: [chat], ...deps });
   cleanup.add(() => router.close({ drainMs: 0 }));
-  await router.start();
+  const url = await router.start();
   return {
     router,
+    url,
     chat,
     nextReply: (userId, match = () => true) =>
       new Promise((resolve) => {

@@ -1,8 +1,8 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { createHost, type Host, HostConfigSchema } from "@phonework/host";
-import { createTestLogger, makeTempDir, repoRoot, waitFor } from "@phonework/testkit";
+import { createTestLogger, makeTempDir, placeholderConsolePage, repoRoot, waitFor } from "@phonework/testkit";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { buildConsole } from "../../../scripts/bundle-console.ts";
 import type { MemoryChatAdapter } from "../src/chat/memory-adapter.ts";
@@ -91,13 +91,7 @@ export function startConsoleHost(
 }
 
 /** A placeholder page (three empty files) for tests of the console's server side, no build needed. */
-export function fakeAssets(): string {
-  const dir = join(tempDataDir(), "console");
-  mkdirSync(dir, { recursive: true });
-  for (const name of ["console.js", "console.css", "login.js"])
-    writeFileSync(join(dir, name), `/* ${name} */`);
-  return dir;
-}
+export const fakeAssets = (): string => placeholderConsolePage(tempDataDir());
 
 export interface TerminalChatRouter {
   router: Router;

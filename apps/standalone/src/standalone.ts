@@ -26,6 +26,8 @@ interface CommonDeps {
   clock?: Clock;
   /** The logger's secret values: codes minted at run time (join, console) are added, so no line shows them. */
   secrets?: { add(value: string): void };
+  /** The web console's built page (default: the router's, found beside its code). */
+  consoleAssets?: string;
 }
 
 export type StandaloneDeps =
@@ -89,6 +91,7 @@ export async function startStandalone(config: StandaloneConfig, deps: Standalone
       clock,
       db,
       ...(deps.secrets ? { secrets: deps.secrets } : {}),
+      ...(deps.consoleAssets ? { consoleAssets: deps.consoleAssets } : {}),
     });
   } catch (error) {
     db.close(); // the router, once built, owns it

@@ -33,7 +33,6 @@ export async function startHarness(
   env: NodeJS.ProcessEnv = process.env,
   userId = "me",
   clock?: Clock,
-  secrets?: { add(value: string): void },
 ): Promise<ChatHarness> {
   const config = StandaloneConfigSchema.parse({
     NODE_ID: "home-pc",
@@ -48,7 +47,6 @@ export async function startHarness(
     chat,
     env,
     ...(clock ? { clock } : {}),
-    ...(secrets ? { secrets } : {}),
   });
   const texts = () => chat.textsFor(userId);
   return {

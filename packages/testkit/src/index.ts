@@ -13,6 +13,7 @@ export * from "./git-repo.ts";
 export * from "./hostile-frames.ts";
 export * from "./http-server.ts";
 export * from "./manual-clock.ts";
+export * from "./placeholder-console-page.ts";
 export * from "./plan-script.ts";
 export * from "./probe-exchange.ts";
 export * from "./process-errors.ts";
