@@ -24,6 +24,7 @@ import { withChannelIntake } from "./handler/channel-intake.ts";
 import { createInbox } from "./handler/inbox.ts";
 import type { MessageHandler } from "./handler/message-handler.ts";
 import type { NodeIdentity } from "./identity/node-identity.ts";
+import { NodeOwners } from "./link/node-owners.ts";
 import { Outbox, type OutboxItem } from "./link/outbox.ts";
 import { RequestRunner } from "./link/request-runner.ts";
 import { RouterLink, type RouterTls } from "./link/router-link.ts";
@@ -151,6 +152,8 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   });
   const { access: channelAccess, contexts: history } = channels;
   const servesUser = servesUserRule(config.SERVES_USERS);
+  // Who owns this node, as the router says at each registration: only they change host-wide state.
+  const owners = new NodeOwners();
   // The console's view of each user's work here: told what changes, asked by the router.
   const overview = createOverview({
     send: (frame) => link.send(frame),
@@ -292,7 +295,8 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       maxFileBytes: config.MAX_FILE_BYTES,
       workspace: {
         root: workspace.root,
-        hiddenFor: (ctx) => channelAccess.hiddenDirs(ctx.userId, channelOf(ctx.platform, ctx.chatId)),
+        hiddenFor: (ctx) =>
+          channelAccess.hiddenDirs(ctx.userId, channelOf(ctx.platform, ctx.chatId), ctx.isolated),
       },
     }),
     ...createBackgroundTools(tasks, config.WORKING_DIR, clock, sessions),
@@ -315,12 +319,17 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     logger,
   });
   const skills = new SkillLibrary(workspace, logger.child({ component: "skills" }));
-  const memory = new MemoryFiles(workspace);
+  const memory = new MemoryFiles(workspace, join(stateDir, "user-memory"));
   promptSections.push(workspacePromptSection(workspace));
-  promptSections.push(memoryPromptSection(memory, config.MEMORY_MAX_TOKENS));
+  promptSections.push(memoryPromptSection(memory, owners, config.MEMORY_MAX_TOKENS));
   promptSections.push(skillsPromptSection(skills));
   // The assistant's own tools, not workers' (those get baseTools): memory is the chat's, not a subtask's.
-  const builtInTools = [...baseTools, ...workers.tools, createSkillTool(skills), createMemoryTool(memory)];
+  const builtInTools = [
+    ...baseTools,
+    ...workers.tools,
+    createSkillTool(skills),
+    createMemoryTool(memory, owners),
+  ];
   const customTools = new CustomTools({
     dir: workspace.toolsDir,
     // "web" too: it is built in, even where it is not configured.
@@ -389,7 +398,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     ...threadCommands(threads),
     ...scheduleCommands(schedules),
     ...workers.commands,
-    ...memoryCommands(memory),
+    ...memoryCommands(memory, owners),
     ...contextCommands(history),
     ...terminalCommands(terminals.chat),
     skillsCommand(skills),
@@ -490,7 +499,8 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       else if (frame.type === "overview_request") overview.answer(frame, overviewSources);
       else workers.handle(frame);
     },
-    onRegistered: () => {
+    onRegistered: (frame) => {
+      owners.update(frame.owners);
       // The join code did its work: keep the key, and never present the code again.
       if (!deps.identity?.joinCode) return;
       deps.identity.save();
@@ -511,6 +521,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     (frame) => link.send(frame),
     (answer, deliveryId) => outbox.enqueue(answer, deliveryId),
     logger,
+    servesUser,
   );
   outbox.attach(link);
   // A console's terminals end with the link: nobody is left to see them.

@@ -3,7 +3,7 @@ import { OUTBOX_MIGRATION } from "./link/outbox.ts";
 import { JOBS_EVENTS_MIGRATION, JOBS_MIGRATION } from "./schedule/job-store.ts";
 import { SESSIONS_MIGRATION } from "./sessions/session-store.ts";
 import { TASKS_MIGRATION } from "./tasks/task-store.ts";
-import { PLANS_MIGRATION } from "./workers/plan-ledger.ts";
+import { PLANS_MIGRATION, PLANS_REQUEST_MIGRATION } from "./workers/plan-ledger.ts";
 import { CHANNEL_MEMBERS_MIGRATION } from "./workspace/channel-access.ts";
 
 // The host's SQLite file: the durable outbox, scheduled jobs and workspace events, background
@@ -18,6 +18,7 @@ const HOST_MIGRATIONS = [
   PLANS_MIGRATION,
   JOBS_EVENTS_MIGRATION,
   CHANNEL_MEMBERS_MIGRATION,
+  PLANS_REQUEST_MIGRATION,
 ];
 
 export function openHostDatabase(path: string): SqliteDatabase {

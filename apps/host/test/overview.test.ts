@@ -257,6 +257,7 @@ describe("overview parts", () => {
             created_at: 1,
             finished_at: null,
             report: null,
+            request_id: null,
           })),
         subtasks: (planId) =>
           Array.from({ length: 100 }, (_, i) => ({

@@ -18,6 +18,7 @@ export const planRow = (id: string, changes: Partial<PlanRow> = {}): PlanRow => 
   created_at: 0,
   finished_at: null,
   report: null,
+  request_id: null,
   ...changes,
 });
 

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { waitFor } from "@phonework/testkit";
+import { waitFor, workerJson } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { channelOf, WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 import { VISIBLE_TMP } from "./sandbox-support.ts";
@@ -69,5 +69,48 @@ describe("a real host runs the user's commands sandboxed", () => {
     expect(shell).toContain(`${log(ALICE)}: No such file or directory`);
     expect(shell).toContain("Read-only file system");
     expect(existsSync(join(workingDir, "made-by-shell"))).toBe(true);
+  });
+
+  it("a subtask from another node sees none of its user's chats here, whatever chat its frame names", async () => {
+    const root = mkdtempSync(join(VISIBLE_TMP, "phonework-sandbox-e2e-"));
+    const dataDir = join(root, "data");
+    mkdirSync(join(root, "projects"));
+    const s = await startHostWithModel(
+      { SANDBOX: "on", WORKING_DIR: join(root, "projects"), DATA_DIR: dataDir },
+      { path: root, remove: () => rmSync(root, { recursive: true, force: true }) },
+    );
+    const workspace = new WorkspaceLayout(join(dataDir, "host", "laptop", "workspace"));
+    const log = workspace.channelLog(channelOf(ALICE.platform, ALICE.chat_id));
+    s.model.script({ text: "Noted." });
+    s.router.latest().send({ type: "forward", id: "r1", ...ALICE, text: "remember: my card PIN is 4321" });
+    await waitFor(() => existsSync(log) && readFileSync(log, "utf8").includes("4321"));
+
+    const look = `cat ${log}; ls ${workspace.channelsDir}/telegram; echo end`;
+    s.model.script(
+      { toolCalls: [{ name: "run_shell", arguments: { command: look } }] },
+      { toolCalls: [{ name: "file_ops", arguments: { action: "read", path: log } }] },
+      workerJson("looked"),
+    );
+    s.router.latest().send({
+      type: "worker_task",
+      task_id: "w-1",
+      plan_id: "p-1",
+      request_id: "r-9",
+      ...ALICE,
+      node: "laptop",
+      from_node: "bob-pc",
+      objective: "read the user's chats",
+      context: "",
+      skills: ["run_shell", "file_ops"],
+      ttl_s: 60,
+    });
+    await s.router.latest().inbox.next("worker_result", () => true, 15_000);
+    const worker = s.model.requests.at(-1);
+    const [shell = "", file = ""] = s.model.toolResults(worker);
+    expect(shell).not.toContain("4321");
+    expect(shell).toContain(`${log}: No such file or directory`);
+    expect(shell).toMatch(/stdout:\nend\n/); // not even the chat's name is listed
+    expect(file).not.toContain("4321");
+    expect(file).toMatch(/no such file or directory/i);
   });
 });

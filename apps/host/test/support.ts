@@ -4,6 +4,7 @@ import {
   createTestLogger,
   type FakeOpenAI,
   type FakeRouter,
+  type FakeRouterOptions,
   makeTempDir,
   startFakeOpenAI,
   startFakeRouter,
@@ -101,10 +102,11 @@ export async function startHostWithModel(
   overrides: Record<string, unknown> = {},
   dir: { path: string; remove?: () => void } = makeTempDir(),
   deps: Partial<HostDeps> = {},
+  routerOptions: Omit<FakeRouterOptions, "secret"> = {},
 ): Promise<{ router: FakeRouter; model: FakeOpenAI; host: Host; dir: string }> {
   const secret = "host-with-model";
   if (dir.remove) onCleanup(dir.remove);
-  const router = await startFakeRouter({ secret });
+  const router = await startFakeRouter({ secret, ...routerOptions });
   const model = await startFakeOpenAI();
   onCleanup(() => router.close());
   onCleanup(() => model.close());

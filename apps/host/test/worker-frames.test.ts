@@ -18,6 +18,8 @@ async function setup(overrides: Record<string, unknown> = {}) {
 const task = (extra: Record<string, unknown> = {}) => ({
   type: "worker_task",
   task_id: "w-1",
+  plan_id: "p-1",
+  request_id: "r-1",
   user_id: "telegram:1",
   node: "laptop",
   from_node: "home-pc",
@@ -66,6 +68,17 @@ describe("worker frames a host receives", () => {
     expect(await s.router.latest().inbox.next("worker_status")).toMatchObject({
       ok: false,
       error: { code: "UNAUTHORIZED" },
+    });
+    // Through an older router, which did not check that the user started the plan on its master.
+    const { plan_id: _plan, request_id: _request, ...unchecked } = task({ task_id: "w-4" });
+    s.router.latest().send(unchecked);
+    expect(await s.router.latest().inbox.next("worker_status")).toMatchObject({
+      task_id: "w-4",
+      ok: false,
+      error: {
+        code: "UNAUTHORIZED",
+        message: "a worker task must name the plan and request that started it",
+      },
     });
     for (const skill of ["run_background", "delegate", "coding_session", "../../etc"]) {
       s.router.latest().send(task({ task_id: `w-${skill.length}-${skill.slice(0, 3)}`, skills: [skill] }));

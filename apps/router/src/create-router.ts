@@ -15,6 +15,7 @@ import { DeliveryLedger } from "./chat/delivery-ledger.ts";
 import { MessageDispatcher } from "./chat/message-dispatcher.ts";
 import { NodeNotices } from "./chat/node-notices.ts";
 import type { PlatformAdapter } from "./chat/platform-adapter.ts";
+import { TERMINAL_PLATFORM, TERMINAL_USER } from "./chat/terminal-adapter.ts";
 import { registerWebhookRoutes } from "./chat/webhook/webhook-routes.ts";
 import type { RouterConfig } from "./config.ts";
 import { createConsole, type WebConsole } from "./console/create-console.ts";
@@ -27,13 +28,14 @@ import { routerVersion } from "./router-version.ts";
 import { defaultRoutingSteps } from "./routing/default-routing.ts";
 import type { RoutingStep } from "./routing/routing-step.ts";
 import { createForwarder } from "./rpc/forwarder.ts";
-import { WorkerRelay } from "./rpc/worker-relay.ts";
 import { DeliveredStore } from "./state/delivered-store.ts";
 import { qualifyLegacyIds } from "./state/legacy-ids.ts";
 import { RequestLog } from "./state/request-log.ts";
 import { openRouterDatabase, routerDatabasePath } from "./state/router-db.ts";
 import { UserStateStore } from "./state/user-state-store.ts";
 import { readTlsFiles } from "./tls-files.ts";
+import { PlanGrants } from "./workers/plan-grants.ts";
+import { WorkerRelay } from "./workers/worker-relay.ts";
 import type { NodeConnection } from "./ws/node-connection.ts";
 import { registerNodeEndpoint } from "./ws/node-endpoint.ts";
 import { attachNodeWebSocket } from "./ws/node-websocket.ts";
@@ -149,6 +151,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   });
   const workers = new WorkerRelay({
     nodes: registry,
+    grants: new PlanGrants(db, requests, config.DELIVERED_TTL_S * 1000, now),
     sendToNode: (nodeId, frame) => registry.connection(nodeId)?.send(frame) ?? false,
     now,
     logger: logger.child({ component: "workers" }),
@@ -221,6 +224,13 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
         workers,
         ...(webConsole ? { terminals: webConsole.terminals, overviews: webConsole.overviews } : {}),
         qualifyUsers: (ids) => access.qualifyServedUsers(ids),
+        ownersOf: (paired) =>
+          paired
+            ? [paired.owner]
+            : [
+                ...admins.users,
+                ...(chats.some((chat) => chat.name === TERMINAL_PLATFORM) ? [TERMINAL_USER] : []),
+              ],
       },
       secret,
     );

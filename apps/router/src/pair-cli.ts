@@ -8,6 +8,7 @@ import {
 import { routerAdmins } from "./chat/adapter-access.ts";
 import { adapterSpecs } from "./chat/config/adapter-specs.ts";
 import { qualify } from "./chat/qualified-id.ts";
+import { TERMINAL_USER } from "./chat/terminal-adapter.ts";
 import type { RouterConfig } from "./config.ts";
 import { RouterConfigSchema } from "./config.ts";
 import { NodeStore } from "./pairing/node-store.ts";
@@ -76,5 +77,5 @@ export function printJoinCode(
 function defaultOwner(specs: ReturnType<typeof adapterSpecs>): string | undefined {
   const admins = routerAdmins(specs);
   if (admins.length === 1) return admins[0];
-  return specs.length > 0 ? undefined : "terminal:local";
+  return specs.length > 0 ? undefined : TERMINAL_USER;
 }

@@ -10,7 +10,7 @@ import {
   reconnect,
   startPairingRouter,
 } from "./pairing-support.ts";
-import { onCleanup, SECRET, startTestRouter } from "./support.ts";
+import { memoryId, onCleanup, SECRET, startTestRouter } from "./support.ts";
 
 // Hosts are paired, each with its own key, over real sockets — and every way an attacker would
 // try to become, or speak for, another node fails.
@@ -168,20 +168,73 @@ describe("a node id belongs to its key", () => {
     );
   });
 
-  it("display-name squatting is refused: the squatter keeps its id as its name, and @name reaches the real node", async () => {
+  it("display-name squatting is refused at register, saying why; a pairing join keeps its key under its id", async () => {
     const t = await startPairingRouter();
-    const { node: real } = await pairedNode(t, "home-pc", { display_name: "Home PC" });
+    const { node: real, key: realKey } = await pairedNode(t, "home-pc", { display_name: "Home PC" });
     echo(real, "home-pc");
-    const { node: squatter } = await pairedNode(t, "other", { display_name: "home pc" });
+    // The join that pairs a squatter's key cannot be undone: it registers once under its id...
+    const { node: squatter, key } = await pairedNode(t, "other", { display_name: "home pc" });
     echo(squatter, "other");
     expect(t.router.registry.get("other")?.displayName).toBe("other");
-    const { node: idSquatter } = await pairedNode(t, "third", { display_name: "HOME-PC" });
-    echo(idSquatter, "third");
-    expect(t.router.registry.get("third")?.displayName).toBe("third");
+    squatter.kill();
+    await waitFor(() => t.router.registry.get("other")?.status === "offline");
+    // ...and from then on each name that is, or begins, what home-pc answers to is refused.
+    const refusals: Array<[string, string]> = [
+      ["home pc", 'is "Home PC", the name of node "home-pc"'],
+      ["HOME-PC", 'is "home-pc", the id of another node'],
+      ["home-pc /shell", 'begins with "home-pc", the id of another node'],
+      ["Home PC, files", 'begins with "Home PC", the name of node "home-pc"'],
+      ["Home", 'it begins the name of node "home-pc" ("Home PC")'],
+    ];
+    for (const [name, why] of refusals) {
+      const { answer } = await reconnect(t, key, "other", { display_name: name });
+      expect(answer).toMatchObject({ type: "register_error", code: "BAD_FRAME" });
+      expect(String(answer.reason)).toContain(why);
+      expect(String(answer.reason)).toContain("set DISPLAY_NAME to another name");
+    }
+    expect(t.router.registry.get("other")?.status).toBe("offline");
+    // A name of its own is fine, and the real node keeps its name across reconnects.
+    expect((await reconnect(t, key, "other", { display_name: "Garage box" })).answer.type).toBe(
+      "register_ok",
+    );
+    real.kill();
+    const { node: back, answer } = await reconnect(t, realKey, "home-pc", { display_name: "Home PC" });
+    expect(answer.type).toBe("register_ok");
+    echo(back, "home-pc");
     t.chat.receive({ userId: ADMIN, text: "@Home PC are you there?" });
-    await waitFor(() => t.chat.textsFor(ADMIN).some((text) => text.endsWith("home-pc: are you there?")));
-    expect(squatter.inbox.ofType("forward")).toEqual([]);
-    expect(JSON.stringify(t.logs())).toContain("display name taken by another node of the same user");
+    // Reached by the name its host chose: the answer names the node by its id.
+    const answer2 = await waitFor(() =>
+      t.chat.textsFor(ADMIN).find((text) => text.includes("home-pc: are you there?")),
+    );
+    expect(answer2).toBe("[home-pc] home-pc: are you there?");
+    expect(JSON.stringify(t.logs())).toContain("refused node: display name");
+  });
+
+  it("a node shared with a user cannot take a name that captures messages for the user's own node", async () => {
+    const t = await startPairingRouter({ ALLOWED_USERS: "u1,u2", ADMINS: "u1,u2" });
+    const { node: alice } = await pairedNode(t, "alice-pc");
+    echo(alice, "alice-pc");
+    // bob-pc is u2's (u2 paired it), shared with u1; its host then names itself after alice-pc's id.
+    const code = await askJoinCode(t, "bob-pc", "u2");
+    const bobKey = makeNodeKey();
+    const bob = await connectFakeNode({ url: t.nodeUrl });
+    onCleanup(() => bob.kill());
+    await bob.registerWithKey(bobKey, "bob-pc", { joinCode: code });
+    t.chat.receive({ userId: "u2", text: `/share bob-pc ${ADMIN}` });
+    await waitFor(() => t.router.registry.get("bob-pc")?.servesUsers.includes(ADMIN_ID));
+    expect(t.router.registry.get("bob-pc")?.owner).toBe(memoryId("u2"));
+    bob.kill();
+    const { answer } = await reconnect(t, bobKey, "bob-pc", { display_name: "alice-pc /shell" });
+    expect(answer).toMatchObject({ type: "register_error" });
+    expect(String(answer.reason)).toContain('begins with "alice-pc"');
+
+    const { node: again } = await reconnect(t, bobKey, "bob-pc");
+    echo(again, "bob-pc");
+    t.chat.receive({ userId: ADMIN, text: "@alice-pc /shell cat ~/notes.txt" });
+    await waitFor(() =>
+      t.chat.textsFor(ADMIN).some((text) => text.includes("alice-pc: /shell cat ~/notes.txt")),
+    );
+    expect(again.inbox.ofType("forward")).toEqual([]);
   });
 });
 

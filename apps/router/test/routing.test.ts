@@ -324,14 +324,15 @@ describe("findExplicitTarget", () => {
     ["@work-server run tests", "work-server", "run tests"],
     ["@work run tests", "work", "run tests"],
     ["on work-server: run tests", "work-server", "run tests"],
-    ["On Work Server： 跑测试", "work-server", "跑测试"],
+    ["On Work Server： 跑测试", "work-server", "跑测试", true],
     ["@WORK-SERVER, hi", "work-server", "hi"],
     ["@home-pc", "home-pc", ""],
-  ])("%s → %s", (text, nodeId, rest) => {
+  ] as const)("%s → %s", (text, nodeId, rest, byName?: true) => {
     expect(findExplicitTarget(text, nodes)).toEqual({
       kind: "node",
       node: expect.objectContaining({ nodeId }),
       rest,
+      ...(byName ? { byName } : {}),
     });
   });
 
@@ -349,6 +350,19 @@ describe("findExplicitTarget", () => {
     ["@hom-pc /shell pwd", "hom-pc"],
   ])("%s → unknown node %s", (text, name) => {
     expect(findExplicitTarget(text, nodes)).toEqual({ kind: "unknown", name, sameName: [] });
+  });
+
+  it("an id always wins, even over a longer display name that begins with it", () => {
+    const squatted = [node("alice-pc"), node("bob-pc", "alice-pc /shell")];
+    expect(findExplicitTarget("@alice-pc /shell cat ~/notes.txt", squatted)).toEqual({
+      kind: "node",
+      node: expect.objectContaining({ nodeId: "alice-pc" }),
+      rest: "/shell cat ~/notes.txt",
+    });
+    expect(findExplicitTarget("@Home hi", [node("home"), node("pc", "Home PC")])).toMatchObject({
+      node: { nodeId: "home" },
+      rest: "hi",
+    });
   });
 
   it("ids are matched before display names; two nodes answering to one name is a question", () => {

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { memoryId, onCleanup, SECRET, startTestRouter, type TestRouter } from "./support.ts";
 
 // Master/Worker frames between fake hosts over real sockets, tried as a hostile host would: a
-// node may only reach the nodes of a user it serves, and never speak under another node's name.
+// node may only reach the nodes of a user it serves, only for a plan that user started on it, and
+// never speak under another node's name.
 
 const U1 = memoryId("u1");
 
@@ -61,9 +62,23 @@ async function withTask() {
   const t = await startTestRouter();
   const master = await join(t, "home-pc");
   const worker = await join(t, "work-srv");
-  master.send(task());
+  const grant = await requestTo(t, master, "home-pc");
+  master.send(task(grant));
   await worker.inbox.next("worker_task");
-  return { t, master, worker };
+  return { t, master, worker, grant };
+}
+
+/** What a master's task names of its plan: a plan started in the turn of request `request_id`. */
+type Grant = { plan_id: string; request_id: string };
+
+/**
+ * A message from `user` that the router forwards to `nodeId` (`node` is that node's socket): the
+ * request a plan started in its turn names. Resolves with that grant for plan `planId`.
+ */
+async function requestTo(t: TestRouter, node: FakeNode, nodeId: string, user = "u1", planId = "p-1") {
+  await t.chat.receive({ userId: user, text: `@${nodeId} run the release checks on my machines` });
+  const forward = await node.inbox.next("forward", (f) => f.user_id === memoryId(user));
+  return { plan_id: planId, request_id: String(forward.id) } satisfies Grant;
 }
 
 const statusOf = (node: FakeNode, taskId: string) =>
@@ -75,9 +90,11 @@ describe("worker tasks", () => {
     const master = await join(t, "home-pc");
     const worker = await join(t, "work-srv");
     await join(t, "laptop");
-    master.send(task({ from_node: "laptop" }));
+    const grant = await requestTo(t, master, "home-pc");
+    // The chat it claims is not where the plan came from: the router's record of the request is.
+    master.send(task({ ...grant, from_node: "laptop", platform: "memory", chat_id: "memory:chat-u2" }));
     const relayed = await worker.inbox.next("worker_task");
-    expect(relayed).toEqual({ ...task(), from_node: "home-pc" });
+    expect(relayed).toEqual({ ...task(grant), from_node: "home-pc", chat_id: "memory:chat-u1" });
 
     worker.send({ type: "worker_status", task_id: "w-1", ok: true, from_node: "laptop" });
     expect(await statusOf(master, "w-1")).toEqual({
@@ -138,18 +155,19 @@ describe("worker tasks", () => {
   });
 
   it("refuses a task id another master has in flight, and a master past its share of the in-flight table", async () => {
-    const { t, master, worker } = await withTask();
+    const { t, master, worker, grant } = await withTask();
     const other = await join(t, "laptop");
-    other.send(task());
+    const otherGrant = await requestTo(t, other, "laptop");
+    other.send(task(otherGrant));
     expect((await statusOf(other, "w-1")).error).toMatchObject({ code: "BAD_FRAME" });
 
-    for (let i = 2; i <= 1001; i++) master.send(task({ task_id: `w-${i}` }));
+    for (let i = 2; i <= 1001; i++) master.send(task({ ...grant, task_id: `w-${i}` }));
     expect((await statusOf(master, "w-1001")).error).toMatchObject({ code: "QUEUE_FULL" });
     await flush(worker);
     expect(worker.inbox.ofType("worker_task")).toHaveLength(1000);
     expect(worker.inbox.ofType("worker_task").filter((f) => f.from_node !== "home-pc")).toEqual([]);
     // One master's flood does not lock the others out.
-    other.send(task({ task_id: "l-1" }));
+    other.send(task({ ...otherGrant, task_id: "l-1" }));
     expect(await worker.inbox.next("worker_task", (f) => f.task_id === "l-1")).toMatchObject({
       from_node: "laptop",
     });
@@ -181,6 +199,57 @@ describe("worker tasks", () => {
     expect(master.inbox.ofType("worker_status")).toEqual([]);
     worker.send({ type: "worker_status", task_id: "w-1", ok: true });
     expect(await statusOf(master, "w-1")).toMatchObject({ ok: true, from_node: "work-srv" });
+  });
+});
+
+describe("a node shared with a user cannot act as that user on the user's other nodes", () => {
+  /** bob-pc serves u2 (its owner) and u1 (shared with); alice-pc is u1's own. */
+  async function sharedNode() {
+    const t = await startTestRouter();
+    const bob = await join(t, "bob-pc", { serves_users: ["u1", "u2"] });
+    const alice = await join(t, "alice-pc");
+    const refused = async (taskId: string, fields: Record<string, unknown>) => {
+      bob.send(task({ task_id: taskId, node: "alice-pc", ...fields }));
+      const status = await statusOf(bob, taskId);
+      expect(status).toMatchObject({ ok: false, from_node: "alice-pc", error: { code: "UNAUTHORIZED" } });
+      return String((status.error as { message?: string } | undefined)?.message);
+    };
+    return { t, bob, alice, refused };
+  }
+
+  it("refuses a task for a plan u1 never started on bob-pc: none named, another node's request, another user's, made up", async () => {
+    const { t, bob, alice, refused } = await sharedNode();
+    expect(await refused("w-none", {})).toMatch(/names no plan and request/);
+    // A request of u1's that went to alice-pc, and one of u2's that went to bob-pc.
+    const leaked = await requestTo(t, alice, "alice-pc");
+    expect(await refused("w-leaked", leaked)).toMatch(
+      /no message from this user was forwarded to node "bob-pc"/,
+    );
+    const own = await requestTo(t, bob, "bob-pc", "u2");
+    expect(await refused("w-u2", own)).toMatch(/no message from this user was forwarded/);
+    expect(await refused("w-made-up", { plan_id: "p-1", request_id: "guessed" })).toMatch(
+      /no message from this user/,
+    );
+    await flush(alice);
+    expect(alice.inbox.ofType("worker_task")).toEqual([]);
+    expect(t.logs().some((line) => line.msg === "worker task refused" && line.level === 40)).toBe(true);
+  });
+
+  it("relays work u1 started on bob-pc, for that plan only, and no more plans than one request may start", async () => {
+    const { t, bob, alice, refused } = await sharedNode();
+    const grant = await requestTo(t, bob, "bob-pc");
+    bob.send(task({ ...grant, task_id: "w-1", node: "alice-pc" }));
+    expect(await alice.inbox.next("worker_task")).toMatchObject({ task_id: "w-1", from_node: "bob-pc" });
+    // The plan is bound to its request: it cannot be claimed for another one of u1's.
+    const later = await requestTo(t, bob, "bob-pc");
+    expect(await refused("w-rebound", { ...later, plan_id: grant.plan_id })).toMatch(
+      /plan "p-1" was not started by this user's request/,
+    );
+    for (let i = 2; i <= 10; i++) {
+      bob.send(task({ ...grant, plan_id: `p-${i}`, task_id: `w-p${i}`, node: "alice-pc" }));
+      await alice.inbox.next("worker_task", (f) => f.task_id === `w-p${i}`);
+    }
+    expect(await refused("w-p11", { ...grant, plan_id: "p-11" })).toMatch(/already started 10 plans/);
   });
 });
 

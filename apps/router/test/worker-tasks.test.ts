@@ -1,7 +1,7 @@
 import { createManualClock } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { InFlightTasks } from "../src/rpc/worker-tasks.ts";
 import { BoundedMap } from "../src/state/bounded-map.ts";
+import { InFlightTasks } from "../src/workers/worker-tasks.ts";
 
 // The router's in-memory tables for worker tasks are bounded: overall, per master, and with
 // tasks past their ttl making room.

@@ -82,6 +82,14 @@ export const WorkerTaskFrame = z.object({
   type: z.literal("worker_task"),
   /** Unique per attempt. */
   task_id: Id,
+  /**
+   * The plan the subtask belongs to, and the forwarded request (`forward.id`) in whose turn the
+   * user started it: the router relays a task only for a plan that a request it forwarded to this
+   * master, for this user, started. Optional on the wire (v3 is additive); the router refuses a
+   * task without them.
+   */
+  plan_id: Id.optional(),
+  request_id: Id.optional(),
   user_id: UserId,
   platform: z.string().max(64).optional(),
   chat_id: z.string().max(256).optional(),
@@ -297,6 +305,12 @@ export const RegisterOkFrame = z.object({
   heartbeat_interval_s: z.number().positive(),
   heartbeat_timeout_s: z.number().positive(),
   max_payload_bytes: z.number().int().positive(),
+  /**
+   * Who owns this node, as the router knows it: the user who paired it (or, for a node the shared
+   * secret admitted, the router's admins). Only they change what the host keeps for every user (its
+   * memory, skills, custom tools and events). Absent from older routers: then nobody does.
+   */
+  owners: z.array(z.string().min(1).max(256)).max(100).optional(),
 });
 
 export const RegisterErrorFrame = z.object({

@@ -83,10 +83,11 @@ export async function connectFakeNode(options: FakeNodeOptions): Promise<FakeNod
     socket.once("error", reject);
   });
   let pong = false;
+  // A host's display name is its id unless it sets one (two fake nodes do not share a name).
   const registerFrame = (fields: Record<string, unknown>) => ({
     type: "register",
     node_id: "fake-node",
-    display_name: "Fake Node",
+    display_name: String(fields.node_id ?? "fake-node"),
     serves_users: [],
     working_dir: "/tmp",
     capabilities: [],

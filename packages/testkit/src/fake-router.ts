@@ -15,6 +15,8 @@ export interface FakeRouterOptions {
   heartbeatTimeoutS?: number;
   /** Answer `register` automatically (default true). */
   acceptRegistrations?: boolean;
+  /** The node's owners told in `register_ok` (default: none said, as an older router). */
+  owners?: string[];
 }
 
 export interface FakeRouterConnection {
@@ -76,6 +78,7 @@ export async function startFakeRouter(options: FakeRouterOptions): Promise<FakeR
         heartbeat_interval_s: options.heartbeatIntervalS ?? 30,
         heartbeat_timeout_s: options.heartbeatTimeoutS ?? 10,
         max_payload_bytes: 1024 * 1024,
+        ...(options.owners ? { owners: options.owners } : {}),
       });
     });
   });

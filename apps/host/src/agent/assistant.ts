@@ -104,6 +104,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       userId,
       chatId: request.chat_id,
       platform: request.platform,
+      requestId: request.id,
       progress: ctx.progress,
       sendFile: (file) =>
         deps.sendFile({ userId, chatId: request.chat_id, platform: request.platform }, file),

@@ -1,6 +1,7 @@
 import { capText } from "@phonework/runtime";
-import type { MemoryFiles, MemoryScope } from "../workspace/memory-files.ts";
-import { type Channel, channelOf } from "../workspace/workspace-layout.ts";
+import type { MemoryAt, MemoryFiles, MemoryScope } from "../workspace/memory-files.ts";
+import { type Owners, shownScopes } from "../workspace/memory-scopes.ts";
+import { channelOf } from "../workspace/workspace-layout.ts";
 import type { HostCommand } from "./host-command.ts";
 
 // /memory and /forget-memory: what the assistant remembers, and clearing this chat's memory after
@@ -11,26 +12,32 @@ const SHOW_CHARS = 20_000;
 const PREVIEW_CHARS = 1_000;
 const FORGET_YES = "/forget-memory yes";
 
-function readOrProblem(memory: MemoryFiles, scope: MemoryScope, channel: Channel): string {
+const LABELS: Record<MemoryScope, string> = {
+  global: "This host's memory",
+  user: "Your own memory on this host",
+  channel: "This chat's memory",
+};
+
+function readOrProblem(memory: MemoryFiles, scope: MemoryScope, at: MemoryAt): string {
   try {
-    return memory.read(scope, channel).trim();
+    return memory.read(scope, at).trim();
   } catch (error) {
     return `⚠️ cannot be read: ${(error as Error).message}`;
   }
 }
 
-export function memoryCommands(memory: MemoryFiles): HostCommand[] {
+export function memoryCommands(memory: MemoryFiles, owners: Owners): HostCommand[] {
   return [
     {
       name: "memory",
       usage: "/memory",
-      description: "what the assistant remembers: this host's memory and this chat's",
+      description: "what the assistant remembers: this host's memory, yours and this chat's",
       async run(_args, request) {
-        const channel = channelOf(request.platform, request.chat_id);
-        const files = (["global", "channel"] as const).map((scope) => ({
-          label: scope === "global" ? "This host's memory" : "This chat's memory",
-          path: memory.path(scope, channel),
-          text: readOrProblem(memory, scope, channel),
+        const at = { userId: request.user_id, channel: channelOf(request.platform, request.chat_id) };
+        const files = shownScopes(owners, request.user_id).map((scope) => ({
+          label: LABELS[scope],
+          path: memory.path(scope, at),
+          text: readOrProblem(memory, scope, at),
         }));
         if (files.every((file) => !file.text))
           return [
@@ -50,23 +57,24 @@ export function memoryCommands(memory: MemoryFiles): HostCommand[] {
       usage: "/forget-memory [yes]",
       description: "clear this chat's memory (asks first; /forget-memory yes clears it)",
       async run(args, request) {
-        const channel = channelOf(request.platform, request.chat_id);
+        const at = { userId: request.user_id, channel: channelOf(request.platform, request.chat_id) };
+        const path = memory.path("channel", at);
         const answer = args.trim().toLowerCase();
         if (answer !== "" && answer !== "yes") return `Usage: /forget-memory, then ${FORGET_YES} to confirm`;
-        const text = readOrProblem(memory, "channel", channel);
+        const text = readOrProblem(memory, "channel", at);
         if (!text) return "This chat has no memory to forget.";
         if (answer === "yes") {
           try {
-            const removed = memory.clear("channel", channel);
+            const removed = memory.clear("channel", at);
             return `🗑️ Forgot this chat's memory (${removed.length} characters). This host's memory is kept.`;
           } catch (error) {
-            return `❌ Could not clear ${memory.path("channel", channel)}: ${(error as Error).message}`;
+            return `❌ Could not clear ${path}: ${(error as Error).message}`;
           }
         }
         const lines = text.split("\n").length;
         return {
           text: [
-            `This deletes this chat's memory (${lines} line${lines === 1 ? "" : "s"}, ${memory.path("channel", channel)}):`,
+            `This deletes this chat's memory (${lines} line${lines === 1 ? "" : "s"}, ${path}):`,
             capText(text, PREVIEW_CHARS),
             "",
             `Send ${FORGET_YES} to delete it. This host's memory is kept.`,

@@ -29,6 +29,8 @@ export class RequestRunner {
     /** Durable answers: the outbox, keyed by delivery id. */
     private readonly deliver: (answer: Answer, deliveryId: string) => void,
     private readonly logger: Logger,
+    /** This host's own SERVES_USERS rule: the router checked already, and a host does not rely on it. */
+    private readonly servesUser: (userId: string) => boolean = () => true,
   ) {}
 
   get active(): number {
@@ -43,9 +45,14 @@ export class RequestRunner {
       this.deliver(done, replyDeliveryId(request.id));
       return;
     }
+    const log = this.logger.child({ requestId: request.id, userId: request.user_id });
+    if (!this.servesUser(request.user_id)) {
+      log.warn("request refused: this node's SERVES_USERS does not name the user");
+      this.fail(request, "UNAUTHORIZED", "this node does not serve you (its SERVES_USERS)");
+      return;
+    }
     const controller = new AbortController();
     this.running.set(request.id, controller);
-    const log = this.logger.child({ requestId: request.id, userId: request.user_id });
     const progress = (text: string) => {
       if (!controller.signal.aborted) this.send({ type: "progress", id: request.id, text });
     };

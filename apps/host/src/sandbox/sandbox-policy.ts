@@ -29,6 +29,8 @@ export interface CommandScope {
   platform: string;
   /** Writable for this command instead of the chat's scratch/ (a worker's own scratch directory). */
   scratchDir?: string | undefined;
+  /** Only this chat's directory is shown, not the user's other chats (a subtask from another node). */
+  isolated?: boolean | undefined;
 }
 
 /** Credentials and sockets every command is denied, under the home directory or absolute. */
@@ -59,7 +61,7 @@ const hide = (path: string, rank: number): Mount[] => {
 export function policyMounts(settings: SandboxSettings, scope: CommandScope): Mount[] {
   const { workspace } = settings;
   const channel = channelOf(scope.platform, scope.chatId);
-  const visible = [channel, ...settings.channelsOf(scope.userId)];
+  const visible = scope.isolated ? [channel] : [channel, ...settings.channelsOf(scope.userId)];
   let scratch = scope.scratchDir;
   if (!scratch) {
     scratch = workspace.channelScratch(channel);

@@ -41,7 +41,7 @@ export function createPlanTools(deps: PlanToolDeps): Tool[] {
       const check = checkPlan(args, { ...deps.limits, peers: ctx.peers ?? [] });
       if (!check.ok) throw new ToolError(check.reason);
       const owner = { userId: ctx.userId, chatId: ctx.chatId, platform: ctx.platform };
-      const { plan, workers } = deps.runner.start(owner, args.goal, check.subtasks);
+      const { plan, workers } = deps.runner.start(owner, args.goal, check.subtasks, ctx.requestId);
       const waiting = check.subtasks.length - workers.length;
       return [
         `Split into ${check.subtasks.length} parts, running on ${workersText(workers)}${waiting > 0 ? ` (${waiting} waiting for inputs or a free worker)` : ""}, about ${estimateMinutes(check.subtasks)} min.`,

@@ -1,12 +1,15 @@
 import { capText } from "@phonework/runtime";
 import { z } from "zod";
 import type { MemoryFiles, MemoryScope } from "../workspace/memory-files.ts";
+import { everywhereScope, type Owners } from "../workspace/memory-scopes.ts";
 import { channelOf } from "../workspace/workspace-layout.ts";
 import { defineTool, type Tool, ToolError } from "./tool.ts";
 
-// memory: what the user asks the assistant to remember, kept in the workspace's MEMORY.md (global)
-// or this chat's (channel), both shown in the system prompt at every turn. The tool names no path:
-// it can write those two files and nothing else.
+// memory: what the user asks the assistant to remember, kept in this chat's MEMORY.md (channel) or
+// for every chat (global): the workspace's MEMORY.md when the node's owner asks, else that user's
+// own memory on this host — a user the node is shared with never changes what its owner's
+// assistant is told. All of them are shown in the system prompt at every turn. The tool names no
+// path: it can write those files and nothing else.
 
 /** One append or replace. */
 export const MAX_MEMORY_TEXT = 20_000;
@@ -20,7 +23,9 @@ const MemoryArgs = z.strictObject({
     .describe("append a note, replace the whole file with text, or read the whole file"),
   scope: z
     .enum(["global", "channel"])
-    .describe("channel: this chat's memory; global: what this host should know in every chat"),
+    .describe(
+      "channel: this chat's memory; global: what you should know in every chat of this user (the node's owner: this host's memory)",
+    ),
   text: z
     .string()
     .max(MAX_MEMORY_TEXT)
@@ -28,35 +33,41 @@ const MemoryArgs = z.strictObject({
     .describe("for append: the note; for replace: the file's complete new text (Markdown)"),
 });
 
-const where = (scope: MemoryScope) => (scope === "global" ? "this host's memory" : "this chat's memory");
+const WHERE: Record<MemoryScope, string> = {
+  global: "this host's memory",
+  user: "your own memory on this host (only the node's owner changes this host's memory)",
+  channel: "this chat's memory",
+};
 
-export function createMemoryTool(memory: MemoryFiles): Tool {
+export function createMemoryTool(memory: MemoryFiles, owners: Owners): Tool {
   return defineTool({
     name: "memory",
     description:
       "Remember things across conversations: when the user asks you to remember (or forget) something, " +
-      "append a short note or replace the file. Both memories are shown to you at every turn.",
+      "append a short note or replace the file. Every memory is shown to you at every turn.",
     schema: MemoryArgs,
     describe: ({ action, scope }) => `memory: ${action} ${scope}`,
-    async execute({ action, scope, text }, ctx) {
-      const channel = channelOf(ctx.platform, ctx.chatId);
+    async execute({ action, scope: asked, text }, ctx) {
+      const at = { userId: ctx.userId, channel: channelOf(ctx.platform, ctx.chatId) };
+      const scope = asked === "global" ? everywhereScope(owners, ctx.userId) : "channel";
+      const where = WHERE[scope];
       if (action === "read") {
-        const content = memory.read(scope, channel);
-        return content.trim() ? capText(content, MAX_MEMORY_FILE) : `${where(scope)} is empty`;
+        const content = memory.read(scope, at);
+        return content.trim() ? capText(content, MAX_MEMORY_FILE) : `${where} is empty`;
       }
       if (text === undefined) throw new ToolError(`${action} needs text`);
       if (action === "append") {
         if (!text.trim()) throw new ToolError("append needs a non-empty text");
-        const size = memory.read(scope, channel).length + text.length;
+        const size = memory.read(scope, at).length + text.length;
         if (size > MAX_MEMORY_FILE)
           throw new ToolError(
-            `${where(scope)} would grow past ${MAX_MEMORY_FILE} characters: read it and replace it with a shorter version`,
+            `${where} would grow past ${MAX_MEMORY_FILE} characters: read it and replace it with a shorter version`,
           );
-        const after = memory.append(scope, channel, text);
-        return `remembered in ${where(scope)} (${after.length} characters now)`;
+        const after = memory.append(scope, at, text);
+        return `remembered in ${where} (${after.length} characters now)`;
       }
-      memory.replace(scope, channel, text);
-      return text.trim() ? `replaced ${where(scope)} (${text.length} characters)` : `cleared ${where(scope)}`;
+      memory.replace(scope, at, text);
+      return text.trim() ? `replaced ${where} (${text.length} characters)` : `cleared ${where}`;
     },
   });
 }

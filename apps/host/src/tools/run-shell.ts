@@ -99,6 +99,7 @@ export function createRunShellTool(
           chatId: ctx.chatId,
           platform: ctx.platform,
           scratchDir: ctx.scratchDir,
+          isolated: ctx.isolated,
         }),
       ),
   });

@@ -24,6 +24,10 @@ export interface ToolContext {
   peers?: PeerNode[];
   /** A worker's scratch directory: its commands may write there (in place of the chat's scratch/). */
   scratchDir?: string;
+  /** The forwarded request this turn answers (`forward.id`): a plan started in it names it. */
+  requestId?: string;
+  /** A subtask from another node: its commands see only this chat's directory, none of the user's chats. */
+  isolated?: boolean;
 }
 
 /** A failure the model (or user) should read as-is: bad path, blocked command, missing file. */

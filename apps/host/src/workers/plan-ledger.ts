@@ -65,6 +65,9 @@ export const PLANS_MIGRATION = `
     finished_at INTEGER
   );`;
 
+/** Plans remember the request that started them (see PlanRow.request_id). */
+export const PLANS_REQUEST_MIGRATION = "ALTER TABLE plans ADD COLUMN request_id TEXT;";
+
 export type PlanStatus = "running" | "done" | "failed" | "stopped";
 export type SubtaskState =
   | "PENDING"
@@ -95,6 +98,12 @@ export interface PlanRow {
   created_at: number;
   finished_at: number | null;
   report: string | null;
+  /**
+   * The forwarded request (its `forward.id`) in whose turn the user started the plan: the router
+   * relays the plan's subtasks to other nodes only for it. Null for a plan started otherwise (an
+   * event's turn), whose subtasks then run here only.
+   */
+  request_id: string | null;
 }
 
 export interface SubtaskRow {

@@ -34,6 +34,8 @@ export interface PlanOwner {
   userId: string;
   chatId: string;
   platform: string;
+  /** Only this chat's directory is visible to its commands, not the user's other chats (remote work). */
+  isolated?: boolean;
 }
 
 export interface PlanRunnerDeps {
@@ -97,7 +99,13 @@ export class PlanRunner {
     this.pump();
   }
 
-  start(owner: PlanOwner, goal: string, planned: PlannedSubtask[]): { plan: PlanRow; workers: string[] } {
+  /** `requestId`: the forwarded request whose turn starts the plan (see PlanRow.request_id). */
+  start(
+    owner: PlanOwner,
+    goal: string,
+    planned: PlannedSubtask[],
+    requestId?: string,
+  ): { plan: PlanRow; workers: string[] } {
     const { ledger, now } = this.deps;
     const plan: PlanRow = {
       id: this.newPlanId(),
@@ -109,6 +117,7 @@ export class PlanRunner {
       created_at: now(),
       finished_at: null,
       report: null,
+      request_id: requestId ?? null,
     };
     ledger.createPlan(
       plan,
@@ -324,6 +333,8 @@ export class PlanRunner {
     const frame = {
       type: "worker_task" as const,
       task_id: attempt.id,
+      plan_id: plan.id,
+      ...(plan.request_id ? { request_id: plan.request_id } : {}),
       user_id: plan.user_id,
       platform: plan.platform,
       chat_id: plan.chat_id,

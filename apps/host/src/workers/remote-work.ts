@@ -12,12 +12,24 @@ import type { PlanOwner } from "./plan-runner.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 import type { WorkerRun, WorkerTask } from "./worker-run.ts";
 
-// Subtasks another node's plan sends here. Each is recorded before it is accepted, runs in one of
-// this host's worker slots, and its result leaves through the outbox in the same transaction that
+// Subtasks another node's plan sends here (the router relays them only for a plan the user started
+// on that node). Each is recorded before it is accepted, runs in one of this host's worker slots,
+// with none of the user's chats here in sight, and its result leaves through the outbox in the same transaction that
 // forgets it: a router restart loses nothing, and work cut off by this host's own restart is
 // reported to the master as lost (its retry policy decides what happens next).
 
 const HOST_STOPPING = "host stopping";
+
+/** Where subtasks from other nodes run: a channel of their own per user and master, never a chat. */
+export const REMOTE_WORK_PLATFORM = "worker";
+
+/**
+ * Who a subtask from another node runs as: its user, in a channel this host makes for that user's
+ * work from that master (never the chat the frame names), seeing none of the user's chats here.
+ */
+export function remoteWorkOwner(userId: string, master: string): PlanOwner {
+  return { userId, platform: REMOTE_WORK_PLATFORM, chatId: `${master}:${userId}`, isolated: true };
+}
 /** How long the ids of finished work are kept, so a replayed task is refused rather than run again. */
 const REMEMBER_DONE_MS = 7 * 24 * 3600 * 1000;
 
@@ -74,6 +86,13 @@ export class RemoteWork {
   /** Records and queues the task; or why it is refused. A task sent again is accepted again. */
   private accept(frame: WorkerTaskFrame): { code: ErrorCode; message: string } | undefined {
     if (!frame.from_node) return { code: "BAD_FRAME", message: "a worker task must come through the router" };
+    // The router relays a task only for a plan the user started on its master, and says which: a
+    // task that does not say came through a router that did not check (an older one).
+    if (!frame.plan_id || !frame.request_id)
+      return {
+        code: "UNAUTHORIZED",
+        message: "a worker task must name the plan and request that started it",
+      };
     if (!this.deps.servesUser(frame.user_id))
       return { code: "UNAUTHORIZED", message: "this node does not serve that user" };
     const unknown = frame.skills.filter((skill) => !this.deps.skills.includes(skill));
@@ -134,11 +153,7 @@ export class RemoteWork {
   private run(frame: WorkerTaskFrame, slot: number): void {
     const controller = new AbortController();
     this.running.set(frame.task_id, { controller, from: frame.from_node as string });
-    const owner = {
-      userId: frame.user_id,
-      chatId: frame.chat_id ?? frame.user_id,
-      platform: frame.platform ?? "",
-    };
+    const owner = remoteWorkOwner(frame.user_id, frame.from_node as string);
     const task = {
       taskId: frame.task_id,
       objective: frame.objective,

@@ -31,7 +31,7 @@ export interface WorkerRunDeps {
   now: () => number;
   logger: Logger;
   /** Who the work is for (tool context). */
-  owner: { userId: string; chatId: string; platform: string };
+  owner: { userId: string; chatId: string; platform: string; isolated?: boolean };
   progress?: (line: string) => void;
   sendFile?: ToolContext["sendFile"];
 }

@@ -42,10 +42,12 @@ export class ChannelAccess {
 
   /**
    * The channel directories that exist now and this user may not see: everything under
-   * channels/<adapter>/ except their channels and `current` (the chat asking). Absolute paths.
+   * channels/<adapter>/ except their channels and `current` (the chat asking); `isolated`, every
+   * one but `current` (a subtask sent from another node sees none of the user's chats). Absolute paths.
    */
-  hiddenDirs(userId: string, current: Channel): string[] {
-    const visible = new Set([current, ...this.channelsOf(userId)].map((c) => this.layout.channelDir(c)));
+  hiddenDirs(userId: string, current: Channel, isolated = false): string[] {
+    const shown = isolated ? [current] : [current, ...this.channelsOf(userId)];
+    const visible = new Set(shown.map((c) => this.layout.channelDir(c)));
     const hidden: string[] = [];
     for (const adapter of listNames(this.layout.channelsDir)) {
       for (const chat of listNames(join(this.layout.channelsDir, adapter))) {

@@ -1,14 +1,17 @@
 import type { ForwardFrame } from "@phonework/protocol";
 import { estimateTokens } from "../agent/token-estimate.ts";
 import type { MemoryFiles, MemoryScope } from "./memory-files.ts";
+import { type Owners, shownScopes } from "./memory-scopes.ts";
 import { channelOf } from "./workspace-layout.ts";
 
-// The memory part of the system prompt: the workspace's MEMORY.md and the chat's, read fresh at
-// every turn, together within a token budget. A file over its share keeps its beginning and the
-// prompt says it was cut, so the model neither acts on a half-read list unknowingly nor guesses.
+// The memory part of the system prompt: the workspace's MEMORY.md, the user's own (for a user who
+// is not the node's owner) and the chat's, read fresh at every turn, together within a token
+// budget. A file over its share keeps its beginning and the prompt says it was cut, so the model
+// neither acts on a half-read list unknowingly nor guesses.
 
 const HEADINGS: Record<MemoryScope, { title: string; name: string }> = {
   global: { title: "This host's memory (workspace MEMORY.md)", name: "the workspace MEMORY.md" },
+  user: { title: "This user's own memory (in every chat of theirs here)", name: "this user's own memory" },
   channel: { title: "This chat's memory (its MEMORY.md)", name: "this chat's MEMORY.md" },
 };
 
@@ -28,16 +31,30 @@ export function headWithin(text: string, budget: number): string {
 }
 
 /**
- * Each file's share of `budget`: whole when both fit; else a file under half keeps all of its
- * own and the other gets the rest, and two big files get half each.
+ * Each file's share of `budget`, fairly: every file under an equal share keeps all of its own, and
+ * what they leave is shared equally by the bigger ones (the last of those gets any odd token).
  */
-export function shareBudget(tokens: [number, number], budget: number): [number, number] {
-  const [a, b] = tokens;
-  if (a + b <= budget) return [a, b];
-  const half = Math.floor(budget / 2);
-  if (a <= half) return [a, budget - a];
-  if (b <= half) return [budget - b, b];
-  return [half, budget - half];
+export function shareBudget(tokens: readonly number[], budget: number): number[] {
+  if (tokens.reduce((sum, n) => sum + n, 0) <= budget) return [...tokens];
+  const shares = tokens.map(() => 0);
+  let left = budget;
+  let open = tokens.map((_, i) => i);
+  // Files that fit their equal share of what is left take it all; repeat until none does.
+  for (;;) {
+    const level = Math.floor(left / open.length);
+    const fitting = open.filter((i) => (tokens[i] ?? 0) <= level);
+    if (fitting.length === 0) {
+      open.forEach((i, k) => {
+        shares[i] = k === open.length - 1 ? left - level * (open.length - 1) : level;
+      });
+      return shares;
+    }
+    for (const i of fitting) {
+      shares[i] = tokens[i] ?? 0;
+      left -= shares[i] ?? 0;
+    }
+    open = open.filter((i) => !fitting.includes(i));
+  }
 }
 
 interface Part {
@@ -45,14 +62,14 @@ interface Part {
   text: string;
 }
 
-export function memoryPromptSection(memory: MemoryFiles, maxTokens: number) {
+export function memoryPromptSection(memory: MemoryFiles, owners: Owners, maxTokens: number) {
   return (request: ForwardFrame): string | undefined => {
-    const channel = channelOf(request.platform, request.chat_id);
+    const at = { userId: request.user_id, channel: channelOf(request.platform, request.chat_id) };
     const problems: string[] = [];
     const parts: Part[] = [];
-    for (const scope of ["global", "channel"] as const) {
+    for (const scope of shownScopes(owners, request.user_id)) {
       try {
-        const text = memory.read(scope, channel).trim();
+        const text = memory.read(scope, at).trim();
         if (text) parts.push({ scope, text });
       } catch (error) {
         problems.push(`${HEADINGS[scope].name} could not be read: ${(error as Error).message}`);
@@ -61,8 +78,7 @@ export function memoryPromptSection(memory: MemoryFiles, maxTokens: number) {
     if (parts.length === 0 && problems.length === 0) return undefined;
 
     const tokens = parts.map((part) => estimateTokens(part.text));
-    const shares =
-      parts.length === 2 ? shareBudget([tokens[0] ?? 0, tokens[1] ?? 0], maxTokens) : [maxTokens];
+    const shares = shareBudget(tokens, maxTokens);
     const sections = parts.map((part, i) => {
       const share = shares[i] ?? 0;
       const { title, name } = HEADINGS[part.scope];

@@ -8,6 +8,7 @@ import {
 import type { NodeInfo } from "../registry/node-info.ts";
 import { peersOf } from "../registry/peer-nodes.ts";
 import { fallbackToActiveNode } from "../routing/basic-steps.ts";
+import { EXPLICIT_BY_NAME } from "../routing/explicit-target.ts";
 import { type RoutingStep, routeMessage } from "../routing/routing-step.ts";
 import type { Forwarder } from "../rpc/forwarder.ts";
 import { RpcError } from "../rpc/rpc-error.ts";
@@ -135,8 +136,10 @@ export class MessageDispatcher {
       return { answered: answer({ text: decision.text }).then(() => undefined) };
     }
 
-    // Going somewhere other than where the user was talking: say where the answer came from.
-    const switched = decision.nodeId !== activeNodeId && nodes.length > 1;
+    // Going somewhere other than where the user was talking, or to a node reached by the display
+    // name its host chose: the answer says (by id) which node it came from.
+    const switched =
+      nodes.length > 1 && (decision.nodeId !== activeNodeId || decision.reason === EXPLICIT_BY_NAME);
     const nodeId = decision.nodeId;
     deps.userState.setActiveNode(message.userId, nodeId);
     const progress = new ProgressMessage(deps.chat, to, deps.progressIntervalMs, () => deps.clock.now());

@@ -27,6 +27,8 @@ export interface TerminalAdapterOptions {
 }
 
 export const TERMINAL_PLATFORM = "terminal";
+/** Whoever types on the machine's own terminal, as ids are qualified: the machine's owner. */
+export const TERMINAL_USER = "terminal:local";
 const CHAT_ID = "terminal";
 
 const CAPABILITIES: Capabilities = {
@@ -40,7 +42,7 @@ const CAPABILITIES: Capabilities = {
 };
 
 export function createTerminalAdapter(options: TerminalAdapterOptions): PlatformAdapter {
-  const userId = options.userId ?? "local";
+  const userId = options.userId ?? TERMINAL_USER.slice(`${TERMINAL_PLATFORM}:`.length);
   let lines: Interface | undefined;
   let nextId = 0;
   // Line ids are unique across runs too: the shared layer drops a message whose id it stored

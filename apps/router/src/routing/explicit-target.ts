@@ -4,14 +4,19 @@ import type { NodeInfo } from "../registry/node-info.ts";
 import type { RoutingStep } from "./routing-step.ts";
 
 // "@work-server run the tests", "on work-server: run the tests", "@Home PC, status?" — the user
-// named the machine, so no model is asked. Node ids are matched first (nobody else can hold one),
-// then display names. A name that is no node of the user's ("@hom-pc" typed for "@home-pc"), or
+// named the machine, so no model is asked. A node id always wins over a display name: an admin
+// gave the id at pairing, while a host picks its own display name (and one that begins another
+// node's id or name is refused at register, display-name-rule.ts). A name that is no node of the user's ("@hom-pc" typed for "@home-pc"), or
 // one that two nodes answer to, is answered with a question: a command typed for one machine must
 // never run on another.
 
 export type ExplicitTarget =
-  /** `rest` is the message without the target prefix. */
-  { kind: "node"; node: NodeInfo; rest: string } | { kind: "unknown"; name: string; sameName: NodeInfo[] };
+  /** `rest` is the message without the target prefix; `byName`: matched by display name, not id. */
+  | { kind: "node"; node: NodeInfo; rest: string; byName?: true }
+  | { kind: "unknown"; name: string; sameName: NodeInfo[] };
+
+/** The routing reason of a node reached by its display name (its answer is tagged with its id). */
+export const EXPLICIT_BY_NAME = "explicit-name";
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -46,10 +51,9 @@ export function findExplicitTarget(text: string, nodes: readonly NodeInfo[]): Ex
   }
   const [id] = longest(byId);
   const names = longest(byName);
-  // An id wins over a display name unless the display name is a longer match ("@Home PC" vs "@Home").
-  if (id && (names.length === 0 || id.length >= (names[0]?.length ?? 0)))
-    return { kind: "node", node: id.node, rest: id.rest };
-  if (names.length === 1 && names[0]) return { kind: "node", node: names[0].node, rest: names[0].rest };
+  if (id) return { kind: "node", node: id.node, rest: id.rest };
+  if (names.length === 1 && names[0])
+    return { kind: "node", node: names[0].node, rest: names[0].rest, byName: true };
   if (names.length > 1)
     return { kind: "unknown", name: names[0]?.node.displayName ?? "", sameName: names.map((m) => m.node) };
   const typed = /^@([^\s:,，：]+)/.exec(trimmed);
@@ -66,6 +70,8 @@ export function explicitTargetStep(clock: Clock): RoutingStep {
     const { node, rest } = target;
     if (node.status !== "online") return { kind: "reply", text: nodeOfflineText(node, clock.now()) };
     if (!rest) return { kind: "reply", text: activeNodeSetText(node), activeNodeId: node.nodeId };
-    return { kind: "forward", nodeId: node.nodeId, reason: "explicit", text: rest };
+    // A display name is the host's own choice: the answer will say which node it really was.
+    const reason = target.byName ? EXPLICIT_BY_NAME : "explicit";
+    return { kind: "forward", nodeId: node.nodeId, reason, text: rest };
   };
 }

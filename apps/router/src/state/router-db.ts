@@ -3,6 +3,7 @@ import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
 import { CONSOLE_SESSIONS_MIGRATION } from "../console/console-sessions.ts";
 import { CONSOLE_LINKS_MIGRATION } from "../console/login-links.ts";
 import { NODES_MIGRATION } from "../pairing/node-store.ts";
+import { PLAN_GRANTS_MIGRATION } from "../workers/plan-grants.ts";
 import { BUTTONS_MIGRATION } from "./button-store.ts";
 import { CHAT_INBOX_MIGRATION } from "./chat-inbox.ts";
 import { DELIVERED_MIGRATION } from "./delivered-store.ts";
@@ -19,6 +20,7 @@ const ROUTER_MIGRATIONS = [
   BUTTONS_MIGRATION,
   CONSOLE_LINKS_MIGRATION,
   CONSOLE_SESSIONS_MIGRATION,
+  PLAN_GRANTS_MIGRATION,
 ];
 
 /**

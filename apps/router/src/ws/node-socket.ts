@@ -17,8 +17,8 @@ import type { Clock, Logger } from "@phonework/runtime";
 import type { RawData, WebSocket } from "ws";
 import { type Admission, admitNode } from "../pairing/admit-node.ts";
 import type { NodeStore, PairedNode } from "../pairing/node-store.ts";
+import { displayNameRefusal } from "../registry/display-name-rule.ts";
 import type { NodeRegistry } from "../registry/node-registry.ts";
-import { uniqueDisplayName } from "../registry/unique-display-name.ts";
 import type { NodeAnswer } from "../rpc/node-answer.ts";
 import type { PendingRequests } from "../rpc/pending-requests.ts";
 import { RpcError } from "../rpc/rpc-error.ts";
@@ -88,6 +88,11 @@ export interface NodeSocketContext {
   overviews?: OverviewFrames;
   /** A host's SERVES_USERS as the router stores ids (qualified by chat adapter), or why not. */
   qualifyUsers?: (ids: readonly string[]) => { ok: true; ids: string[] } | { ok: false; reason: string };
+  /**
+   * Who owns a node, told to its host in `register_ok`: only they change its host-wide state. A
+   * paired node: its owner; one the shared secret admitted (this machine's own): the router's admins.
+   */
+  ownersOf?: (paired: PairedNode | undefined) => string[];
 }
 
 function rawToString(data: RawData): string {
@@ -162,38 +167,40 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
       return;
     }
     frame = { ...frame, serves_users: served.ids };
+    const nameRefused = displayNameRefusal(ctx.registry, frame, admission.paired);
+    if (nameRefused) {
+      log.warn({ nodeId: frame.node_id, reason: nameRefused }, "refused node: display name");
+      // The code that paired this key is spent: this once the node registers under its id, and
+      // is refused, saying why, from its next connection on.
+      if (admission.joined && !frame.probe) frame = { ...frame, display_name: frame.node_id };
+      else {
+        send({ type: "register_error", code: "BAD_FRAME", reason: nameRefused });
+        socket.close(CloseCode.REGISTER_REFUSED, "display name refused");
+        return;
+      }
+    }
     if (frame.probe) {
-      answerProbe(frame.node_id, version);
+      answerProbe(frame.node_id, version, admission.paired);
       return;
     }
-    attach(withUniqueName(frame, admission.paired), version, admission.paired);
+    attach(frame, version, admission.paired);
     if (admission.joined) log.info({ nodeId: frame.node_id, owner: admission.paired?.owner }, "node paired");
   };
 
-  /** Display names are unique among a user's nodes: a clash keeps the node id as its name. */
-  const withUniqueName = (frame: RegisterFrame, paired: PairedNode | undefined): RegisterFrame => {
-    const name = uniqueDisplayName(ctx.registry, frame, paired);
-    if (name === frame.display_name) return frame;
-    log.warn(
-      { nodeId: frame.node_id, displayName: frame.display_name },
-      "display name taken by another node of the same user; using the node id",
-    );
-    return { ...frame, display_name: name };
-  };
-
-  const registerOk = (nodeId: string, version: number): RegisterOkFrame => ({
+  const registerOk = (nodeId: string, version: number, paired: PairedNode | undefined): RegisterOkFrame => ({
     type: "register_ok",
     protocol_version: version,
     node_id: nodeId,
     heartbeat_interval_s: ctx.heartbeat.intervalMs / 1000,
     heartbeat_timeout_s: ctx.heartbeat.timeoutMs / 1000,
     max_payload_bytes: ctx.maxPayloadBytes,
+    ...(ctx.ownersOf ? { owners: ctx.ownersOf(paired) } : {}),
   });
 
   /** The key (or secret) would be admitted: say so and close, leaving the registry and any live socket alone. */
-  const answerProbe = (nodeId: string, version: number) => {
+  const answerProbe = (nodeId: string, version: number, paired: PairedNode | undefined) => {
     probed = true;
-    send(registerOk(nodeId, version));
+    send(registerOk(nodeId, version, paired));
     socket.close(1000, "probe answered; nothing registered");
     log.info({ nodeId, viaSecret }, "node probe answered");
   };
@@ -209,7 +216,7 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
     const replaced = ctx.registry.attach(frame, version, connection, paired);
     if (paired) ctx.nodes.touch(frame.node_id, frame.display_name, ctx.clock.now());
     if (replaced) replaced.close(CloseCode.REPLACED, "replaced by a newer connection with the same node id");
-    send(registerOk(frame.node_id, version));
+    send(registerOk(frame.node_id, version, paired));
     connection.startHeartbeat(ctx.heartbeat, () => ctx.clock.now());
     log.info({ displayName: frame.display_name, version, replaced: Boolean(replaced) }, "node registered");
   };

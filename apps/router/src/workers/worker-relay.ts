@@ -13,12 +13,15 @@ import { servesUser } from "../registry/node-info.ts";
 import type { LiveConnection, NodeDirectory, NodeRegistry } from "../registry/node-registry.ts";
 import { BoundedMap } from "../state/bounded-map.ts";
 import type { WorkerFrame, WorkerFrames } from "../ws/node-socket.ts";
+import type { PlanGrants } from "./plan-grants.ts";
 import { DEFAULT_WORKER_TASK_LIMITS, InFlightTasks, type WorkerTaskLimits } from "./worker-tasks.ts";
 
 // Master/Worker across nodes: a master's worker_task goes to the node that runs it; that node's
 // worker_status and worker_result go back; the master's ack and cancel follow. Only the router
 // knows who sent a frame, so it writes every `from_node` itself, and it relays only between two
-// nodes that both serve the task's user.
+// nodes that both serve the task's user, and only for a plan that user started on the master
+// (plan-grants.ts): a node shared with a user cannot send work to that user's other nodes on its
+// own. The chat a task is for is the router's record of that plan's request, never the frame's.
 
 /** When a worker is told to send a result again whose master is offline (it stays in its outbox). */
 const MASTER_OFFLINE_RETRY_S = 5;
@@ -30,6 +33,8 @@ export interface WorkerRelayLimits extends WorkerTaskLimits {
 
 export interface WorkerRelayDeps {
   nodes: NodeDirectory;
+  /** Which plans each master may run subtasks of elsewhere. */
+  grants: Pick<PlanGrants, "check">;
   /** Sends a frame on the node's current connection; false if it has none. */
   sendToNode: (nodeId: string, frame: RouterFrame) => boolean;
   now: () => number;
@@ -74,6 +79,17 @@ export class WorkerRelay implements WorkerFrames {
       this.refuseTask(master, frame, refusal);
       return;
     }
+    const grant = this.deps.grants.check({
+      master,
+      planId: frame.plan_id,
+      requestId: frame.request_id,
+      userId: frame.user_id,
+    });
+    if (!grant.ok) {
+      this.refuseTask(master, frame, { code: "UNAUTHORIZED", message: grant.message });
+      return;
+    }
+    const { platform, chatId } = grant.origin;
     const worker = frame.node;
     this.tasks.add({
       taskId: frame.task_id,
@@ -82,7 +98,7 @@ export class WorkerRelay implements WorkerFrames {
       userId: frame.user_id,
       expiresAt: this.deps.now() + frame.ttl_s * 1000,
     });
-    if (!this.deps.sendToNode(worker, { ...frame, from_node: master })) {
+    if (!this.deps.sendToNode(worker, { ...frame, from_node: master, platform, chat_id: chatId })) {
       this.tasks.remove(frame.task_id);
       this.refuseTask(master, frame, { code: "NODE_OFFLINE", message: `node "${worker}" is not connected` });
       return;
