@@ -9,10 +9,10 @@ import { fakeExecutable, hostEnv, runDoctorIn, scope } from "./doctor-support.ts
 const INSTALL =
   "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)";
 const FIX =
-  "install bubblewrap (apt-get install bubblewrap) and make sure unprivileged user namespaces are allowed";
+  "install bubblewrap (apt-get install bubblewrap) and make sure unprivileged user namespaces are allowed (in Docker: the host service's security_opt in docker-compose.yml)";
 
 describe("doctor: the sandbox", () => {
-  it("active where bwrap works; off says so; missing is ⚠️ under auto and ❌ under SANDBOX=on", async () => {
+  it("active where bwrap works; off says so and why; missing is ⚠️ under auto and ❌ under SANDBOX=on", async () => {
     const bwrap = findExecutable("bwrap", process.env.PATH) ?? "";
     expect(bwrap, "bubblewrap must be installed for this test (.ci/run installs it)").not.toBe("");
     const active = await runDoctorIn("host", { ...hostEnv(), PATH: dirname(bwrap) }, { offline: true });
@@ -32,7 +32,7 @@ describe("doctor: the sandbox", () => {
     );
     const auto = await runDoctorIn("host", hostEnv(), { offline: true });
     expect(auto.line("sandbox")).toBe(
-      `⚠️ sandbox: not active: bwrap is not on PATH; ${INSTALL}; commands run unsandboxed (SANDBOX=auto) → ${FIX}`,
+      `⚠️ sandbox: off: bwrap is not on PATH; ${INSTALL}; commands run unsandboxed, with this user's full rights (SANDBOX=auto) → ${FIX}`,
     );
     const on = await runDoctorIn("host", { ...hostEnv(), SANDBOX: "on" }, { offline: true });
     expect(on.line("sandbox")).toBe(
@@ -41,12 +41,12 @@ describe("doctor: the sandbox", () => {
     expect(on.failures - auto.failures).toBe(1);
   });
 
-  it("a bwrap that is installed but cannot create namespaces is not active, with bwrap's reason", async () => {
+  it("a bwrap that is installed but cannot create namespaces is off, with bwrap's reason", async () => {
     const bin = scope.tempDir();
     fakeExecutable(bin, "bwrap", 'echo "bwrap: setting up uid map: Permission denied" >&2; exit 1');
     const run = await runDoctorIn("host", { ...hostEnv(), PATH: bin }, { offline: true });
     expect(run.line("sandbox")).toBe(
-      `⚠️ sandbox: not active: ${bin}/bwrap cannot create a sandbox here: bwrap: setting up uid map: Permission denied; commands run unsandboxed (SANDBOX=auto) → ${FIX}`,
+      `⚠️ sandbox: off: ${bin}/bwrap cannot create a sandbox here: bwrap: setting up uid map: Permission denied; commands run unsandboxed, with this user's full rights (SANDBOX=auto) → ${FIX}`,
     );
   });
 });

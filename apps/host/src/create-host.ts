@@ -31,6 +31,7 @@ import { RouterLink, type RouterTls } from "./link/router-link.ts";
 import { servesUserRule } from "./link/serves-user.ts";
 import { createOverview } from "./overview/create-overview.ts";
 import { openSandbox } from "./sandbox/open-sandbox.ts";
+import { describeSandbox } from "./sandbox/shell-sandbox.ts";
 import { createCheckRunner } from "./schedule/check-runner.ts";
 import { createEventRunner } from "./schedule/event-runner.ts";
 import { JobStore } from "./schedule/job-store.ts";
@@ -499,6 +500,8 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       else if (frame.type === "overview_request") overview.answer(frame, overviewSources);
       else workers.handle(frame);
     },
+    // Said each time the host registers: whether commands run sandboxed, and if not, why.
+    registeredFields: () => ({ sandbox: describeSandbox(sandbox.status) }),
     onRegistered: (frame) => {
       owners.update(frame.owners);
       // The join code did its work: keep the key, and never present the code again.

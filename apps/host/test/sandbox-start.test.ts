@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, loadConfig, StartupError } from "@phonework/runtime";
-import { createTestLogger, makeTempDir, spawnApp } from "@phonework/testkit";
+import { createTestLogger, makeTempDir, spawnApp, startFakeRouter } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { HostConfigSchema } from "../src/config.ts";
 import { createHost } from "../src/create-host.ts";
@@ -10,10 +10,11 @@ import { probeSandbox } from "../src/sandbox/probe-sandbox.ts";
 import { runCommand } from "../src/tools/process-tree.ts";
 import { WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 import { ALICE } from "./sandbox-support.ts";
-import { onCleanup } from "./support.ts";
+import { onCleanup, startHost } from "./support.ts";
 
 // SANDBOX at start: on refuses to start where the sandbox cannot work (one line saying why), auto
-// warns once and runs commands as before, off never tries; bwrap is tried, not just looked for.
+// warns once and runs commands as before, off never tries; bwrap is tried, not just looked for; the
+// host's start line says which it is.
 // And the keys: SANDBOX_NETWORK takes on or off, never a domain list it could not enforce.
 
 function tempDir(): string {
@@ -130,6 +131,26 @@ describe("SANDBOX at start", () => {
     expect(tried).toBe(false);
     expect(off.sandbox.status).toEqual({ active: false, reason: "SANDBOX=off" });
     expect(off.sandbox.forScope(ALICE)(["/bin/sh", "-c", "ls"], "/")).toEqual(["/bin/sh", "-c", "ls"]);
+  });
+
+  it("the host's start line says whether commands run sandboxed, and if not, why", async () => {
+    const router = await startFakeRouter({ secret: "s" });
+    onCleanup(() => router.close());
+    const startLine = async (keys: Record<string, unknown>, path: string | undefined) => {
+      const { logger, lines } = createTestLogger("info");
+      await startHost(router.url, "s", keys, { logger, env: { ...process.env, PATH: path } }).ready();
+      return lines().find((line) => line.msg === "registered with router");
+    };
+    expect(await startLine({ SANDBOX: "off" }, process.env.PATH)).toMatchObject({
+      level: 30,
+      sandbox: "off: SANDBOX=off",
+    });
+    expect((await startLine({}, brokenBwrapPath()))?.sandbox).toMatch(
+      /^off: \S+\/bwrap cannot create a sandbox here: bwrap: No permissions to create a new namespace/,
+    );
+    expect((await startLine({ SANDBOX: "on" }, process.env.PATH))?.sandbox).toMatch(
+      /^on: bubblewrap [\d.]+, network on$/,
+    );
   });
 
   it("warns when WORKING_DIR is DATA_DIR (or inside it): that part of DATA_DIR is the commands' to see", () => {

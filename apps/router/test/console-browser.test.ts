@@ -24,6 +24,7 @@ import {
   DESKTOP,
   launchChromium,
   PHONE,
+  say,
   screenshot,
   signIn,
   startConsoleHost,
@@ -116,12 +117,6 @@ function handshake(url: string, headers: Record<string, string>): Promise<number
     });
     socket.on("error", reject);
   });
-}
-
-/** Sends a chat message from the page's box. */
-async function say(page: Page, text: string) {
-  await page.getByLabel("Message").fill(text);
-  await page.getByRole("button", { name: "Send", exact: true }).click();
 }
 
 const message = (page: Page, text: string | RegExp) =>

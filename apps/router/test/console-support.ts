@@ -28,8 +28,18 @@ export async function buildTestAssets(): Promise<{ dir: string; remove: () => vo
 }
 
 export function launchChromium(): Promise<Browser> {
-  // --no-sandbox: CI runs as root, where chromium's sandbox refuses to start.
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      // CI runs as root, where chromium's sandbox refuses to start.
+      "--no-sandbox",
+      // The router under test listens on loopback, a real one on a public address: without this a
+      // page chromium files as public (a blob opened in a new tab) could not reach the router, and a
+      // test of what such a page can do would pass for a reason no real attack meets.
+      "--disable-features=LocalNetworkAccessChecks",
+    ],
+  });
 }
 
 /** Asks for a login link in the chat, as the user would, and returns it. */
@@ -56,6 +66,12 @@ export async function signIn(browser: Browser, link: string, viewport = DESKTOP)
   await page.waitForURL(/\/console\/$/);
   await waitForLive(page);
   return page;
+}
+
+/** Sends a chat message from the page's box. */
+export async function say(page: Page, text: string): Promise<void> {
+  await page.getByLabel("Message").fill(text);
+  await page.getByRole("button", { name: "Send", exact: true }).click();
 }
 
 export async function waitForLive(page: Page): Promise<void> {

@@ -2,16 +2,19 @@ import type { RouterFrame } from "@phonework/protocol";
 import { createManualClock, createTestLogger } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { consoleAccess } from "../src/console/console-access.ts";
+import { createConsoleAdapter } from "../src/console/console-adapter.ts";
 import { ConsoleFeed } from "../src/console/console-feed.ts";
+import type { ConsoleServerFrame } from "../src/console/console-frames.ts";
 import { ConsoleSessions } from "../src/console/console-sessions.ts";
+import { consoleFileType, rasterImageType } from "../src/console/file-type.ts";
 import { LoginLinks } from "../src/console/login-links.ts";
 import { type TerminalEndReason, TerminalRelay, type TerminalViewer } from "../src/console/terminal-relay.ts";
 import type { NodeInfo } from "../src/registry/node-info.ts";
 import type { RegistryEvent } from "../src/registry/node-registry.ts";
 import { UserStateStore } from "../src/state/user-state-store.ts";
 
-// The console's parts on their own: links, sessions, the chat feed, who may use it, and the
-// terminal relay's rules (whose terminal, which node, how much output in flight).
+// The console's parts on their own: links, sessions, the chat feed, the type a file is given, who
+// may use it, and the terminal relay's rules (whose terminal, which node, how much output in flight).
 
 const node = (overrides: Partial<NodeInfo> = {}): NodeInfo => ({
   nodeId: "home-pc",
@@ -139,6 +142,64 @@ describe("console feed", () => {
     feed.publish("v", { type: "message", message: { id: "x", text: "x", at: 0 } });
     expect(feed.messages("u")).toEqual([]); // one user kept: the least recent went
     expect(feed.pageCount).toBe(0);
+  });
+});
+
+describe("console file types", () => {
+  const bytes = (...parts: Array<string | number[]>) =>
+    Buffer.concat(
+      parts.map((part) => (typeof part === "string" ? Buffer.from(part, "latin1") : Buffer.from(part))),
+    );
+
+  it("are raster images by their magic bytes, and opaque bytes otherwise", () => {
+    expect(rasterImageType(bytes([0x89], "PNG\r\n\x1a\n", [0, 0, 0, 13]))).toBe("image/png");
+    expect(rasterImageType(bytes([0xff, 0xd8, 0xff, 0xe0]))).toBe("image/jpeg");
+    expect(rasterImageType(bytes("GIF87a\x01\x00"))).toBe("image/gif");
+    expect(rasterImageType(bytes("GIF89a\x01\x00"))).toBe("image/gif");
+    expect(rasterImageType(bytes("RIFF", [0x24, 0, 0, 0], "WEBPVP8 "))).toBe("image/webp");
+    for (const other of [
+      bytes("<!doctype html><script>alert(1)</script>"),
+      bytes('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+      bytes('<?xml version="1.0"?><svg/>'),
+      bytes("RIFF", [0x24, 0, 0, 0], "WAVEfmt "), // a RIFF that is no WebP
+      bytes([0x89], "PNG"), // cut short
+      bytes("GIF8"),
+      bytes(""),
+    ]) {
+      expect(rasterImageType(other)).toBeUndefined();
+      expect(consoleFileType(other)).toBe("application/octet-stream");
+    }
+  });
+
+  it("are what the router tells pages, whatever the host claimed", async () => {
+    const feed = new ConsoleFeed();
+    const files: unknown[] = [];
+    feed.subscribe("u", (frame: ConsoleServerFrame) => {
+      if (frame.type === "message") files.push(frame.message.file);
+    });
+    const adapter = createConsoleAdapter(feed, () => 0);
+    const html = Buffer.from("<!doctype html><script>alert(1)</script>");
+    const png = bytes([0x89], "PNG\r\n\x1a\n", [0, 0, 0, 13]);
+    const sent: Array<[string, Buffer, string | undefined]> = [
+      ["invoice.html", html, "text/html"],
+      ["evil.svg", html, "image/svg+xml"],
+      ["photo.png", html, "image/png"],
+      ["real.png", png, "text/html"],
+      ["notes", html, undefined],
+    ];
+    for (const [name, data, mimeType] of sent)
+      await adapter.sendFile(
+        { userId: "u" },
+        { name, data, ...(mimeType ? { mimeType } : {}) },
+        { idempotencyKey: name },
+      );
+    expect(files.map((file) => (file as { mime_type?: string }).mime_type)).toEqual([
+      "application/octet-stream",
+      "application/octet-stream",
+      "application/octet-stream",
+      "image/png",
+      "application/octet-stream",
+    ]);
   });
 });
 

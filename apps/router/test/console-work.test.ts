@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Overview } from "@phonework/protocol";
 import { connectFakeNode, type FakeNode, repoRoot, waitFor } from "@phonework/testkit";
-import type { Browser } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildTestAssets,
@@ -10,15 +10,17 @@ import {
   DESKTOP,
   launchChromium,
   PHONE,
+  say,
   screenshot,
   signIn,
+  waitForLive,
 } from "./console-support.ts";
 import { memoryId, onCleanup, SECRET, startTestRouter } from "./support.ts";
 
-// The console's views of a user's work (approvals, sessions, tasks, plans, schedule) and the admin
-// view, in a real browser. The host here speaks the wire by hand, so the page is shown exactly the
-// overview the test writes (the protocol's own sample); what a real host reports is covered by the
-// host's tests and the end-to-end console test.
+// The console's views of a user's work (approvals, sessions, tasks, plans, schedule), the admin
+// view and the files hosts send, in a real browser. The host here speaks the wire by hand, so the
+// page is shown exactly the overview and files the test writes (the protocol's own sample); what a
+// real host reports is covered by the host's tests and the end-to-end console test.
 
 const alice = memoryId("alice");
 const sample = JSON.parse(
@@ -159,5 +161,140 @@ describe("console work views in a browser", () => {
     await bob.locator('[data-node="home-pc"]').waitFor();
     expect(await bob.getByRole("region", { name: "Admin" }).count()).toBe(0);
     await waitFor(() => chat.textsFor("bob").length > 0, { message: "bob's link message" });
+  });
+});
+
+// A file's script, if it ever runs on the router's origin: it does what the page could (the user's
+// cookie goes along), a chat message that the node would get as a forward.
+const attack = (marker: string) =>
+  `const ws = new WebSocket(location.origin.replace(/^http/, "ws") + "/console/ws");
+   ws.onopen = () => ws.send(JSON.stringify({ type: "chat", text: "PWNED by ${marker}" }));`;
+
+/** A 1×1 PNG. */
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  "base64",
+);
+
+/** What hosts send: each file's name, the type its host claims, and its bytes. */
+const FILES = {
+  "invoice.html": {
+    claim: "text/html",
+    bytes: `<!doctype html><title>Invoice</title><script>${attack("invoice.html")}</script>`,
+  },
+  "evil.svg": {
+    claim: "image/svg+xml",
+    bytes: `<svg xmlns="http://www.w3.org/2000/svg"><script>${attack("evil.svg")}</script></svg>`,
+  },
+  // Says it is a PNG; its bytes are HTML.
+  "photo.png": { claim: "image/png", bytes: `<!doctype html><script>${attack("photo.png")}</script>` },
+  "real.png": { claim: "image/png", bytes: PNG },
+} as const;
+type FileName = keyof typeof FILES;
+
+/**
+ * What a new tab makes of `href`, opened as a long-press "Open in new tab" does (a navigation the
+ * browser starts, outside the page and its CSP): "download", or the document it shows.
+ */
+async function openInNewTab(context: BrowserContext, href: string): Promise<string> {
+  const tab = await context.newPage();
+  const downloaded = tab.waitForEvent("download").then(
+    () => "download",
+    () => "no download",
+  );
+  const shown = await tab.goto(href).then(
+    () => tab.content(),
+    () => undefined, // a navigation that became a download is aborted
+  );
+  const outcome = shown === undefined ? await downloaded : `document: ${shown}`;
+  await tab.close();
+  return outcome;
+}
+
+/** The file's entry in the page's chat. */
+const fileEntry = (page: Page, name: FileName) =>
+  page.locator(".file").filter({ has: page.getByRole("link", { name: `Download ${name}` }) });
+
+/** Every file is a download, whatever it claims; only the real PNG is shown, and as an image. */
+async function expectInert(page: Page) {
+  for (const name of Object.keys(FILES) as FileName[]) {
+    const entry = fileEntry(page, name);
+    const href = (await entry.getByRole("link").getAttribute("href")) ?? "";
+    expect(href).toMatch(/^blob:/);
+    expect(await openInNewTab(page.context(), href), name).toBe("download");
+    expect(await entry.locator("img").count(), name).toBe(name === "real.png" ? 1 : 0);
+  }
+  const image = fileEntry(page, "real.png").locator("img");
+  // Decoded (the tests compile without the DOM's types, hence the casts in the page's functions).
+  expect(await image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1);
+  // The image's own blob, opened in a tab, is shown by the browser's image viewer.
+  expect(await openInNewTab(page.context(), (await image.getAttribute("src")) ?? "")).toMatch(
+    /^document: <html[^>]*><head>.*<title>[^<]*\(1×1\)<\/title><\/head><body[^>]*><img [^>]*><\/body><\/html>$/,
+  );
+
+  // Opened by the page's own hand (window.open), the HTML is saved too: the tab opened for it
+  // closes, and the download is the page's.
+  const link = fileEntry(page, "invoice.html").getByRole("link");
+  const [saved, popup] = await Promise.all([
+    page.waitForEvent("download"),
+    page.context().waitForEvent("page"),
+    link.evaluate((a) => {
+      const href = (a as unknown as { href: string }).href;
+      (globalThis as unknown as { open(url: string): unknown }).open(href);
+    }),
+  ]);
+  await popup.waitForEvent("close");
+  expect(readFileSync((await saved.path()) ?? "", "utf8")).toBe(FILES["invoice.html"].bytes);
+  // And a click saves it under its name.
+  const [clicked] = await Promise.all([page.waitForEvent("download"), link.click()]);
+  expect(clicked.suggestedFilename()).toBe("invoice.html");
+}
+
+describe("files from hosts in a browser", () => {
+  it("HTML and SVG from a host run nothing on the router's origin, however opened; only raster images show", async () => {
+    const { chat, node } = await startWorld();
+    const page = await signIn(browser, await consoleLinkFor(chat, "alice"), PHONE);
+    // A second page whose socket carries the hosts' claimed types, as if the router passed them on:
+    // the page itself goes by the bytes.
+    const told = await browser.newContext({ viewport: PHONE });
+    await told.routeWebSocket(/\/console\/ws$/, (socket) => {
+      const router = socket.connectToServer();
+      router.onMessage((message) => {
+        const frame = JSON.parse(String(message));
+        const file = frame.type === "message" ? frame.message.file : undefined;
+        if (file) file.mime_type = FILES[file.name as FileName].claim;
+        socket.send(JSON.stringify(frame));
+      });
+    });
+    const toldPage = await told.newPage();
+    await toldPage.goto(await consoleLinkFor(chat, "alice"));
+    await waitForLive(toldPage);
+
+    // The console is alice's chat with the node now: its files land there, in every open page.
+    await say(page, "send me the files");
+    const { chat_id } = await answerForward(node, "Sending.");
+    for (const [name, file] of Object.entries(FILES))
+      node.send({
+        type: "send_file",
+        user_id: alice,
+        platform: "console",
+        chat_id,
+        name,
+        mime_type: file.claim,
+        data_base64: Buffer.from(file.bytes).toString("base64"),
+        delivery_id: `file-${name}`,
+      });
+    for (const name of Object.keys(FILES) as FileName[]) {
+      await fileEntry(page, name).waitFor();
+      await fileEntry(toldPage, name).waitFor();
+    }
+    await screenshot(page, "files-phone");
+
+    await expectInert(page);
+    await expectInert(toldPage);
+    // No script reached the router: the next message the node gets is the user's own.
+    await say(page, "thanks");
+    expect((await answerForward(node, "You're welcome.")).text).toBe("thanks");
+    expect(await page.locator(".message.mine").allTextContents()).toEqual(["send me the files", "thanks"]);
   });
 });

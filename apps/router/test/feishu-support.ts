@@ -13,7 +13,7 @@ import { ADMIN_TOKEN, echoHandler, onCleanup, SECRET, startTestHost, tempDataDir
 export async function startFeishuRouter(
   fake: FakeFeishu,
   overrides: Record<string, unknown> = {},
-  options: { clock?: Clock } = {},
+  options: { clock?: Clock; logLevel?: string } = {},
 ) {
   const config = RouterConfigSchema.parse({
     ROUTER_SECRET: SECRET,
@@ -28,7 +28,7 @@ export async function startFeishuRouter(
     PROGRESS_INTERVAL_S: 0,
     ...overrides,
   });
-  const { logger, lines } = createTestLogger("warn");
+  const { logger, lines } = createTestLogger(options.logLevel ?? "warn");
   const db = openRouterDatabase(routerDatabasePath(config.DATA_DIR));
   const chat = await selectChatAdapters(config, {
     logger,

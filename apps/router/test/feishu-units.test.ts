@@ -3,6 +3,7 @@ import { makeTempDir } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { asPlatformCall, FeishuError } from "../src/chat/feishu/feishu-error.ts";
 import { parseReceiveEvent } from "../src/chat/feishu/incoming-event.ts";
+import { sdkLogEntry } from "../src/chat/feishu/lark-client.ts";
 import { feishuWebhookVerifier } from "../src/chat/feishu/webhook-verifier.ts";
 import { withPlatformRetry } from "../src/chat/send-retry.ts";
 import { openRouterDatabase, routerDatabasePath } from "../src/state/router-db.ts";
@@ -266,5 +267,58 @@ describe("Feishu errors under the shared send retry", () => {
       ),
     ).rejects.toMatchObject({ kind: "rate_limited", details: { retryAfterMs: 600_000 } });
     expect(waits).toEqual([]);
+  });
+});
+
+describe("what the Feishu SDK logs", () => {
+  const card = JSON.stringify({ receive_id: "oc_1", content: '{"text":"SECRET output"}' });
+
+  it("keeps its words and a failure's status, code, msg and log_id; drops the request and raw answers", () => {
+    // The SDK's own digest of an AxiosError, as it logs a failed call.
+    const digest = [
+      {
+        message: "Request failed with status code 400",
+        config: {
+          data: card,
+          url: "https://open.feishu.cn/open-apis/im/v1/messages?receive_id_type=chat_id",
+          method: "post",
+        },
+        request: { path: "/open-apis/im/v1/messages?receive_id_type=chat_id", method: "POST" },
+        response: {
+          data: {
+            code: 230001,
+            msg: "invalid param",
+            error: { log_id: "L1", field_violations: [{ value: card }] },
+          },
+          status: 400,
+        },
+      },
+      { code: 230001, msg: "invalid param", log_id: "L1", field_violations: [{ value: card }] },
+    ];
+    expect(sdkLogEntry([digest])).toEqual({
+      text: "",
+      fields: {
+        api: "POST /open-apis/im/v1/messages",
+        status: 400,
+        code: 230001,
+        err: "invalid param",
+        logId: "L1",
+      },
+    });
+    // A proxy's HTML page for an answer, Feishu's id in a header.
+    const proxied = Object.assign(new Error("Request failed with status code 502"), {
+      config: { data: card, url: "/open-apis/im/v1/messages/om_1/reply", method: "post" },
+      response: { status: 502, data: `<html>${card}</html>`, headers: { "x-tt-logid": "L2" } },
+    });
+    expect(sdkLogEntry(["[request]", proxied])).toEqual({
+      text: "[request]",
+      fields: {
+        api: "POST /open-apis/im/v1/messages/om_1/reply",
+        status: 502,
+        err: "Request failed with status code 502",
+        logId: "L2",
+      },
+    });
+    expect(JSON.stringify(sdkLogEntry([digest, proxied, { data: card }]))).not.toContain("SECRET");
   });
 });

@@ -245,6 +245,36 @@ describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
     });
   });
 
+  it("a send Feishu refuses is logged with its status, code, msg and log_id, never with what it carried", async () => {
+    const { router, logs } = await startRouter(fake, {}, { logLevel: "trace" });
+    await withHost(router);
+    const marker = "quarterly-figures-7f3a";
+    fake.failNext(SEND_OR_REPLY, { status: 400, code: 230001, msg: "invalid param", times: 20 });
+    await fake.pushEvent(
+      messageEvent({ openId: "ou_alice", chatId: "oc_alice", chatType: "p2p", text: `print ${marker}` }),
+    );
+    // The reply, then the plain message, card and text each: refused, and the user told so (refused too).
+    const failed = await waitFor(() => logs().find((line) => line.msg === "sendText failed"), {
+      timeoutMs: 15_000,
+    });
+    // The host did answer with it; nothing logged, at any level, carries it.
+    expect(JSON.stringify(fake.calls)).toContain(marker);
+    expect(logs().filter((line) => JSON.stringify(line).includes(marker))).toEqual([]);
+    expect(failed).toMatchObject({ level: 50, status: 400, code: 230001, err: "invalid param" });
+    expect(failed.logId).toMatch(/^\d{14}[0-9a-f]{20}$/);
+    const sdk = logs().filter((line) => line.sdk === "lark");
+    expect(sdk.length).toBeGreaterThan(0);
+    for (const line of sdk)
+      expect(line).toMatchObject({
+        level: 50,
+        api: expect.stringMatching(/^POST \/open-apis\/im\/v1\/messages/),
+        status: 400,
+        code: 230001,
+        err: "invalid param",
+        logId: expect.stringMatching(/^\d{14}[0-9a-f]{20}$/),
+      });
+  });
+
   it("the long connection dropped by Feishu is re-established and the next event answered; /health shows it", async () => {
     const { router, url } = await startFeishuRouter();
     await withHost(router);

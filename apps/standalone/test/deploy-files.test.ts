@@ -154,6 +154,24 @@ describe("docker-compose.yml and Dockerfiles", () => {
     expect(compose.services.host?.build.args?.CODING_CLIS).toMatch(/^\$\{CODING_CLIS:-\}$/);
   });
 
+  it("the host image has bubblewrap and SANDBOX=on; compose lets bwrap build its sandbox, adding no capability", () => {
+    const host = parseDockerfile(read("apps/host/Dockerfile")).at(-1);
+    expect(argsOf(host, "RUN").join("\n")).toMatch(/apt-get install -y --no-install-recommends bubblewrap\b/);
+    expect(argsOf(host, "ENV").join(" ")).toMatch(/\bSANDBOX=on\b/);
+    const service = compose.services.host as ComposeService & Record<string, unknown>;
+    expect(service.environment.SANDBOX).toMatch(/^\$\{SANDBOX:-on\}$/);
+    // Docker's seccomp profile refuses the user namespace, its AppArmor profile the mounts, and its
+    // masks over /proc the fresh /proc bwrap mounts for the command's pid namespace.
+    expect(service.security_opt).toEqual([
+      "seccomp=unconfined",
+      "apparmor=unconfined",
+      "systempaths=unconfined",
+    ]);
+    for (const key of ["cap_add", "privileged", "user", "userns_mode"])
+      expect(service).not.toHaveProperty(key);
+    expect(compose.services.router).not.toHaveProperty("security_opt");
+  });
+
   it("the router runs as a service: no stdin or terminal kept open for it", () => {
     const router = compose.services.router as ComposeService & Record<string, unknown>;
     expect(router).not.toHaveProperty("stdin_open");

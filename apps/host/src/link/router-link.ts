@@ -70,6 +70,11 @@ export interface RouterLinkOptions {
   onWork: (frame: WorkFrame) => void;
   /** Registered (a join code, if any, was accepted). */
   onRegistered?: (frame: RegisterOkFrame) => void;
+  /**
+   * More for the "registered with router" line, the one a user watches for when the host starts
+   * (the host adds its sandbox's state there).
+   */
+  registeredFields?: () => Record<string, unknown>;
   /** The router refused this node's key or join code (it keeps retrying unless told to stop). */
   onRefused?: (reason: string) => void;
   /** The router answered an error about a pushed item (e.g. RATE_LIMITED). */
@@ -222,7 +227,7 @@ export class RouterLink {
         this.setState("registered");
         this.resetWatchdog(socket);
         this.options.logger.info(
-          { nodeId: frame.node_id, version: frame.protocol_version },
+          { nodeId: frame.node_id, version: frame.protocol_version, ...this.options.registeredFields?.() },
           "registered with router",
         );
         this.options.onRegistered?.(frame);

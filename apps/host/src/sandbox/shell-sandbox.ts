@@ -15,6 +15,10 @@ export type SandboxStatus =
   | { active: true; bwrap: string; version: string; network: SandboxNetwork }
   | { active: false; reason: string };
 
+/** The state in a few words, for the host's start line: "on: bubblewrap 0.8.0, network on", "off: <why>". */
+export const describeSandbox = (status: SandboxStatus): string =>
+  status.active ? `on: ${status.version}, network ${status.network}` : `off: ${status.reason}`;
+
 export interface ShellSandbox {
   readonly status: SandboxStatus;
   /** The wrapper for a command run for `scope` (computed at each start: channels come and go). */

@@ -183,7 +183,8 @@ export class PlatformError extends Error {
   constructor(
     readonly kind: PlatformErrorKind,
     message: string,
-    readonly details: { retryAfterMs?: number; code?: number | string; status?: number } = {},
+    /** `logId`: the platform's id for the failed request, to quote to its support. */
+    readonly details: { retryAfterMs?: number; code?: number | string; status?: number; logId?: string } = {},
   ) {
     super(message);
   }

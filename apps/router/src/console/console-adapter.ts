@@ -8,6 +8,7 @@ import type {
 import { PlatformError } from "../chat/platform-adapter.ts";
 import type { ConsoleFeed } from "./console-feed.ts";
 import type { ConsoleButton } from "./console-frames.ts";
+import { consoleFileType } from "./file-type.ts";
 
 // The web console as one more chat platform: a page's messages and button presses enter the shared
 // chat layer like any platform's, and what the router sends (answers, progress edits, buttons,
@@ -96,7 +97,8 @@ export function createConsoleAdapter(feed: ConsoleFeed, now: () => number): Cons
             name: file.name,
             size: file.data.length,
             data_base64: file.data.toString("base64"),
-            ...(file.mimeType ? { mime_type: file.mimeType } : {}),
+            // Never the host's claim (text/html, image/svg+xml would run on the router's origin).
+            mime_type: consoleFileType(file.data),
           },
         },
       });

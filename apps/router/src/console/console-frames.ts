@@ -87,6 +87,7 @@ export type ConsoleButton = z.infer<typeof ConsoleButton>;
 
 export const ConsoleFile = z.object({
   name: z.string(),
+  /** What the router found the bytes to be (file-type.ts): a raster image type or application/octet-stream. */
   mime_type: z.string().optional(),
   size: z.number(),
   /** Absent in the history a page gets on connecting: files are handed only to pages open when they came. */

@@ -60,7 +60,8 @@ export async function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleR
         styleSrc: ["'self'"],
         // xterm.js colours cells with style attributes; no script can come in through them.
         styleSrcAttr: ["'unsafe-inline'"],
-        imgSrc: ["'self'", "blob:", "data:"],
+        // blob: the raster images hosts send (file-type.ts); data: the empty favicon (console-html.ts).
+        imgSrc: ["blob:", "data:"],
         fontSrc: ["'self'"],
         connectSrc: ["'self'"],
         formAction: ["'self'"],

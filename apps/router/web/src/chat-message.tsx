@@ -1,7 +1,9 @@
 import { useEffect, useMemo } from "preact/hooks";
 import type { ConsoleMessage } from "../../src/console/console-frames.ts";
+import { DOWNLOAD_TYPE, rasterImageType } from "../../src/console/file-type.ts";
 
-// One message of the console chat: its text as written (never as HTML), its buttons, its file.
+// One message of the console chat: its text as written (never as HTML), its buttons, its file
+// (a download; shown inline only if its bytes are a raster image: see file-type.ts).
 
 export function ChatMessage(props: {
   message: ConsoleMessage;
@@ -26,17 +28,29 @@ export function ChatMessage(props: {
 }
 
 function FileLink({ file }: { file: NonNullable<ConsoleMessage["file"]> }) {
-  const url = useMemo(() => {
+  // The type the host claimed (and the one the router sends) is never used: the bytes decide.
+  const urls = useMemo(() => {
     if (!file.data_base64) return undefined;
     const bytes = Uint8Array.from(atob(file.data_base64), (c) => c.charCodeAt(0));
-    return URL.createObjectURL(new Blob([bytes], { type: file.mime_type ?? "application/octet-stream" }));
+    const image = rasterImageType(bytes);
+    return {
+      // Opaque bytes, however the link is opened (clicked, or "open in new tab"): saved, never rendered.
+      download: URL.createObjectURL(new Blob([bytes], { type: DOWNLOAD_TYPE })),
+      image: image ? URL.createObjectURL(new Blob([bytes], { type: image })) : undefined,
+    };
   }, [file]);
-  useEffect(() => () => (url ? URL.revokeObjectURL(url) : undefined), [url]);
-  if (!url) return <div class="muted">(sent while this page was closed)</div>;
+  useEffect(
+    () => () => {
+      if (urls?.image) URL.revokeObjectURL(urls.image);
+      if (urls) URL.revokeObjectURL(urls.download);
+    },
+    [urls],
+  );
+  if (!urls) return <div class="muted">(sent while this page was closed)</div>;
   return (
     <div class="file">
-      {file.mime_type?.startsWith("image/") ? <img src={url} alt={file.name} /> : null}
-      <a href={url} download={file.name}>
+      {urls.image ? <img src={urls.image} alt={file.name} /> : null}
+      <a href={urls.download} download={file.name}>
         Download {file.name} ({Math.ceil(file.size / 1024)} KB)
       </a>
     </div>

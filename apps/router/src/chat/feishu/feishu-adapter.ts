@@ -60,6 +60,14 @@ const FILE_TYPES: Record<string, string> = {
   opus: "opus",
 };
 
+/** What is logged of a failed call: Feishu's answer, never what was sent (see feishu-error.ts). */
+const failureLog = (failure: FeishuError) => ({
+  status: failure.status,
+  code: failure.code,
+  err: failure.message,
+  logId: failure.logId,
+});
+
 export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdapter {
   const { logger } = options;
   const client = createLarkClient(options);
@@ -80,7 +88,7 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdap
     } catch (error) {
       const failure = toFeishuError(error);
       if (failure.retriable) throw failure;
-      logger.warn({ code: failure.code, err: failure.message }, "card refused; sending as text");
+      logger.warn(failureLog(failure), "card refused; sending as text");
       return api.send(to, "text", textContent(text), `${uuid}-text`);
     }
   };
@@ -92,10 +100,7 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdap
     } catch (error) {
       const failure = toFeishuError(error);
       if (failure.retriable) throw failure;
-      logger.warn(
-        { code: failure.code, err: failure.message, messageId },
-        "reply refused; sending as a plain message",
-      );
+      logger.warn({ ...failureLog(failure), messageId }, "reply refused; sending as a plain message");
       return sendCard(to, text, `${uuid}-send`);
     }
   };
@@ -119,7 +124,7 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdap
       events = platformEvents;
       botOpenId = await api.botOpenId().catch((error: unknown) => {
         logger.warn(
-          { err: toFeishuError(error).message },
+          failureLog(toFeishuError(error)),
           "could not read the bot's open_id; group @mentions of anyone will count",
         );
         return undefined;

@@ -1,5 +1,5 @@
 import type * as lark from "@larksuiteoapi/node-sdk";
-import { FeishuError } from "./feishu-error.ts";
+import { type FeishuAnswer, FeishuError, logIdOf } from "./feishu-error.ts";
 
 // The few Open API calls PhoneWork makes, each returning what it needs or throwing a
 // FeishuError (HTTP errors and non-zero Feishu codes alike).
@@ -9,13 +9,14 @@ export interface Recipient {
   receiveId: string;
 }
 
-function check<T extends { code?: number; msg?: string }>(result: T, what: string): T {
+function check<T extends FeishuAnswer>(result: T, what: string): T {
   if (result.code !== undefined && result.code !== 0) {
     throw new FeishuError(
       `${what}: ${result.msg ?? "failed"} (code ${result.code})`,
       200,
       result.code,
       undefined,
+      logIdOf(result),
     );
   }
   return result;

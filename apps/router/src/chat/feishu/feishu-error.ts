@@ -1,6 +1,7 @@
 import { PlatformError } from "../platform-adapter.ts";
 
-// A failed Feishu Open API call, with what is needed to decide on a retry.
+// A failed Feishu Open API call, with what is needed to decide on a retry and to look it up with
+// Feishu (its log_id). Only Feishu's answer is kept, never the request: that is the user's message.
 
 export const RATE_LIMITED_CODE = 99991400;
 
@@ -12,6 +13,8 @@ export class FeishuError extends Error {
     readonly code: number | undefined,
     /** From x-ogw-ratelimit-reset (seconds until the limit resets), when Feishu sent it. */
     readonly retryAfterMs: number | undefined,
+    /** Feishu's id for the failed request, to quote to its support. */
+    readonly logId?: string,
   ) {
     super(message);
   }
@@ -33,6 +36,7 @@ export class FeishuError extends Error {
       ...(this.retryAfterMs !== undefined ? { retryAfterMs: this.retryAfterMs } : {}),
       ...(this.code !== undefined ? { code: this.code } : {}),
       ...(this.status !== undefined ? { status: this.status } : {}),
+      ...(this.logId !== undefined ? { logId: this.logId } : {}),
     });
   }
 }
@@ -43,15 +47,27 @@ export function toFeishuError(error: unknown): FeishuError {
   const response = (
     error as { response?: { status?: number; headers?: Record<string, unknown>; data?: unknown } }
   )?.response;
-  const data = (response?.data ?? {}) as { code?: number; msg?: string };
+  const data = (typeof response?.data === "object" ? response.data : {}) as FeishuAnswer;
   const reset = Number(response?.headers?.["x-ogw-ratelimit-reset"]);
+  const headerLogId = response?.headers?.["x-tt-logid"];
   return new FeishuError(
-    data.msg ?? (error as Error)?.message ?? String(error),
+    data?.msg ?? (error as Error)?.message ?? String(error),
     response?.status,
-    data.code,
+    data?.code,
     Number.isFinite(reset) && reset >= 0 ? reset * 1000 : undefined,
+    logIdOf(data) ?? (typeof headerLogId === "string" ? headerLogId : undefined),
   );
 }
+
+/** Feishu's answer to a call: `{ code, msg, error: { log_id } }` when it failed. */
+export interface FeishuAnswer {
+  code?: number;
+  msg?: string;
+  error?: { log_id?: string };
+}
+
+export const logIdOf = (answer: FeishuAnswer | null | undefined): string | undefined =>
+  typeof answer?.error?.log_id === "string" ? answer.error.log_id : undefined;
 
 /** Runs a Feishu call, throwing what it throws as a PlatformError. */
 export async function asPlatformCall<T>(call: () => Promise<T>): Promise<T> {
