@@ -34,7 +34,7 @@ export interface Flood {
 const REOPEN_MS = 50;
 
 /**
- * Opens `count` connections to `port` from ATTACKER at once, each holding `hold` (or the holds in
+ * Opens `count` connections to `port` from ATTACKER (or `from`) at once, each holding `hold` (or the holds in
  * turn); with `keep`, one that closes is opened again (after REOPEN_MS) holding the same, so the
  * flood always tries to hold `count`.
  */
@@ -42,7 +42,7 @@ export function flood(
   port: number,
   holds: Hold | Hold[],
   count: number,
-  options: { keep?: boolean; nodeId?: string; path?: string } = {},
+  options: { keep?: boolean; nodeId?: string; path?: string; from?: string } = {},
 ): Flood {
   const held: Held[] = [];
   const sockets = new Set<Socket>();
@@ -57,7 +57,7 @@ export function flood(
       closedAt: undefined,
     };
     held.push(entry);
-    const socket = connect({ host: "127.0.0.1", port, localAddress: ATTACKER });
+    const socket = connect({ host: "127.0.0.1", port, localAddress: options.from ?? ATTACKER });
     sockets.add(socket);
     socket.on("connect", () => {
       entry.connectedAt = performance.now();

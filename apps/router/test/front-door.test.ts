@@ -1,13 +1,16 @@
 import { connect } from "node:net";
 import { createHost, HostConfigSchema, newIdentity } from "@phonework/host";
 import {
+  connectFakeNode,
   createTestLogger,
   type FakeTelegram,
+  placeholderConsolePage,
   startFakeTelegram,
   tlsFixture,
   waitFor,
 } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import { createTelegramAdapter } from "../src/chat/telegram/telegram-adapter.ts";
 import { RouterConfigSchema } from "../src/config.ts";
 import { createRouter, type Router } from "../src/create-router.ts";
@@ -20,7 +23,7 @@ import {
   lifetime,
   maskedText,
 } from "./front-door-support.ts";
-import { echoHandler, onCleanup, startTestRouter, tempDataDir } from "./support.ts";
+import { echoHandler, onCleanup, SECRET, startTestRouter, tempDataDir } from "./support.ts";
 
 // The security review's script, run against a router that takes keys: one address opens
 // connections and holds them doing nothing (idle TCP, a WebSocket upgrade and then silence, half an
@@ -192,6 +195,80 @@ describe("the front door, under one address's flood", () => {
     const { logs } = await joinHost(door, "home-pc");
     expect(logs().filter((line) => String(line.msg).includes("503"))).toEqual([]);
     expect(door.router.registry.get("home-pc")).toMatchObject({ paired: true, status: "online" });
+  });
+});
+
+describe("the front door's other limits", () => {
+  it("past MAX_CONNECTIONS connections from anywhere are dropped, logged once per address", async () => {
+    const t = await startTestRouter({ MAX_CONNECTIONS: 5, HTTP_HEADERS_TIMEOUT_S: 5 });
+    const port = Number(new URL(t.url).port);
+    const first = flood(port, "idle", 5, { from: "127.0.0.3" });
+    await waitFor(() => first.held.every((h) => h.connectedAt !== undefined));
+    const late = [
+      flood(port, "idle", 10, { from: "127.0.0.4" }),
+      flood(port, "idle", 10, { from: "127.0.0.5" }),
+    ];
+    await waitFor(() => all(late).every((h) => h.closedAt !== undefined), {
+      timeoutMs: 3000,
+      message: "the late ones dropped",
+    });
+    expect(refused(all(late))).toHaveLength(20);
+    expect(first.held.every((h) => h.closedAt === undefined)).toBe(true);
+    const dropped = t
+      .logs()
+      .filter((line) => line.msg === "connection dropped: the router is at MAX_CONNECTIONS");
+    expect(dropped.map((line) => line.ip).sort()).toEqual(["127.0.0.4", "127.0.0.5"]);
+  });
+
+  it("a trusted proxy's connections are everybody's: not capped per address", async () => {
+    const t = await startTestRouter({
+      TRUST_PROXY: ATTACKER,
+      MAX_CONNECTIONS_PER_ADDRESS: 5,
+      HTTP_HEADERS_TIMEOUT_S: 5,
+    });
+    const port = Number(new URL(t.url).port);
+    const proxied = flood(port, "half-request", 20);
+    const direct = flood(port, "half-request", 20, { from: "127.0.0.3" });
+    await waitFor(() => refused(direct.held).length === 15, {
+      timeoutMs: 3000,
+      message: "the direct client capped",
+    });
+    expect(proxied.held.filter((h) => h.closedAt !== undefined)).toEqual([]);
+    expect(t.router.frontDoor.caps.countFor(ATTACKER)).toBe(0);
+  });
+});
+
+describe("who stops counting against an address", () => {
+  it("a host once registered, and a console page once its signed-in socket is open", async () => {
+    const t = await startTestRouter({}, { consoleAssets: placeholderConsolePage(tempDataDir()) });
+    const caps = t.router.frontDoor.caps;
+    const node = await connectFakeNode({ url: t.nodeUrl, secret: SECRET, localAddress: "127.0.0.3" });
+    onCleanup(() => node.kill());
+    expect(caps.countFor("127.0.0.3")).toBe(1);
+    expect(await node.register({ node_id: "home-pc" })).toMatchObject({ type: "register_ok" });
+    expect(caps.countFor("127.0.0.3")).toBe(0);
+
+    t.chat.receive({ userId: "alice", text: "/console" });
+    const code = await waitFor(() =>
+      t.chat
+        .textsFor("alice")
+        .map((text) => /\/console\/login\?code=([\w-]+)/.exec(text)?.[1])
+        .find(Boolean),
+    );
+    const signedIn = await fetch(`${t.url}/console/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: t.url },
+      body: `code=${code}`,
+      redirect: "manual",
+    });
+    const cookie = signedIn.headers.get("set-cookie")?.split(";")[0] ?? "";
+    const page = new WebSocket(`${t.url.replace(/^http/, "ws")}/console/ws`, {
+      headers: { cookie, origin: t.url },
+      localAddress: "127.0.0.4",
+    });
+    onCleanup(() => page.terminate());
+    await new Promise((resolve, reject) => page.once("open", resolve).once("error", reject));
+    await waitFor(() => caps.countFor("127.0.0.4") === 0, { timeoutMs: 2000 });
   });
 });
 

@@ -13,6 +13,8 @@ export interface FakeNodeOptions {
   nodeId?: string;
   headers?: Record<string, string>;
   maxPayload?: number;
+  /** The source address to dial from (any of 127/8 on Linux), to stand apart from other clients. */
+  localAddress?: string;
 }
 
 export interface FakeNode {
@@ -72,6 +74,7 @@ export async function connectFakeNode(options: FakeNodeOptions): Promise<FakeNod
     headers,
     perMessageDeflate: false,
     maxPayload: options.maxPayload ?? 64 * 1024 * 1024,
+    ...(options.localAddress ? { localAddress: options.localAddress } : {}),
   });
   const inbox = new FrameInbox(socket);
   const closed = new Promise<{ code: number; reason: string }>((resolve) => {
