@@ -5,7 +5,7 @@ export const METHOD = `
 
 - **Run it:** \`pnpm install && pnpm bench\` (about 4 minutes, half of it \`npm install\` of the package). It reports
   and never asserts: a missed target is listed above and the command still exits 0. \`pnpm bench round-trip\` (or
-  \`memory\`, \`storm\`, \`failure\`, \`subtask\`, \`install\`) runs one part and prints it without rewriting this file;
+  \`memory\`, \`storm\`, \`failure\`, \`subtask\`, \`front-door\`, \`install\`) runs one part and prints it without rewriting this file;
   \`pnpm bench install --write\` also replaces that part's section here and in results.json (marked under its title).
 - **Noise:** the machine is shared (other test suites may run at the same time) and has few cores, which the
   router, the simulated hosts and the bench itself all share. Compare ratios and orders of magnitude, not the
@@ -26,8 +26,9 @@ export const METHOD = `
   turn with \`synchronous=NORMAL\` (safe across a router crash; see the README's delivery guarantees).
 - **Idle memory.** The router runs alone in a child process (\`bench/router-process.ts\`, started with
   \`--expose-gc\`); simulated hosts (\`bench/sim-hosts.ts\`: bare \`ws\` clients that send the protocol's sample
-  \`register\` frame with their own node id and answer \`ping\` with \`pong\`) run in another. Before the
-  baseline, 50 hosts connect and leave, so code every connection shares is already loaded. Each RSS sample
+  \`register\` frame with their own node id, each from an address of its own in 127/8 as real hosts come from
+  theirs, and answer \`ping\` with \`pong\`) run in another. Before the baseline, 50 hosts connect and leave, so
+  code every connection shares is already loaded. Each RSS sample
   follows two full GCs 200 ms apart; per host = (RSS at N − RSS with none) ÷ N, in KiB (1,024 bytes; the
   20 KB target is read as 20 KiB). Router settings are the defaults (heartbeat 30 s / 10 s, 16 MiB max payload).
 - **Reconnect storm.** With N hosts registered, the router process is killed with SIGKILL (a crash; the
@@ -98,6 +99,17 @@ export const METHOD = `
   most of the install is the packages kept as packages (better-sqlite3 with its build leftovers when it
   compiles, the Feishu, OpenAI and MCP SDKs). pino-roll (and its 28 MB of date-fns) was replaced by a
   small rotating file of our own (see README).
+- **One address flooding the router (front door).** A real router with its defaults and no shared secret
+  (hosts prove keys; \`MAX_CONNECTIONS_PER_ADDRESS\` 128, \`HANDSHAKE_TIMEOUT_S\` 2 s, \`HTTP_HEADERS_TIMEOUT_S\`
+  10 s), a Telegram adapter in webhook mode on the fake Bot API, and a real host paired with a join code (its own
+  Ed25519 key, the host app's backoff) in the bench's process, all on 127.0.0.1. The attacker
+  (\`bench/flood-client.ts\`, a process of its own) binds 127.0.0.2 and tries to hold 1,000 connections at once —
+  a third idle, a third WebSocket upgrades naming the real node and then silent, a third half-sent requests —
+  opening a new one 250 ms after each the router drops. The webhook figure is a signed \`POST /webhook/telegram\`
+  (one update at a time, after 50 of warm-up) until the router's 200; the reconnect figure runs from the router
+  closing the host's link to the host's next \`register_ok\` (its backoff's jitter, up to 500 ms, included).
+  Both are measured before the flood and once the attacker holds the cap. The attacker's count is the router's
+  own (sampled every 20 ms); lifetimes are the attacker's, from its connect (or its 101) to the close.
 - **Failure detection.** In the bench's process, with \`HEARTBEAT_INTERVAL_S=1\` and \`HEARTBEAT_TIMEOUT_S=1\`.
   A silent host answers one or two pings and then none; the figure is the time from its last pong to the
   registry's offline event (by design about interval + timeout). A vanishing host receives a \`forward\`,

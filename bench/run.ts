@@ -3,6 +3,7 @@ import { Cleanup } from "./cleanup.ts";
 import { withDeadline } from "./deadline.ts";
 import { measureFailureDetection } from "./failure-detection.ts";
 import { type Figure, failed } from "./figure.ts";
+import { measureFrontDoor } from "./front-door.ts";
 import { measureIdleMemory } from "./idle-memory.ts";
 import { measureInstall } from "./install.ts";
 import { describeMachine } from "./machine.ts";
@@ -37,6 +38,11 @@ const MEASUREMENTS = [
     key: "terminal-flood",
     title: "Chat beside a terminal flooding the same link (fast and slow reader)",
     run: measureTerminalFlood,
+  },
+  {
+    key: "front-door",
+    title: "One address flooding the router: a paired host and the webhook meanwhile",
+    run: measureFrontDoor,
   },
   // Packing and `npm install -g` alone take 1–2 minutes (better-sqlite3 may compile from source).
   {

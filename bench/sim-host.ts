@@ -6,7 +6,9 @@ import { WebSocket } from "./ws.ts";
 // A simulated host: a bare `ws` client that registers, answers pings and otherwise idles.
 // It reconnects exactly like apps/host/src/link/router-link.ts: after any close, wait
 // reconnectDelay(attempt++) with create-host.ts's policy (full jitter, the first retry too),
-// and start again from attempt 0 once registered.
+// and start again from attempt 0 once registered. Each dials from an address of its own in 127/8
+// (see simAddress), as real hosts come from their own: the router caps per address the
+// connections that have not registered yet, and 10,000 hosts from one address would be one flood.
 
 const BACKOFF = { baseMs: 500, maxMs: 30_000 };
 const fixture = JSON.parse(
@@ -28,6 +30,11 @@ export function registrationFor(nodeId: string): string {
       serves_users: [`user-${nodeId}`],
     }),
   );
+}
+
+/** The source address of the `index`th simulated host: 127.10.0.0, 127.10.0.1, … (Linux routes 127/8 to loopback). */
+export function simAddress(index: number): string {
+  return `127.${10 + (index >> 16)}.${(index >> 8) & 255}.${index & 255}`;
 }
 
 export interface SimCounters {
@@ -60,6 +67,7 @@ export class SimHost {
     readonly nodeId: string,
     private readonly url: string,
     private readonly secret: string,
+    private readonly localAddress: string,
     private readonly counters: SimCounters,
     private readonly events: SimHostEvents,
   ) {}
@@ -80,6 +88,7 @@ export class SimHost {
       headers: { Authorization: `Bearer ${this.secret}` },
       perMessageDeflate: false,
       handshakeTimeout: 10_000,
+      localAddress: this.localAddress,
     });
     this.socket = socket;
     socket.on("open", () => socket.send(registrationFor(this.nodeId)));

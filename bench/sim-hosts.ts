@@ -1,5 +1,5 @@
 import type { SimCommand, SimReport } from "./sim-control.ts";
-import { emptyCounters, SimHost } from "./sim-host.ts";
+import { emptyCounters, SimHost, simAddress } from "./sim-host.ts";
 
 // Child process: a fleet of simulated hosts (see sim-host.ts), grown on command from the bench.
 
@@ -31,7 +31,15 @@ const events = {
 function connect(command: Extract<SimCommand, { type: "connect" }>): void {
   const queue = Array.from(
     { length: command.count },
-    (_, i) => new SimHost(`sim-${hosts.length + i}`, command.url, command.secret, counters, events),
+    (_, i) =>
+      new SimHost(
+        `sim-${hosts.length + i}`,
+        command.url,
+        command.secret,
+        simAddress(hosts.length + i),
+        counters,
+        events,
+      ),
   );
   hosts.push(...queue);
   batchPending = queue.length;

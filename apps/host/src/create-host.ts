@@ -469,6 +469,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   let runner: RequestRunner | undefined;
   const link = new RouterLink({
     url: config.ROUTER_URL,
+    nodeId: config.NODE_ID,
     secret: config.ROUTER_SECRET,
     identity: deps.identity,
     insecure: config.ALLOW_INSECURE_TRANSPORT && config.ROUTER_URL.startsWith("ws:"),

@@ -22,6 +22,7 @@ import {
   telegramWebhookSecret,
   telegramWebhookSecretRequired,
 } from "./chat/config/platform-fields.ts";
+import { trustProxyField } from "./front-door/trust-proxy.ts";
 
 /** The router's keys; `RouterConfigSchema` adds the checks across keys. */
 export const RouterConfigFields = z.object({
@@ -37,8 +38,11 @@ export const RouterConfigFields = z.object({
   HEARTBEAT_TIMEOUT_S: seconds(10),
   /** How long a forwarded message may take before the user is told it timed out. */
   REQUEST_TIMEOUT_S: seconds(600),
-  /** How long a host has to send `register` after connecting. */
-  HANDSHAKE_TIMEOUT_S: seconds(10),
+  /**
+   * How long a new node socket has to send `register`; then it is dropped (no closing handshake:
+   * a silent client would hold it 30 s more). One round trip is all a host needs.
+   */
+  HANDSHAKE_TIMEOUT_S: seconds(2),
   /** Largest frame either side may send; bigger frames close the socket with 1009. */
   MAX_PAYLOAD_BYTES: positiveInt(16 * 1024 * 1024),
   /** Requests waiting on one node before new ones get QUEUE_FULL at once. */
@@ -48,6 +52,21 @@ export const RouterConfigFields = z.object({
   SLOW_SOCKET_S: seconds(15),
   /** Node handshakes accepted per second; past it, 503 + Retry-After (reconnect storms). */
   MAX_HANDSHAKES_PER_S: positiveInt(2000),
+
+  // The front door (front-door/): what anyone may hold of the router before proving who they are.
+  /**
+   * Connections one client address (an IPv6 /64) may hold open until they are a registered host or
+   * a signed-in console socket; past it, new ones are dropped when accepted. Not for trusted proxies.
+   */
+  MAX_CONNECTIONS_PER_ADDRESS: positiveInt(128),
+  /** Open connections in all; absent: the open-files limit less 5% (Linux), else no limit. */
+  MAX_CONNECTIONS: z.coerce.number({ error: "must be a whole number" }).int().positive().optional(),
+  /** A connection that has not sent a whole request head (or TLS handshake) by then is closed. */
+  HTTP_HEADERS_TIMEOUT_S: seconds(10),
+  /** A request whose body has not arrived by then is closed. */
+  HTTP_REQUEST_TIMEOUT_S: seconds(30),
+  /** off, on, or the reverse proxies' addresses and CIDR ranges: whose X-Forwarded-For is believed. */
+  TRUST_PROXY: trustProxyField(),
   /** Minimum seconds between two edits of a progress message. */
   PROGRESS_INTERVAL_S: z.coerce.number().nonnegative().default(5),
   LOG_LEVEL: logLevel(),
@@ -87,6 +106,8 @@ export const RouterConfigFields = z.object({
   CONSOLE_SESSION_TTL_S: seconds(7 * 86_400),
   /** Console login attempts one address may make per minute. */
   CONSOLE_LOGIN_PER_MIN: positiveInt(10),
+  /** Sign-ins tried with one login code, from any address; past it the code is burned. */
+  CONSOLE_LOGIN_PER_CODE: positiveInt(3),
   /** Output of one console terminal the router holds before the browser has taken it; past it, it is closed. */
   CONSOLE_TERMINAL_BUFFER_BYTES: positiveInt(4 * 1024 * 1024),
   /** How long a console terminal waits for its page to come back (a reload, a phone waking up). */
@@ -160,12 +181,27 @@ export const RouterConfigSchema = RouterConfigFields.superRefine(routerConfigChe
 export function routerConfigChecks(
   config: Parameters<typeof webhookNeedsSecrets>[0] &
     Parameters<typeof telegramWebhookNeedsSecret>[0] &
-    Parameters<typeof tlsFilesTogether>[0],
+    Parameters<typeof tlsFilesTogether>[0] &
+    Parameters<typeof headersWithinRequest>[0],
   ctx: z.RefinementCtx,
 ): void {
   webhookNeedsSecrets(config, ctx);
   telegramWebhookNeedsSecret(config, ctx);
   tlsFilesTogether(config, ctx);
+  headersWithinRequest(config, ctx);
+}
+
+/** Node refuses a server whose request head may take longer than the whole request. */
+function headersWithinRequest(
+  config: { HTTP_HEADERS_TIMEOUT_S: number; HTTP_REQUEST_TIMEOUT_S: number },
+  ctx: z.RefinementCtx,
+): void {
+  if (config.HTTP_HEADERS_TIMEOUT_S <= config.HTTP_REQUEST_TIMEOUT_S) return;
+  ctx.addIssue({
+    code: "custom",
+    path: ["HTTP_HEADERS_TIMEOUT_S"],
+    message: `must be at most HTTP_REQUEST_TIMEOUT_S (${config.HTTP_REQUEST_TIMEOUT_S})`,
+  });
 }
 
 /** A certificate without its key (or the other way round) cannot serve TLS. */

@@ -19,6 +19,7 @@ import { TERMINAL_PLATFORM, TERMINAL_USER } from "./chat/terminal-adapter.ts";
 import { registerWebhookRoutes } from "./chat/webhook/webhook-routes.ts";
 import type { RouterConfig } from "./config.ts";
 import { createConsole, type WebConsole } from "./console/create-console.ts";
+import { createFrontDoor, type FrontDoor } from "./front-door/front-door.ts";
 import { registerHealthRoute } from "./health-route.ts";
 import { Admins } from "./pairing/admins.ts";
 import { NodeStore } from "./pairing/node-store.ts";
@@ -71,6 +72,8 @@ export interface Router {
   readonly pairing: PairingService;
   /** The web console, when it is on (CONSOLE) and there is a chat to ask it from. */
   readonly console: WebConsole | undefined;
+  /** The limits on connections nobody has vouched for yet (per address, timeouts, proxies). */
+  readonly frontDoor: FrontDoor;
   /** Listens for hosts and HTTP; resolves with the base URL (http(s)://host:port). */
   listen(): Promise<string>;
   /** Starts taking chat messages from the adapters. */
@@ -107,6 +110,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
           clock,
           logger,
           tls: tls !== undefined,
+          vouch: (socket) => frontDoor.vouch(socket),
           listenUrl: () => baseUrl || undefined,
           ...(deps.consoleAssets ? { assetsDir: deps.consoleAssets } : {}),
           ...(deps.secrets ? { onSecret: (code: string) => deps.secrets?.add(code) } : {}),
@@ -185,9 +189,14 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     ...(webConsole ? { console: webConsole.command } : {}),
   });
 
+  const frontDoor = createFrontDoor(config, { logger: logger.child({ component: "front-door" }), now, tls });
   const app = Fastify({
     loggerInstance: logger.child({ component: "http" }) as FastifyBaseLogger,
+    // The server is the front door's (its limits must be set at creation); `https` only tells
+    // fastify which scheme it serves.
+    serverFactory: frontDoor.serverFactory,
     ...(tls ? { https: tls } : {}),
+    trustProxy: frontDoor.trustProxy,
   }) as unknown as FastifyInstance;
   const nodeLogger = logger.child({ component: "nodes" });
   attachNodeWebSocket(
@@ -197,6 +206,9 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       maxHandshakesPerS: config.MAX_HANDSHAKES_PER_S,
       maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
       closing: () => closing,
+      expectsNode: (nodeId) => nodes.expectsNode(nodeId, now()),
+      clientOf: frontDoor.clientOf,
+      now,
       ...(webConsole ? { endpoints: webConsole.upgradeJudges } : {}),
     },
     nodeLogger,
@@ -233,6 +245,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
               ],
       },
       secret,
+      frontDoor.vouch,
     );
     registerHealthRoute(scope, {
       registry,
@@ -254,6 +267,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     dispatcher,
     pairing,
     console: webConsole,
+    frontDoor,
     get nodeUrl() {
       return `${baseUrl.replace(/^http/, "ws")}/ws/node`;
     },

@@ -2,6 +2,7 @@ import { connect } from "node:net";
 import { connectFakeNode, nextFrame, waitFor, watchProcessErrors } from "@phonework/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { ADMIN, askJoinCode } from "./pairing-support.ts";
 import {
   adminHeaders,
   echoHandler,
@@ -110,9 +111,12 @@ describe("bearer token fuzz", () => {
     await expectStillServing(setup);
   });
 
-  it("no token at all: let in to prove a key, and without one refused (UNAUTHORIZED, 4401); nothing registers", async () => {
-    const setup = await routerWatched();
-    const node = await connectFakeNode({ url: setup.nodeUrl });
+  it("no token at all: refused before the upgrade unless it names a node the router expects, then let in to prove a key, and without one refused (UNAUTHORIZED, 4401); nothing registers", async () => {
+    const setup = await routerWatched({ ADMINS: ADMIN });
+    expect(await upgradeStatus(setup.nodeUrl, undefined)).toBe(401);
+    await expect(connectFakeNode({ url: setup.nodeUrl, nodeId: "home-pc" })).rejects.toThrow("401");
+    await askJoinCode(setup, "home-pc");
+    const node = await connectFakeNode({ url: setup.nodeUrl, nodeId: "home-pc" });
     expect(await node.register({ node_id: "home-pc", serves_users: ["u1"] })).toMatchObject({
       type: "register_error",
       code: "UNAUTHORIZED",

@@ -20,9 +20,13 @@ async function fuzzRouter() {
   return { t, real, key, watch };
 }
 
-/** Sends one raw register text on a fresh connection; resolves with what came back, if anything. */
-async function attempt(url: string, build: (nonce: string) => string): Promise<string> {
-  const node = await connectFakeNode({ url });
+/**
+ * Sends one raw register text on a fresh connection named for `nodeId`; resolves with what came
+ * back, if anything ("http/401" for an id the router refuses before the upgrade).
+ */
+async function attempt(url: string, nodeId: string, build: (nonce: string) => string): Promise<string> {
+  const node = await connectFakeNode({ url, nodeId }).catch((error: Error) => error.message);
+  if (typeof node === "string") return `http/${node}`;
   const challenge = await node.inbox.next("challenge");
   node.send(build(String(challenge.nonce)));
   const closed = await node.closed;
@@ -59,7 +63,7 @@ describe("key handshake fuzz", () => {
         async (nodeId, publicKey, signature, code) => {
           fc.pre(publicKey.length > 0 && signature.length > 0);
           const auth = { public_key: publicKey, signature, ...(code ? { join_code: code } : {}) };
-          const outcome = await attempt(t.nodeUrl, () => register(nodeId, auth));
+          const outcome = await attempt(t.nodeUrl, nodeId, () => register(nodeId, auth));
           expect(outcome).not.toMatch(/^register_ok/);
         },
       ),
@@ -72,7 +76,7 @@ describe("key handshake fuzz", () => {
     const { t, key } = await fuzzRouter();
     await fc.assert(
       fc.asyncProperty(fc.string({ minLength: 1, maxLength: 64 }), async (otherNonce) => {
-        const outcome = await attempt(t.nodeUrl, (nonce) => {
+        const outcome = await attempt(t.nodeUrl, "home-pc", (nonce) => {
           fc.pre(otherNonce !== nonce);
           return register("home-pc", signChallenge(key, otherNonce, "home-pc"));
         });
@@ -80,7 +84,7 @@ describe("key handshake fuzz", () => {
       }),
       { numRuns: 25 },
     );
-    const signedForOtherId = await attempt(t.nodeUrl, (nonce) =>
+    const signedForOtherId = await attempt(t.nodeUrl, "home-pc", (nonce) =>
       register("home-pc", signChallenge(key, nonce, "other-pc")),
     );
     expect(signedForOtherId).toBe("register_error/4401");
@@ -96,7 +100,7 @@ describe("key handshake fuzz", () => {
             ? generateKeyPairSync("ec", { namedCurve: "P-256" })
             : generateKeyPairSync("x25519");
       const der = publicKey.export({ type: "spki", format: "der" }).toString("base64");
-      const outcome = await attempt(t.nodeUrl, () =>
+      const outcome = await attempt(t.nodeUrl, "home-pc", () =>
         register("home-pc", { public_key: der.slice(0, 256), signature: "AAAA" }),
       );
       expect(outcome, type).toMatch(/^register_error\/4401$|^none\/1008$/);
@@ -110,7 +114,7 @@ describe("key handshake fuzz", () => {
     const key = makeNodeKey();
     await fc.assert(
       fc.asyncProperty(fc.double({ min: 0, max: 0.999, noNaN: true }), async (at) => {
-        const outcome = await attempt(t.nodeUrl, (nonce) => {
+        const outcome = await attempt(t.nodeUrl, "new-pc", (nonce) => {
           const whole = register("new-pc", signChallenge(key, nonce, "new-pc", code));
           return whole.slice(0, Math.floor(whole.length * at));
         });
@@ -119,7 +123,7 @@ describe("key handshake fuzz", () => {
       { numRuns: 30 },
     );
     // The code was never used by the truncated attempts: it still pairs, once.
-    const node = await connectFakeNode({ url: t.nodeUrl });
+    const node = await connectFakeNode({ url: t.nodeUrl, nodeId: "new-pc" });
     onCleanup(() => node.kill());
     expect(await node.registerWithKey(key, "new-pc", { joinCode: code })).toMatchObject({
       type: "register_ok",

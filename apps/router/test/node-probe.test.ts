@@ -30,7 +30,7 @@ async function probe(
   nodeId: string,
   options: { key?: NodeKey; joinCode?: string; secret?: string } = {},
 ): Promise<{ node: FakeNode; answer: Record<string, unknown>; challenge: Record<string, unknown> }> {
-  const node = await connectFakeNode({ url, ...(options.secret ? { secret: options.secret } : {}) });
+  const node = await connectFakeNode({ url, nodeId, ...(options.secret ? { secret: options.secret } : {}) });
   onCleanup(() => node.kill());
   const challenge = await node.inbox.next("challenge");
   const auth = options.key
@@ -68,7 +68,7 @@ describe("a probe register", () => {
     const t = await startPairingRouter();
     const { node: live, key } = await pairedNode(t, "home-pc");
     echo(live, "home-pc");
-    const node = await connectFakeNode({ url: t.nodeUrl });
+    const node = await connectFakeNode({ url: t.nodeUrl, nodeId: "home-pc" });
     onCleanup(() => node.kill());
     const challenge = await node.inbox.next("challenge");
     const auth = signChallenge(key, String(challenge.nonce), "home-pc");
@@ -83,11 +83,14 @@ describe("a probe register", () => {
 
   it("with an unknown key: refused as a register is, and nothing is recorded", async () => {
     const t = await startPairingRouter();
-    const { node, answer } = await probe(t.nodeUrl, "stranger", { key: makeNodeKey() });
+    // An id the router does not expect is refused before the upgrade, probe or not.
+    await expect(probe(t.nodeUrl, "stranger", { key: makeNodeKey() })).rejects.toThrow("401");
+    await pairedNode(t, "home-pc");
+    const { node, answer } = await probe(t.nodeUrl, "home-pc", { key: makeNodeKey() });
     expect(answer).toMatchObject({
       type: "register_error",
       code: "UNAUTHORIZED",
-      reason: expect.stringContaining("not paired"),
+      reason: expect.stringContaining("another key is paired"),
     });
     expect((await node.closed).code).toBe(4401);
     expect(t.router.registry.get("stranger")).toBeUndefined();
@@ -102,7 +105,7 @@ describe("a probe register", () => {
     expect((await node.closed).code).toBe(4001);
     expect(t.router.registry.get("new-pc")).toBeUndefined();
 
-    const joining = await connectFakeNode({ url: t.nodeUrl });
+    const joining = await connectFakeNode({ url: t.nodeUrl, nodeId: "new-pc" });
     onCleanup(() => joining.kill());
     expect(await joining.registerWithKey(key, "new-pc", { joinCode: code })).toMatchObject({
       type: "register_ok",

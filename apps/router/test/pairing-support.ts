@@ -29,7 +29,7 @@ export async function pairedNode(
 ): Promise<{ node: FakeNode; key: NodeKey }> {
   const code = await askJoinCode(t, nodeId);
   const key = makeNodeKey();
-  const node = await connectFakeNode({ url: t.nodeUrl });
+  const node = await connectFakeNode({ url: t.nodeUrl, nodeId });
   onCleanup(() => node.kill());
   const answer = await node.registerWithKey(key, nodeId, { joinCode: code, fields });
   if (answer.type !== "register_ok") throw new Error(`join refused: ${JSON.stringify(answer)}`);
@@ -43,7 +43,7 @@ export async function reconnect(
   nodeId: string,
   fields: Record<string, unknown> = {},
 ) {
-  const node = await connectFakeNode({ url: t.nodeUrl });
+  const node = await connectFakeNode({ url: t.nodeUrl, nodeId });
   onCleanup(() => node.kill());
   const answer = await node.registerWithKey(key, nodeId, { fields });
   return { node, answer };

@@ -144,7 +144,7 @@ describe("a refused host learns why, once", () => {
       .filter((line) => line.level === 40)
       .map((line) => String(line.msg));
     expect(warned).toEqual([
-      "the router refused this node's key or join code (node home-pc is not paired with this router); ask an admin for a join code (/pair <name> in chat, or `phonework pair <name>` on the router) and start this host with --join <code>",
+      "the router refused this node's key or join code (no node home-pc is paired or waiting to join); ask an admin for a join code (/pair <name> in chat, or `phonework pair <name>` on the router) and start this host with --join <code>",
     ]);
     // Paired with a code, the same host gets in.
     identity.joinCode = await askJoinCode(t, "home-pc");

@@ -4,6 +4,13 @@
 const DOMAIN = "phonework-node-auth/v2";
 
 /**
+ * The HTTP header a host names its node id in when it opens the WebSocket. A router that takes
+ * keys looks the id up before the upgrade (paired, or with a join code waiting), so a stranger is
+ * refused with 401 before it costs a socket; the `register` frame must then name the same id.
+ */
+export const NODE_ID_HEADER = "x-phonework-node";
+
+/**
  * The text signed in the handshake. The domain tag keeps the signature from meaning anything
  * anywhere else; the node id and the key bind the proof to this identity, the nonce to this
  * connection (a recorded handshake cannot be replayed on another).

@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject, sign } from "node:crypto";
-import { nodeAuthPayload } from "@phonework/protocol";
+import { NODE_ID_HEADER, nodeAuthPayload } from "@phonework/protocol";
 import { WebSocket } from "ws";
 import { FrameInbox } from "./frame-inbox.ts";
 
@@ -9,8 +9,12 @@ import { FrameInbox } from "./frame-inbox.ts";
 export interface FakeNodeOptions {
   url: string;
   secret?: string;
+  /** The node id named when connecting (NODE_ID_HEADER), as a host does; a keyed host needs one the router expects. */
+  nodeId?: string;
   headers?: Record<string, string>;
   maxPayload?: number;
+  /** The source address to dial from (any of 127/8 on Linux), to stand apart from other clients. */
+  localAddress?: string;
 }
 
 export interface FakeNode {
@@ -63,12 +67,14 @@ export function signChallenge(key: NodeKey, nonce: string, nodeId: string, joinC
 export async function connectFakeNode(options: FakeNodeOptions): Promise<FakeNode> {
   const headers = {
     ...(options.secret ? { Authorization: `Bearer ${options.secret}` } : {}),
+    ...(options.nodeId ? { [NODE_ID_HEADER]: options.nodeId } : {}),
     ...options.headers,
   };
   const socket = new WebSocket(options.url, {
     headers,
     perMessageDeflate: false,
     maxPayload: options.maxPayload ?? 64 * 1024 * 1024,
+    ...(options.localAddress ? { localAddress: options.localAddress } : {}),
   });
   const inbox = new FrameInbox(socket);
   const closed = new Promise<{ code: number; reason: string }>((resolve) => {

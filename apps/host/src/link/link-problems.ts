@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { Logger } from "@phonework/runtime";
 
 // Why the host cannot get in, said to its user once per change (at warn), not as an error with a
@@ -16,6 +17,32 @@ export function httpRefusalText(status: number): string {
   if (status === 404) return "ROUTER_URL must end with /ws/node (the router answered 404)";
   if (status === 503) return "the router is busy or restarting (503); retrying";
   return `the router refused the connection (HTTP ${status}); retrying`;
+}
+
+/**
+ * The `message` of a refused upgrade's JSON body (the router says why: a wrong secret, or no such
+ * node paired or waiting to join), or undefined when it has none. Reads at most 4 KB.
+ */
+export function refusalMessage(response: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    let body = "";
+    const done = () => {
+      try {
+        const message = (JSON.parse(body) as { message?: unknown }).message;
+        resolve(typeof message === "string" && message ? message.slice(0, 300) : undefined);
+      } catch {
+        resolve(undefined);
+      }
+    };
+    response.setEncoding("utf8");
+    response.on("data", (chunk: string) => {
+      body += chunk;
+      if (body.length > 4096) response.destroy();
+    });
+    response.once("end", done);
+    response.once("close", done);
+    response.once("error", () => resolve(undefined));
+  });
 }
 
 const CERT_ERRORS = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME|ERR_TLS/;

@@ -4,6 +4,7 @@ import {
   decodeFrame,
   type ErrorCode,
   encodeFrame,
+  NODE_ID_HEADER,
   nodeAuthPayload,
   PROBE_FEATURE,
   type RegisterFrame,
@@ -46,7 +47,7 @@ export interface ProbeOptions {
 export function probeRouter(options: ProbeOptions): Promise<ProbeOutcome> {
   const { tls, secret } = options;
   const socket = new WebSocket(options.url, {
-    ...(secret ? { headers: { Authorization: `Bearer ${secret}` } } : {}),
+    headers: { [NODE_ID_HEADER]: options.nodeId, ...(secret ? { Authorization: `Bearer ${secret}` } : {}) },
     perMessageDeflate: false,
     handshakeTimeout: options.timeoutMs,
     ...(tls?.ca ? { ca: tls.ca } : {}),

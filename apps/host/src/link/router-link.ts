@@ -4,6 +4,7 @@ import {
   decodeFrame,
   encodeFrame,
   type HostFrame,
+  NODE_ID_HEADER,
   nodeAuthPayload,
   type RegisterFrame,
   type RegisterOkFrame,
@@ -14,7 +15,13 @@ import { type RawData, WebSocket } from "ws";
 import type { NodeIdentity } from "../identity/node-identity.ts";
 import { type BackoffPolicy, reconnectDelay } from "./backoff.ts";
 import { peerFingerprint } from "./cert-pin.ts";
-import { connectErrorText, httpRefusalText, ProblemReporter, refusedText } from "./link-problems.ts";
+import {
+  connectErrorText,
+  httpRefusalText,
+  ProblemReporter,
+  refusalMessage,
+  refusedText,
+} from "./link-problems.ts";
 
 // The host's outbound connection to the router: connect, answer the router's challenge with a
 // signed `register`, keep alive, and reconnect forever with backoff. NAT-transparent because the
@@ -54,6 +61,8 @@ const CHALLENGE_TIMEOUT_MS = 10_000;
 
 export interface RouterLinkOptions {
   url: string;
+  /** This node's id: named when connecting, so a router that takes keys can turn strangers away first. */
+  nodeId: string;
   /** The shared secret of a router on this machine; undefined when the host proves a key instead. */
   secret?: string | undefined;
   /** The node's key; signs each connection's challenge. */
@@ -155,7 +164,10 @@ export class RouterLink {
     if (this.options.insecure)
       logger.warn({ url: this.options.url }, "connecting over plaintext ws:// (ALLOW_INSECURE_TRANSPORT)");
     const socket = new WebSocket(this.options.url, {
-      ...(secret ? { headers: { Authorization: `Bearer ${secret}` } } : {}),
+      headers: {
+        [NODE_ID_HEADER]: this.options.nodeId,
+        ...(secret ? { Authorization: `Bearer ${secret}` } : {}),
+      },
       maxPayload: this.options.maxPayloadBytes,
       perMessageDeflate: false,
       handshakeTimeout: 10_000,
@@ -171,9 +183,20 @@ export class RouterLink {
     });
     socket.on("unexpected-response", (_request, response) => {
       reported = true;
-      this.problems.report(httpRefusalText(response.statusCode ?? 0), { url: this.options.url });
-      if (response.statusCode === 401) this.options.onRefused?.(`HTTP 401`);
-      socket.terminate();
+      // A 401 with the shared secret is the secret; without one, the router does not expect this
+      // node id (not paired, revoked, its join code used or expired), and its answer says so.
+      if (response.statusCode !== 401 || secret) {
+        this.problems.report(httpRefusalText(response.statusCode ?? 0), { url: this.options.url });
+        if (response.statusCode === 401) this.options.onRefused?.("HTTP 401");
+        socket.terminate();
+        return;
+      }
+      void refusalMessage(response).then((message) => {
+        const reason = message ?? "HTTP 401";
+        this.problems.report(refusedText(reason), { url: this.options.url });
+        this.options.onRefused?.(reason);
+        socket.terminate();
+      });
     });
     socket.on("open", () => {
       this.challengeTimer = setTimeout(() => {

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import type { Socket } from "node:net";
 import helmet from "@fastify/helmet";
 import rateLimit from "@fastify/rate-limit";
 import fastifyStatic from "@fastify/static";
@@ -10,10 +11,12 @@ import { ConsoleCloseCode } from "./console-close-codes.ts";
 import { clearedCookie, readCookie, SESSION_COOKIE, sessionCookie } from "./console-cookie.ts";
 import { ASSETS_PREFIX, appPage, loginPage, noticePage } from "./console-html.ts";
 import type { ConsoleSession, ConsoleSessions } from "./console-sessions.ts";
+import type { LoginCodeAttempts } from "./login-code-attempts.ts";
 import type { LoginLinks } from "./login-links.ts";
 
 // The console's HTTP side, in its own scope: security headers and a strict CSP on every response,
-// the built assets, the login exchange (rate-limited), sign-out, and /console/ws for pages.
+// the built assets, the login exchange (rate-limited per client address — the forwarded one behind
+// a trusted proxy — and per code), sign-out, and /console/ws for pages.
 
 export const CONSOLE_WS_PATH = "/console/ws";
 
@@ -27,10 +30,14 @@ export interface ConsoleRoutesDeps {
   secure: boolean;
   sessionTtlMs: number;
   loginPerMin: number;
+  /** Sign-ins tried per code, from any address. */
+  codeAttempts: LoginCodeAttempts;
   /** The origin a request of this router's own pages comes from. */
   expectedOrigin: (headers: FastifyRequest["headers"]) => string;
   /** A page connected, signed in as `session`. */
   openPage: (socket: WebSocket, session: ConsoleSession) => void;
+  /** Told the connection of a signed-in page's socket: it is no stranger's (see ConnectionCaps). */
+  vouch?: (socket: Socket) => void;
 }
 
 const LoginCode = z.string().regex(/^[A-Za-z0-9_-]{20,100}$/);
@@ -38,6 +45,8 @@ const LoginCode = z.string().regex(/^[A-Za-z0-9_-]{20,100}$/);
 const NOT_SIGNED_IN = "Send /console in your PhoneWork chat for a sign-in link.";
 const BAD_LINK =
   "This sign-in link is not valid: it was used already, or it expired. Send /console in your chat for a new one.";
+const TRIED_TOO_OFTEN =
+  "This sign-in link was tried too often and no longer works. Send /console in your chat for a new one.";
 
 /** The signed-in session a request's cookie names, if it is live and its user may still use the console. */
 export function sessionOf(
@@ -125,8 +134,16 @@ export async function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleR
   });
 
   app.post("/console/login", { config: loginLimit }, (request, reply) => {
-    if (!sameOrigin(request)) return html(reply, 403, noticePage("Refused", "Sign in from the link itself."));
     const code = LoginCode.safeParse((request.body as { code?: unknown } | undefined)?.code);
+    const tried = code.success ? deps.codeAttempts.count(code.data) : "ok";
+    if (tried !== "ok") {
+      if (tried === "burn" && code.success) {
+        deps.links.burn(code.data);
+        request.log.warn({ ip: request.ip }, "console login code tried too often; burned");
+      }
+      return html(reply, 429, noticePage("Link not valid", TRIED_TOO_OFTEN));
+    }
+    if (!sameOrigin(request)) return html(reply, 403, noticePage("Refused", "Sign in from the link itself."));
     const userId = code.success ? deps.links.redeem(code.data) : undefined;
     if (!userId) {
       request.log.warn("console login refused: unknown, used or expired code");
@@ -155,7 +172,11 @@ export async function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleR
   // again here because it may have ended in between.
   app.get(CONSOLE_WS_PATH, { websocket: true }, (socket, request) => {
     const session = sessionOf(request.headers.cookie, deps);
-    if (!session) socket.close(ConsoleCloseCode.SIGNED_OUT, "signed out");
-    else deps.openPage(socket, session);
+    if (!session) {
+      socket.close(ConsoleCloseCode.SIGNED_OUT, "signed out");
+      return;
+    }
+    deps.vouch?.(request.raw.socket);
+    deps.openPage(socket, session);
   });
 }

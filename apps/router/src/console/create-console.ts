@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import type { Socket } from "node:net";
 import { join } from "node:path";
 import type { Clock, Logger, SqliteDatabase } from "@phonework/runtime";
 import { isLoopbackHost } from "@phonework/runtime";
@@ -22,6 +23,7 @@ import { ConsolePage } from "./console-page.ts";
 import { CONSOLE_WS_PATH, registerConsoleRoutes } from "./console-routes.ts";
 import { type ConsoleSession, ConsoleSessions } from "./console-sessions.ts";
 import { consoleUpgradeJudge } from "./console-upgrade.ts";
+import { LoginCodeAttempts } from "./login-code-attempts.ts";
 import { LoginLinks } from "./login-links.ts";
 import { OverviewRelay } from "./overview-relay.ts";
 import { TerminalRelay } from "./terminal-relay.ts";
@@ -45,6 +47,8 @@ export interface ConsoleDeps {
   assetsDir?: string;
   /** Told every login code minted, so the logger redacts it. */
   onSecret?: (code: string) => void;
+  /** Told the connection of each signed-in page's socket (the front door stops counting it). */
+  vouch?: (socket: Socket) => void;
 }
 
 export interface WebConsole {
@@ -153,8 +157,10 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
           secure,
           sessionTtlMs: config.CONSOLE_SESSION_TTL_S * 1000,
           loginPerMin: config.CONSOLE_LOGIN_PER_MIN,
+          codeAttempts: new LoginCodeAttempts(config.CONSOLE_LOGIN_PER_CODE),
           expectedOrigin,
           openPage,
+          ...(deps.vouch ? { vouch: deps.vouch } : {}),
         });
       });
     },

@@ -42,6 +42,11 @@ export class LoginLinks {
     return { code, expiresAt: at + this.ttlMs };
   }
 
+  /** Uses the code up, valid or not (one tried too often: see LoginCodeAttempts). */
+  burn(code: string): void {
+    this.sql.sql("DELETE FROM console_links WHERE code_hash = ?").run(tokenHash(code));
+  }
+
   /** The user the code was made for, if it is still valid; either way the code is used up. */
   redeem(code: string): string | undefined {
     const hash = tokenHash(code);

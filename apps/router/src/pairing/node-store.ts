@@ -67,6 +67,21 @@ export class NodeStore {
     return row ? this.toNode(row) : undefined;
   }
 
+  /**
+   * Whether a host naming `nodeId` may try to get in: the id is paired and not revoked, or a join
+   * code for it is waiting (unused, unexpired). Asked before every key-mode upgrade, so one indexed
+   * lookup; whether the host really holds the key or the code is for the handshake to prove.
+   */
+  expectsNode(nodeId: string, now: number): boolean {
+    const row = this.sql(
+      `SELECT 1 FROM nodes WHERE node_id = ? AND revoked_at IS NULL
+       UNION ALL
+       SELECT 1 FROM join_codes WHERE node_id = ? AND used_at IS NULL AND expires_at > ?
+       LIMIT 1`,
+    ).get(nodeId, nodeId, now);
+    return row !== undefined;
+  }
+
   list(): PairedNode[] {
     const rows = this.sql("SELECT * FROM nodes ORDER BY node_id").all() as NodeRow[];
     return rows.map((row) => this.toNode(row));

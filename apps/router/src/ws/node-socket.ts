@@ -100,11 +100,24 @@ function rawToString(data: RawData): string {
   return Buffer.from(data as ArrayBuffer).toString("utf8");
 }
 
+/** What the upgrade that opened a node socket said about it. */
+export interface SocketOrigin {
+  /** It presented the shared secret (only accepted on a loopback router). */
+  viaSecret: boolean;
+  /** The node id it named (NODE_ID_HEADER), which `register` must name too. */
+  namedNode: string | undefined;
+  /** Told once the node has registered: the connection is no stranger's any more. */
+  onRegistered?: () => void;
+}
+
 /**
- * `viaSecret`: the upgrade presented the shared secret (only accepted on a loopback router).
- * Every socket starts with a fresh challenge; a paired node signs it in its `register`.
+ * Every socket starts with a fresh challenge; a paired node signs it in its `register`. A socket
+ * that is not registered within the handshake timeout is dropped without a closing handshake (a
+ * client that never answers one would hold the socket 30 s more), whether it sent nothing, or was
+ * refused, or probed, and did not close.
  */
-export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaSecret: boolean): void {
+export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, origin: SocketOrigin): void {
+  const { viaSecret } = origin;
   let connection: NodeConnection | undefined;
   /** A probe was answered: the socket is closing, and nothing it sends can register any more. */
   let probed = false;
@@ -116,7 +129,9 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
   send({ type: "challenge", nonce, protocol_versions: [...PROTOCOL_VERSIONS], features: [PROBE_FEATURE] });
 
   const handshakeTimer = setTimeout(() => {
-    socket.close(CloseCode.POLICY_VIOLATION, "no register frame in time");
+    if (connection) return;
+    log.debug({ timeoutMs: ctx.handshakeTimeoutMs }, "node socket not registered in time; dropped");
+    socket.terminate();
   }, ctx.handshakeTimeoutMs);
 
   const refuse = (nodeId: string, reason: string) => {
@@ -136,7 +151,10 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
 
   const register = (sent: RegisterFrame) => {
     let frame = sent;
-    clearTimeout(handshakeTimer);
+    if (origin.namedNode !== undefined && frame.node_id !== origin.namedNode) {
+      refuse(frame.node_id, `the connection was opened for node ${origin.namedNode}, not ${frame.node_id}`);
+      return;
+    }
     const version = negotiateVersion(frame.protocol_versions);
     if (version === undefined) {
       const reason = `router speaks protocol versions [${PROTOCOL_VERSIONS.join(", ")}]; node offered [${frame.protocol_versions.join(", ")}]`;
@@ -213,6 +231,8 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
       ctx.backpressure,
     );
     log = ctx.logger.child({ nodeId: frame.node_id });
+    clearTimeout(handshakeTimer);
+    origin.onRegistered?.();
     const replaced = ctx.registry.attach(frame, version, connection, paired);
     if (paired) ctx.nodes.touch(frame.node_id, frame.display_name, ctx.clock.now());
     if (replaced) replaced.close(CloseCode.REPLACED, "replaced by a newer connection with the same node id");
@@ -227,7 +247,6 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
       const got = decoded.ok ? `'${decoded.frame.type}'` : `a bad frame (${decoded.message})`;
       sendError("NOT_REGISTERED", `the first frame must be 'register'; got ${got}`);
       socket.close(CloseCode.POLICY_VIOLATION, "expected a register frame first");
-      clearTimeout(handshakeTimer);
       return;
     }
     register(decoded.frame);
@@ -294,7 +313,8 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, viaS
   };
 
   socket.on("message", (data, isBinary) => {
-    if (probed) return;
+    // Answered (a probe) or refused and closing: nothing it sends now can register.
+    if (probed || (!connection && socket.readyState !== socket.OPEN)) return;
     if (isBinary) {
       if (connection) sendError("BAD_FRAME", "binary frames are not supported");
       else socket.close(CloseCode.POLICY_VIOLATION, "expected a register frame first");

@@ -1,4 +1,4 @@
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import websocket from "@fastify/websocket";
 import { CloseCode } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
@@ -9,7 +9,8 @@ import { UpgradeGate, type UpgradeJudge } from "./upgrade-gate.ts";
 
 /**
  * The WebSocket side of the router's HTTP server: every upgrade is judged by the gate first
- * (path, secret, handshake rate, closing), and only what it admits reaches @fastify/websocket.
+ * (path, secret or a node the router expects, handshake rate, closing), and only what it admits
+ * reaches @fastify/websocket.
  * On close, hosts are told the router is restarting (not gone), so they reconnect to the next one.
  */
 export function attachNodeWebSocket(
@@ -19,6 +20,11 @@ export function attachNodeWebSocket(
     maxHandshakesPerS: number;
     maxPayloadBytes: number;
     closing: () => boolean;
+    /** Whether a host naming this node id may try its key (see NodeStore.expectsNode). */
+    expectsNode: (nodeId: string) => boolean;
+    /** The client behind a request, for the logs. */
+    clientOf: (request: IncomingMessage) => string | undefined;
+    now: () => number;
     /** The judges of the router's other WebSocket endpoints (the console's), by path. */
     endpoints?: ReadonlyMap<string, UpgradeJudge>;
   },
@@ -29,6 +35,9 @@ export function attachNodeWebSocket(
       secret: options.secret,
       throttle: new HandshakeThrottle(options.maxHandshakesPerS),
       closing: options.closing,
+      expectsNode: options.expectsNode,
+      clientOf: options.clientOf,
+      now: options.now,
     },
     logger,
   );

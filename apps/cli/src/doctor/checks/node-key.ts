@@ -106,7 +106,14 @@ function judge(
         return fail(TITLE, `the router refuses ${detail}: ${outcome.reason}`, fix);
       return fail(TITLE, `the router refused the dry handshake (${outcome.code}: ${outcome.reason})`);
     case "http-refused":
-      // The upgrade is refused only for a bearer secret; a key is judged inside the socket.
+      // With a key, 401 comes before the upgrade when the router expects no node of that id (not
+      // paired, revoked, no join code waiting); the key itself is judged inside the socket.
+      if (outcome.status === 401 && credentials.identity)
+        return fail(
+          TITLE,
+          `the router refuses ${detail}: it has no node ${credentials.nodeId} paired or joining (HTTP 401)`,
+          fix,
+        );
       if (outcome.status === 401)
         return fail(
           TITLE,
