@@ -217,7 +217,7 @@ describe("a node id belongs to its key", () => {
     // bob-pc is u2's (u2 paired it), shared with u1; its host then names itself after alice-pc's id.
     const code = await askJoinCode(t, "bob-pc", "u2");
     const bobKey = makeNodeKey();
-    const bob = await connectFakeNode({ url: t.nodeUrl });
+    const bob = await connectFakeNode({ url: t.nodeUrl, nodeId: "bob-pc" });
     onCleanup(() => bob.kill());
     await bob.registerWithKey(bobKey, "bob-pc", { joinCode: code });
     t.chat.receive({ userId: "u2", text: `/share bob-pc ${ADMIN}` });
