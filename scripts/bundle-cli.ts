@@ -20,7 +20,7 @@ export async function buildCli(): Promise<string[]> {
     splitting: true,
     format: "esm",
     platform: "node",
-    target: "node20",
+    target: "node22",
     // Subpath imports (`openai/error`, `@modelcontextprotocol/sdk/client/index.js`) too.
     external: [...PACKAGE_DEPENDENCIES, ...OPTIONAL_PACKAGE_DEPENDENCIES].flatMap((name) => [
       name,

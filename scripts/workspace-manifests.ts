@@ -49,9 +49,9 @@ export const PACKAGE_DEPENDENCIES = [
 /**
  * Native addons a feature needs but the rest does not: optional in the published manifest, so an
  * install where one fails to build still succeeds, and that feature says why it is unavailable.
- * node-pty: terminals on a host, loaded on first use.
+ * @lydell/node-pty: terminals on a host, loaded on first use (node-pty with a prebuilt binary per platform).
  */
-export const OPTIONAL_PACKAGE_DEPENDENCIES = ["node-pty"];
+export const OPTIONAL_PACKAGE_DEPENDENCIES = ["@lydell/node-pty"];
 
 /** The optional dependencies the published manifest lists. */
 export function packageOptionalDependencies(): Record<string, string> {

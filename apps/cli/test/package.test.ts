@@ -69,7 +69,7 @@ describe("pnpm package", () => {
       version: cliVersion,
       type: "module",
       bin: { phonework: "dist/phonework.js" },
-      engines: { node: "^20.19 || ^22.12 || >=24" },
+      engines: { node: "^22.12 || >=24" },
     });
     expect(manifest.engines).toEqual(root.engines);
     // Nothing runs at install time but the dependencies' own scripts, and npm may publish it.
@@ -107,7 +107,7 @@ describe("pnpm package", () => {
     // node-pty is optional: a machine where it does not build still installs (no terminals there).
     const declared = { ...manifest.dependencies, ...manifest.optionalDependencies };
     expect([...imported].filter((name) => !(name in declared))).toEqual([]);
-    expect(Object.keys(manifest.optionalDependencies ?? {})).toEqual(["node-pty"]);
+    expect(Object.keys(manifest.optionalDependencies ?? {})).toEqual(["@lydell/node-pty"]);
   });
 
   it("holds the bundle, the manifest, the README and the bundled code's licences: no TypeScript, no tests, no source maps", () => {

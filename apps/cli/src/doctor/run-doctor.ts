@@ -29,7 +29,7 @@ export async function doctor(options: DoctorOptions, deps: DoctorDeps): Promise<
   const ctx = { ...deps, offline: options.offline, env: options.env };
   const source = { ...options.args, env: options.env };
 
-  printer.print(checkNodeVersion(deps.nodeVersion, deps.clock.now()));
+  printer.print(checkNodeVersion(deps.nodeVersion));
   if (options.app === "host") await (await import("./host-doctor.ts")).doctorHost(source, ctx, printer);
   else if (options.app === "router")
     await (await import("./router-doctor.ts")).doctorRouter(source, ctx, printer);

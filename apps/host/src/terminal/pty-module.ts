@@ -1,5 +1,6 @@
-// node-pty, loaded on first use: it is a native addon and an optional dependency, so a machine
-// where it failed to build still runs the host, without terminals.
+// node-pty (as @lydell/node-pty: the same API with a prebuilt binary per platform, nothing to
+// compile), loaded on first use: a native addon and an optional dependency, so a machine where it
+// is missing or does not load still runs the host, without terminals.
 
 /** What the terminal code uses of a node-pty process. */
 export interface PtyProcess {
@@ -28,7 +29,7 @@ export type SpawnPty = (file: string, args: string[], options: PtySpawnOptions) 
 export type LoadPty = () => Promise<SpawnPty>;
 
 export const loadNodePty: LoadPty = async () => {
-  const pty = await import("node-pty");
+  const pty = await import("@lydell/node-pty");
   return (file, args, options) => pty.spawn(file, args, options);
 };
 
