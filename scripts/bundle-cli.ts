@@ -26,15 +26,24 @@ export async function buildCli(): Promise<string[]> {
       name,
       `${name}/*`,
     ]),
-    // Bundled CommonJS packages `require` Node's built-ins; an ES module has no `require` of its own.
+    // Bundled CommonJS packages `require` Node's built-ins and look at `__dirname` (the Feishu SDK
+    // reads its version from beside itself, and gives up politely when it is not there); an ES
+    // module has neither of its own.
     banner: {
       js: [
         "#!/usr/bin/env node",
         'import { createRequire as __phoneworkRequire } from "node:module";',
+        'import { fileURLToPath as __phoneworkFilePath } from "node:url";',
         "const require = __phoneworkRequire(import.meta.url);",
+        "const __filename = __phoneworkFilePath(import.meta.url);",
+        'const __dirname = __phoneworkFilePath(new URL(".", import.meta.url));',
       ].join("\n"),
     },
     metafile: true,
+    // Bundled code may check class and function names at run time: node-fetch, which grammY
+    // uses, tells an AbortSignal by `constructor.name`; renamed (AbortSignal2) every Bot API call
+    // failed in the bundle while the source worked.
+    keepNames: true,
     // Flat: every file is one level below the package root, where `../package.json` is the manifest.
     chunkNames: "[name]-[hash]",
     sourcemap: false,

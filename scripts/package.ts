@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { buildCli, outDir } from "./bundle-cli.ts";
-import { buildConsole } from "./bundle-console.ts";
+import { buildPhonework } from "./build-phonework.ts";
+import { outDir } from "./bundle-cli.ts";
 import { thirdPartyLicenses } from "./third-party-licenses.ts";
 import {
   cliVersion,
@@ -22,8 +22,9 @@ import {
 const distDir = resolve(process.argv[2] ?? join(repoRoot, "dist"));
 const stage = join(distDir, "stage");
 
-// The router's web console finds its page beside the bundle.
-const bundled = [...(await buildCli()), ...(await buildConsole(join(outDir, "console"))).packages];
+// Exactly what `pnpm build` makes (and the tests run): the router's web console finds its page beside the bundle.
+const { cliPackages, consolePackages } = await buildPhonework();
+const bundled = [...cliPackages, ...consolePackages];
 // One tarball in dist/, so `npm install -g ./dist/phonework-*.tgz` (the README) installs one version.
 mkdirSync(distDir, { recursive: true });
 for (const old of readdirSync(distDir)) if (/^phonework-.*\.tgz$/.test(old)) rmSync(join(distDir, old));

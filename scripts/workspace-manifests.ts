@@ -36,7 +36,6 @@ function manifest(dir: string): Manifest {
  */
 export const PACKAGE_DEPENDENCIES = [
   "better-sqlite3",
-  "@larksuiteoapi/node-sdk",
   "openai",
   "@modelcontextprotocol/sdk",
   // Loads its TypeScript transform from its own files at run time (the custom tools' loader).

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CleanupScope, cliMain, type FakeRouter, spawnApp, startFakeRouter } from "@phonework/testkit";
+import { builtCli, CleanupScope, type FakeRouter, spawnApp, startFakeRouter } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { splitCommandLine } from "../src/service/systemd-quote.ts";
 import { parseUnitFile, type UnitFile } from "../src/service/systemd-unit.ts";
@@ -130,13 +130,11 @@ function systemdRestarts(
 }
 
 describe("phonework service install host", () => {
-  it("prints a unit that runs this node, this checkout's phonework through tsx, and the config", () => {
+  it("prints a unit that runs this node, the built phonework it was installed with, and the config", () => {
     const argv = splitCommandLine(unit.get("Service", "ExecStart") ?? "");
     expect(argv[0]).toBe(process.execPath);
-    expect(argv.slice(1, 2)).toEqual(["--import"]);
-    expect(argv[2]).toMatch(/\/tsx\/dist\/loader\.mjs$/);
-    expect(argv.slice(3)).toEqual([
-      realpathSync(cliMain),
+    expect(argv.slice(1)).toEqual([
+      realpathSync(builtCli),
       "host",
       "--config",
       join(home, "phonework config", "host.yaml"),

@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "./temp-dir.ts";
 import { waitFor } from "./wait-for.ts";
 
-// Real child processes for end-to-end tests: the apps' own entry points run under tsx.
+// Real child processes for end-to-end tests: the built `phonework` (the files the package ships),
+// started with node, as a user starts it.
 
 export const repoRoot = join(import.meta.dirname, "..", "..", "..");
 
@@ -74,19 +76,23 @@ export function spawnPnpmScript(script: string, env: Record<string, string | und
   return spawnProcess(pnpm.command, [...pnpm.args, "-s", script], { cwd: repoRoot, env });
 }
 
-/** The `phonework` executable's source, run with the tsx loader as the package scripts do. */
+/** The `phonework` executable's source, which the package scripts run with the tsx loader. */
 export const cliMain = join(repoRoot, "apps", "cli", "src", "main.ts");
 
+/** The built `phonework` executable (`pnpm build`; the test suite's global setup builds it). */
+export const builtCli = join(repoRoot, "apps", "cli", "dist", "phonework.js");
+
 /**
- * Runs `phonework <command> …args` as one node process with the tsx loader, exactly as the package
- * scripts do (they `exec` node), so a signal reaches the app itself.
+ * Runs the built `phonework <command> …args` as one node process, exactly as the installed package
+ * runs, so a signal reaches the app itself.
  */
 export function spawnApp(
   command: "router" | "host" | "standalone" | "pair" | "doctor" | "service",
   env: Record<string, string | undefined>,
   args: string[] = [],
 ): SpawnedProcess {
-  return spawnProcess(process.execPath, ["--import", "tsx", cliMain, command, ...args], { env });
+  if (!existsSync(builtCli)) throw new Error(`${builtCli} is missing: run pnpm build (pnpm test builds it)`);
+  return spawnProcess(process.execPath, [builtCli, command, ...args], { env });
 }
 
 /**
