@@ -1,12 +1,51 @@
-import { defineConfig } from "vitest/config";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+
+// Three projects, run together in one pool:
+// - unit (`*.unit.test.ts`): no sockets, no processes; threads, modules shared between files.
+// - integration (`*.test.ts`): routers, hosts and fakes in process, on real sockets.
+// - e2e (`*.e2e.test.ts`): the built app as processes, the coding CLIs, a browser, the sandbox.
+// Integration and e2e files mostly wait on sockets and processes, so more of them run at once
+// than there are cores. `pnpm test:unit` runs the first alone.
+
+const tests = ["packages/*/test/**/", "apps/*/test/**/"];
+const timeouts = { testTimeout: 30_000, hookTimeout: 30_000 };
+/** Builds the package's files once: the tests that start an app start those. */
+const build = { globalSetup: ["scripts/vitest-global-setup.ts"] };
+
+const projects: TestProjectInlineConfiguration[] = [
+  {
+    test: {
+      name: "unit",
+      include: tests.map((dir) => `${dir}*.unit.test.ts`),
+      pool: "threads",
+      isolate: false,
+      ...timeouts,
+    },
+  },
+  {
+    test: {
+      name: "integration",
+      include: tests.map((dir) => `${dir}*.test.ts`),
+      exclude: ["**/node_modules/**", "**/*.unit.test.ts", "**/*.e2e.test.ts"],
+      pool: "forks",
+      ...build,
+      ...timeouts,
+    },
+  },
+  {
+    test: {
+      name: "e2e",
+      include: tests.map((dir) => `${dir}*.e2e.test.ts`),
+      pool: "forks",
+      ...build,
+      ...timeouts,
+    },
+  },
+];
 
 export default defineConfig({
   test: {
-    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
-    // Builds the package's files once: the tests that start an app start those.
-    globalSetup: ["scripts/vitest-global-setup.ts"],
-    pool: "forks",
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    projects,
+    maxWorkers: Number(process.env.TEST_WORKERS ?? 5),
   },
 });

@@ -4,13 +4,19 @@ import { buildConsole } from "./bundle-console.ts";
 
 // What `pnpm build` makes, and the test suite's global setup before any test spawns an app:
 // apps/cli/dist/phonework.js and its chunks (see bundle-cli.ts), and the web console's page
-// (see bundle-console.ts) for the router in the repo and beside the bundled CLI (dist/console/).
-// These are the files the package carries (scripts/package.ts packs this directory).
+// (see bundle-console.ts) beside the bundled CLI (dist/console/) and for the router in the repo.
+// `pnpm package` makes the same files in its own directory and packs them, so a package made while
+// tests run the repo's build never pulls it from under them.
 
-/** Builds everything; returns the third-party packages bundled into the CLI (for their licences). */
-export async function buildPhonework(): Promise<{ cliPackages: string[]; consolePackages: string[] }> {
-  const cliPackages = await buildCli();
-  const { packages: consolePackages } = await buildConsole();
-  await buildConsole(join(outDir, "console"));
+/**
+ * Builds the CLI and its console page into `dir` (default apps/cli/dist; then the repo router's page
+ * too); returns the third-party packages bundled (for their licences).
+ */
+export async function buildPhonework(
+  dir = outDir,
+): Promise<{ cliPackages: string[]; consolePackages: string[] }> {
+  const cliPackages = await buildCli(dir);
+  const { packages: consolePackages } = await buildConsole(join(dir, "console"));
+  if (dir === outDir) await buildConsole();
   return { cliPackages, consolePackages };
 }

@@ -10,12 +10,15 @@ import { OPTIONAL_PACKAGE_DEPENDENCIES, PACKAGE_DEPENDENCIES, repoRoot } from ".
 
 export const outDir = join(repoRoot, "apps", "cli", "dist");
 
-/** Builds the bundle; returns the bundled third-party packages' directories (for their licences). */
-export async function buildCli(): Promise<string[]> {
-  rmSync(outDir, { recursive: true, force: true });
+/**
+ * Builds the bundle into `dir` (default apps/cli/dist); returns the bundled third-party packages'
+ * directories (for their licences).
+ */
+export async function buildCli(dir = outDir): Promise<string[]> {
+  rmSync(dir, { recursive: true, force: true });
   const { metafile } = await build({
     entryPoints: { phonework: join(repoRoot, "apps", "cli", "src", "main.ts") },
-    outdir: outDir,
+    outdir: dir,
     bundle: true,
     splitting: true,
     format: "esm",

@@ -1,8 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { buildPhonework } from "./build-phonework.ts";
-import { outDir } from "./bundle-cli.ts";
 import { thirdPartyLicenses } from "./third-party-licenses.ts";
 import {
   cliVersion,
@@ -22,15 +21,14 @@ import {
 const distDir = resolve(process.argv[2] ?? join(repoRoot, "dist"));
 const stage = join(distDir, "stage");
 
-// Exactly what `pnpm build` makes (and the tests run): the router's web console finds its page beside the bundle.
-const { cliPackages, consolePackages } = await buildPhonework();
+// Exactly what `pnpm build` makes (and the tests run), built into the package's own stage: the
+// router's web console finds its page beside the bundle.
+mkdirSync(distDir, { recursive: true });
+rmSync(stage, { recursive: true, force: true });
+const { cliPackages, consolePackages } = await buildPhonework(join(stage, "dist"));
 const bundled = [...cliPackages, ...consolePackages];
 // One tarball in dist/, so `npm install -g ./dist/phonework-*.tgz` (the README) installs one version.
-mkdirSync(distDir, { recursive: true });
 for (const old of readdirSync(distDir)) if (/^phonework-.*\.tgz$/.test(old)) rmSync(join(distDir, old));
-rmSync(stage, { recursive: true, force: true });
-mkdirSync(stage, { recursive: true });
-cpSync(outDir, join(stage, "dist"), { recursive: true });
 chmodSync(join(stage, "dist", "phonework.js"), 0o755);
 copyFileSync(join(repoRoot, "README.md"), join(stage, "README.md"));
 writeFileSync(join(stage, "THIRD_PARTY_LICENSES.md"), thirdPartyLicenses(bundled));

@@ -7,7 +7,7 @@ import type { AgentThread, CodingAgent, TurnRequest } from "../src/sessions/codi
 import { onCleanup, startHost } from "./support.ts";
 
 // /threads and /use thread <id> over a Codex stand-in whose thread catalog the test sets; the
-// real app-server's side is in codex-threads.test.ts.
+// real app-server's side is in codex-threads.e2e.test.ts.
 
 const SECRET = "threads-secret";
 const HOUR = 3_600_000;

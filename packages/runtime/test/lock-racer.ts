@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { lockDataDir } from "../src/data-dir-lock.ts";
 
-// One racer of data-dir-lock.test.ts: waits at a barrier (a file appearing), then tries the lock and
+// One racer of data-dir-lock.e2e.test.ts: waits at a barrier (a file appearing), then tries the lock and
 // says how it went; a winner holds it until its stdin closes, then exits (and so releases it).
 
 const [dataDir = "", barrier = ""] = process.argv.slice(2);
