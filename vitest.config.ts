@@ -37,7 +37,8 @@ const projects: TestProjectInlineConfiguration[] = [
       name: "e2e",
       include: tests.map((dir) => `${dir}*.e2e.test.ts`),
       pool: "forks",
-      ...build,
+      // And one Chromium for every browser test of the run.
+      globalSetup: [...build.globalSetup, "apps/router/test/browser-setup.ts"],
       ...timeouts,
     },
   },

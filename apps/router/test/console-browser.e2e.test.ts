@@ -22,6 +22,7 @@ import {
   buildTestAssets,
   consoleLinkFor,
   DESKTOP,
+  downloadedText,
   launchChromium,
   PHONE,
   say,
@@ -152,7 +153,7 @@ describe("web console in a browser", () => {
       page.waitForEvent("download"),
       page.getByRole("link", { name: /Download report\.txt/ }).click(),
     ]);
-    expect(readFileSync((await download.path()) ?? "", "utf8")).toBe("all green\n");
+    expect(await downloadedText(download)).toBe("all green\n");
     await page.setViewportSize(DESKTOP);
     await screenshot(page, "console-desktop");
   });

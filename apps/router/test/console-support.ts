@@ -1,45 +1,45 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
 import { createHost, type Host, HostConfigSchema } from "@phonework/host";
-import { createTestLogger, makeTempDir, placeholderConsolePage, repoRoot, waitFor } from "@phonework/testkit";
-import { type Browser, chromium, type Page } from "playwright-core";
-import { buildConsole } from "../../../scripts/bundle-console.ts";
+import { builtCli, createTestLogger, placeholderConsolePage, repoRoot, waitFor } from "@phonework/testkit";
+import { type Browser, chromium, type Download, type Page } from "playwright-core";
+import { inject } from "vitest";
 import type { MemoryChatAdapter } from "../src/chat/memory-adapter.ts";
 import { createTerminalAdapter } from "../src/chat/terminal-adapter.ts";
 import { RouterConfigSchema } from "../src/config.ts";
 import { createRouter, type Router } from "../src/create-router.ts";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium-options.ts";
 import { onCleanup, SECRET, tempDataDir } from "./support.ts";
 
-// The web console under test in a real browser: Debian's chromium driven by playwright-core. The
-// page is built from the sources for each test file (esbuild takes well under a second), so the
-// tests never run a stale build and need no `pnpm build`. Screenshots go to artifacts/console/.
+// The web console under test in a real browser: Debian's chromium driven by playwright-core, one
+// for the whole run (browser-setup.ts). The page is the one the package ships, built once per run
+// by the suite's global setup. Screenshots go to artifacts/console/.
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const CHROMIUM = CHROMIUM_PATH;
 export const ARTIFACTS = join(repoRoot, "artifacts", "console");
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 860 };
 
-/** Builds the page into a temporary directory; returns it and its removal. */
+/** The page the package ships (built by the global setup, beside the built CLI); nothing to remove. */
 export async function buildTestAssets(): Promise<{ dir: string; remove: () => void }> {
-  const temp = makeTempDir("phonework-console-");
-  const { dir } = await buildConsole(join(temp.path, "console"));
-  return { dir, remove: temp.remove };
+  const dir = join(dirname(builtCli), "console");
+  if (!existsSync(join(dir, "console.js"))) throw new Error(`${dir} is missing: run pnpm build`);
+  return { dir, remove: () => {} };
 }
 
+/** A download's bytes as text (the shared browser runs in another process: read through its stream). */
+export async function downloadedText(download: Download): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await download.createReadStream()) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The run's shared Chromium (browser-setup.ts), or one of its own where no setup started it. */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      // CI runs as root, where chromium's sandbox refuses to start.
-      "--no-sandbox",
-      // The router under test listens on loopback, a real one on a public address: without this a
-      // page chromium files as public (a blob opened in a new tab) could not reach the router, and a
-      // test of what such a page can do would pass for a reason no real attack meets.
-      "--disable-features=LocalNetworkAccessChecks",
-    ],
-  });
+  const endpoint = inject("chromiumEndpoint");
+  if (endpoint) return chromium.connect(endpoint);
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }
 
 /** Asks for a login link in the chat, as the user would, and returns it. */
