@@ -2,13 +2,15 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 
 // Three projects, run together in one pool:
 // - unit (`*.unit.test.ts`): no sockets, no processes; threads, modules shared between files.
-// - integration (`*.test.ts`): routers, hosts and fakes in process, on real sockets.
+// - integration (`*.test.ts`): routers, hosts and fakes in process, on real sockets; modules shared.
 // - e2e (`*.e2e.test.ts`): the built app as processes, the coding CLIs, a browser, the sandbox.
 // Integration and e2e files mostly wait on sockets and processes, so more of them run at once
 // than there are cores. `pnpm test:unit` runs the first alone.
 
 const tests = ["packages/*/test/**/", "apps/*/test/**/"];
 const timeouts = { testTimeout: 30_000, hookTimeout: 30_000 };
+/** Support modules' teardown after every test (testkit's afterEachTest). */
+const setupFiles = ["packages/testkit/src/vitest-setup.ts"];
 /** Builds the package's files once: the tests that start an app start those. */
 const build = { globalSetup: ["scripts/vitest-global-setup.ts"] };
 
@@ -19,6 +21,7 @@ const projects: TestProjectInlineConfiguration[] = [
       include: tests.map((dir) => `${dir}*.unit.test.ts`),
       pool: "threads",
       isolate: false,
+      setupFiles,
       ...timeouts,
     },
   },
@@ -28,6 +31,10 @@ const projects: TestProjectInlineConfiguration[] = [
       include: tests.map((dir) => `${dir}*.test.ts`),
       exclude: ["**/node_modules/**", "**/*.unit.test.ts", "**/*.e2e.test.ts"],
       pool: "forks",
+      // Files share a worker's modules (the app's code is imported once per worker, not per file);
+      // nothing the tests share is module state but their teardown, which setupFiles runs.
+      isolate: false,
+      setupFiles,
       ...build,
       ...timeouts,
     },
@@ -37,6 +44,7 @@ const projects: TestProjectInlineConfiguration[] = [
       name: "e2e",
       include: tests.map((dir) => `${dir}*.e2e.test.ts`),
       pool: "forks",
+      setupFiles,
       // And one Chromium for every browser test of the run.
       globalSetup: [...build.globalSetup, "apps/router/test/browser-setup.ts"],
       ...timeouts,

@@ -7,8 +7,7 @@ import {
   type MemoryChatAdapter,
   RouterConfigSchema,
 } from "@phonework/router";
-import { CleanupScope, captureStream, createTestLogger, waitFor } from "@phonework/testkit";
-import { afterEach } from "vitest";
+import { afterEachTest, CleanupScope, captureStream, createTestLogger, waitFor } from "@phonework/testkit";
 import type { AppName } from "../src/cli.ts";
 import { doctor } from "../src/doctor/run-doctor.ts";
 
@@ -16,7 +15,7 @@ import { doctor } from "../src/doctor/run-doctor.ts";
 // environment the test writes in full (nothing from this process's own).
 
 export const scope = new CleanupScope();
-afterEach(() => scope.run());
+afterEachTest(() => scope.run());
 
 /** A date before Node 20's end of life; tests pin the Node version too. */
 export const NOW = Date.UTC(2026, 0, 15);

@@ -1,6 +1,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  afterEachTest,
   createTestLogger,
   type FakeOpenAI,
   type FakeRouter,
@@ -9,7 +10,6 @@ import {
   startFakeOpenAI,
   startFakeRouter,
 } from "@phonework/testkit";
-import { afterEach } from "vitest";
 import { HostConfigSchema } from "../src/config.ts";
 import { createHost, type Host, type HostDeps } from "../src/create-host.ts";
 import type { OutgoingFile, ToolContext } from "../src/tools/tool.ts";
@@ -17,7 +17,7 @@ import type { OutgoingFile, ToolContext } from "../src/tools/tool.ts";
 // A scratch WORKING_DIR with a small project tree, a secret outside it, and a symlink out.
 
 const cleanups: Array<() => void | Promise<void>> = [];
-afterEach(async () => {
+afterEachTest(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 export const onCleanup = (fn: () => void | Promise<void>) => cleanups.push(fn);

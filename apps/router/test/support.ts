@@ -1,6 +1,11 @@
 import { createHost, type Host, HostConfigSchema, type MessageHandler } from "@phonework/host";
-import { createTestLogger, makeTempDir, startTcpProxy, type TcpProxy } from "@phonework/testkit";
-import { afterEach } from "vitest";
+import {
+  afterEachTest,
+  createTestLogger,
+  makeTempDir,
+  startTcpProxy,
+  type TcpProxy,
+} from "@phonework/testkit";
 import { createMemoryChatAdapter, type MemoryChatAdapter } from "../src/chat/memory-adapter.ts";
 import { type RouterConfig, RouterConfigSchema } from "../src/config.ts";
 import { createRouter, type Router, type RouterDeps } from "../src/create-router.ts";
@@ -13,7 +18,7 @@ export const ADMIN_TOKEN = "test-admin-token-0123456789";
 export const adminHeaders = { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } };
 const cleanups: Array<() => Promise<void> | void> = [];
 
-afterEach(async () => {
+afterEachTest(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 

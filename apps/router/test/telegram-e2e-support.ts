@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { createServer, Socket } from "node:net";
 import {
+  afterEachTest,
   CleanupScope,
   type FakeTelegram,
   type SpawnedProcess,
@@ -10,14 +11,13 @@ import {
   waitFor,
 } from "@phonework/testkit";
 import type { User } from "grammy/types";
-import { afterEach } from "vitest";
 
 // Real `phonework router` and `phonework host` processes chatting on a fake Telegram: the real
 // grammY inside the router talks to the fake Bot API through TELEGRAM_API_ROOT. Each test sets up
 // what it uses; everything is taken down after it, processes first.
 
 export const scope = new CleanupScope();
-afterEach(() => scope.run());
+afterEachTest(() => scope.run());
 
 const SECRET = "telegram-e2e-secret";
 

@@ -1,4 +1,5 @@
 import {
+  afterEachTest,
   CleanupScope,
   createTestLogger,
   type FakeTelegram,
@@ -6,7 +7,6 @@ import {
   startFakeTelegram,
   waitFor,
 } from "@phonework/testkit";
-import { afterEach } from "vitest";
 import type {
   ButtonPress,
   ChannelMessage,
@@ -19,7 +19,7 @@ import { createTelegramAdapter, type TelegramAdapterOptions } from "../src/chat/
 // standing in for the shared layer, everything taken down after each test.
 
 const scope = new CleanupScope();
-afterEach(() => scope.run());
+afterEachTest(() => scope.run());
 
 export const onCleanup = (step: () => void | Promise<void>) => scope.add(step);
 

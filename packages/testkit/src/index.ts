@@ -1,3 +1,4 @@
+export * from "./after-each-test.ts";
 export * from "./capture-stream.ts";
 export * from "./cleanup-scope.ts";
 export * from "./fake-anthropic.ts";
