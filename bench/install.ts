@@ -48,6 +48,7 @@ export async function measureInstall(cleanup: Cleanup): Promise<Figure[]> {
 
   const rss = await measureIdleRss({ bin, ...run, dataDir: (name) => join(work, name) }, cleanup);
   const size = dirSize(packageDir);
+  const compiled = compiledAddons(packageDir);
 
   const seconds = (ms: number | null | undefined) => (ms == null ? null : round(ms / 1000, 2));
   const prompts = sortedCopy(promptMs);
@@ -73,8 +74,17 @@ export async function measureInstall(cleanup: Cleanup): Promise<Figure[]> {
         spread(rss.settled[program], rss.later[program]),
       ),
     ),
-    atMost("installed size, apparent", mb(size.apparent), "MB", 150, biggest(packageDir)),
-    atMost("installed size, on disk", mb(size.onDisk), "MB", 150, nativeBuildNote(packageDir)),
+    atMost("installed size, apparent", mb(size.apparent), "MB", 120, biggest(packageDir)),
+    atMost("installed size, on disk", mb(size.onDisk), "MB", 120),
+    atMost(
+      "native addons compiled by the install",
+      compiled.length,
+      "",
+      0,
+      compiled.length > 0
+        ? `built here (no prebuilt binary for this machine): ${compiled.join(", ")}`
+        : "better-sqlite3 and @lydell/node-pty load the prebuilt binary their packages carry",
+    ),
   ];
 }
 
@@ -95,12 +105,13 @@ function biggest(packageDir: string): string {
 }
 
 /**
- * better-sqlite3 downloads a prebuilt addon when it can; where it cannot (offline), node-gyp builds
- * it and leaves its object files behind, which a prebuilt install does not have.
+ * The native addons node-gyp built during the install: a package whose build/ has object files. A
+ * prebuilt binary (better-sqlite3's prebuilds/, @lydell/node-pty's per-platform package) has none.
  */
-function nativeBuildNote(packageDir: string): string | undefined {
-  const release = join(packageDir, "node_modules", "better-sqlite3", "build", "Release");
-  if (!existsSync(join(release, "obj.target"))) return undefined;
-  const leftovers = dirSize(release).onDisk - dirSize(join(release, "better_sqlite3.node")).onDisk;
-  return `better-sqlite3 was compiled here (no prebuilt binary reachable): its build leftovers are ${Math.round(leftovers / MB)} MB of this`;
+function compiledAddons(packageDir: string): string[] {
+  const modules = join(packageDir, "node_modules");
+  const names = readdirSync(modules).flatMap((name) =>
+    name.startsWith("@") ? readdirSync(join(modules, name)).map((inner) => `${name}/${inner}`) : [name],
+  );
+  return names.filter((name) => existsSync(join(modules, name, "build", "Release", "obj.target")));
 }

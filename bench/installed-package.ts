@@ -5,7 +5,7 @@ import { runCommand } from "./run-command.ts";
 import { tempDir } from "./temp-dir.ts";
 
 // The published package as a user gets it: `pnpm package`, then `npm install -g` of the tarball
-// into a prefix of its own (better-sqlite3 is built or fetched as on a user's machine).
+// into a prefix of its own (the native addons load the prebuilt binaries their packages carry).
 
 const repoRoot = join(import.meta.dirname, "..");
 const PACK_TIMEOUT_MS = 60_000;
