@@ -7,7 +7,7 @@ import { validate } from "dockerfile-utils";
 import { parse } from "yaml";
 
 // What `docker build --check` and `docker compose config` would say, without a Docker engine:
-// the Dockerfile through dockerfile-utils' linter (the one VS Code's Docker extension uses) plus
+// the Dockerfile through dockerfile-utils (the Dockerfile language server's linter), plus
 // the references it leaves alone (stages, COPY --from, ARGs), and the compose file, interpolated
 // as compose does with nothing set, against the Compose Specification's JSON schema.
 
