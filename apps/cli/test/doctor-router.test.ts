@@ -153,6 +153,48 @@ describe("doctor router: the chat platform", () => {
     expect(offline.line("Telegram")).toBe("⚠️ Telegram: skipped (--offline)");
   });
 
+  it("Telegram is asked through the router's own client: a 429 is waited out as at the router's start; nothing listening is ❌", async () => {
+    const telegram = await startFakeTelegram();
+    scope.add(() => telegram.close());
+    const env = routerEnv({ CHAT: "auto", TELEGRAM_BOT_TOKEN: telegram.token, ALLOWED_USERS: "4242" });
+    // Flood control on the first getMe: the router's grammY client retries it after retry_after.
+    telegram.failNext("getMe", { status: 429, retryAfter: 1 });
+    const flooded = await runDoctorIn(
+      "router",
+      { ...env, TELEGRAM_API_ROOT: telegram.url },
+      { timeoutMs: 5_000 },
+    );
+    expect(flooded.line("Telegram")).toBe(
+      `✅ Telegram: ${telegram.url} accepts the bot token (@${telegram.bot.username})`,
+    );
+    expect(telegram.callsOf("getMe").map((call) => call.status)).toEqual([429, 200]);
+
+    const gone = `http://127.0.0.1:${await releasedPort()}`;
+    const unreachable = await runDoctorIn("router", { ...env, TELEGRAM_API_ROOT: `${gone}/` });
+    expect(unreachable.line("Telegram")).toBe(
+      `❌ Telegram: cannot reach ${gone} (ECONNREFUSED) → check TELEGRAM_API_ROOT and this machine's network`,
+    );
+    expect(unreachable.output).not.toContain(telegram.token);
+  });
+
+  it("Feishu is asked through the router's Lark client: nothing listening at FEISHU_DOMAIN is ❌ naming why", async () => {
+    const gone = `http://127.0.0.1:${await releasedPort()}`;
+    const run = await runDoctorIn(
+      "router",
+      routerEnv({
+        CHAT: "auto",
+        FEISHU_APP_ID: "cli_gone",
+        FEISHU_APP_SECRET: "secret-never-shown-42",
+        FEISHU_DOMAIN: gone,
+        ALLOWED_USERS: "ou_alice",
+      }),
+    );
+    expect(run.line("Feishu")).toBe(
+      `❌ Feishu: cannot reach ${gone} (ECONNREFUSED) → check FEISHU_DOMAIN and this machine's network`,
+    );
+    expect(run.output).not.toContain("secret-never-shown-42");
+  });
+
   it("Feishu and Telegram both: the chat line names both and each is checked; a bare ALLOWED_USERS id is ❌", async () => {
     const [feishu, telegram] = await Promise.all([startFakeFeishu(), startFakeTelegram()]);
     scope.add(() => feishu.close());

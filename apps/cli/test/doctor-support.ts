@@ -50,7 +50,6 @@ export async function runDoctorIn(
     {
       clock: { now: () => NOW },
       nodeVersion: options.nodeVersion ?? "v22.12.0",
-      fetch: globalThis.fetch,
       timeoutMs: options.timeoutMs ?? 2_000,
       modelTimeoutMs: 3_000,
     },

@@ -6,7 +6,7 @@ import { makeTempDir, repoRoot, type TempDir } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // What `pnpm package` puts in the tarball users install: the manifest and the file list, read back
-// from the .tgz itself. Installing it (slow: better-sqlite3 compiles) is CI's scripts/check-install.sh.
+// from the .tgz itself. Installing it and running it is the installed suite (pnpm test:installed).
 
 interface PackedManifest {
   name: string;

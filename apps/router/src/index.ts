@@ -1,6 +1,13 @@
 export type { ChatAddress, IncomingMessage, SentMessage } from "./chat/chat-adapter.ts";
 export { type AdapterConfig, type AdapterSpec, adapterSpecs } from "./chat/config/adapter-specs.ts";
 export { createMemoryChatAdapter, type MemoryChatAdapter } from "./chat/memory-adapter.ts";
+
+/**
+ * The platforms' clients as the adapters make them, each loading its SDK on first use:
+ * `phonework doctor` checks credentials through these, so it cannot pass where the router fails.
+ */
+export const loadTelegramApi = () => import("./chat/telegram/telegram-api.ts");
+export const loadLarkClient = () => import("./chat/feishu/lark-client.ts");
 export type {
   Capabilities,
   ChannelMessage,

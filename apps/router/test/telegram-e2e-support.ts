@@ -1,5 +1,3 @@
-import type { AddressInfo } from "node:net";
-import { createServer, Socket } from "node:net";
 import {
   afterEachTest,
   CleanupScope,
@@ -7,7 +5,9 @@ import {
   type SpawnedProcess,
   spawnApp,
   startFakeTelegram,
+  startTunnel as startLateTunnel,
   type TranscriptEntry,
+  type Tunnel,
   waitFor,
 } from "@phonework/testkit";
 import type { User } from "grammy/types";
@@ -150,47 +150,11 @@ export function telegramChat(fake: FakeTelegram, user: User) {
   };
 }
 
-/**
- * A TCP hop standing in for the public address in front of a router (a reverse proxy, a tunnel):
- * its URL exists before the router is started, and it forwards to whatever port `target` names.
- */
-export async function startTunnel(): Promise<{ url: string; target(port: number): void }> {
-  let targetPort: number | undefined;
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    sockets.add(client);
-    client.on("close", () => sockets.delete(client));
-    if (targetPort === undefined) {
-      client.destroy();
-      return;
-    }
-    const upstream = new Socket();
-    sockets.add(upstream);
-    upstream.on("close", () => sockets.delete(upstream));
-    upstream.connect(targetPort, "127.0.0.1");
-    client.pipe(upstream).pipe(client);
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on("error", end);
-    upstream.on("error", end);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  scope.add(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    target: (next) => {
-      targetPort = next;
-    },
-  };
+/** A public address in front of a router, known before it starts (see testkit's startTunnel). */
+export async function startTunnel(): Promise<Tunnel> {
+  const tunnel = await startLateTunnel();
+  scope.add(tunnel.close);
+  return tunnel;
 }
 
 export const portOf = (url: string) => Number(new URL(url).port);

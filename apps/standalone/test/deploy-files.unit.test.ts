@@ -5,52 +5,34 @@ import { RouterConfigFields } from "@phonework/router";
 import { repoRoot } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { composeProblems, dockerfileProblems, dockerfileStages, type Stage } from "./deploy-lint.ts";
 
-// No Docker engine runs here, so the deploy files are checked statically: the images are built
-// from the packed `phonework` in stages, the one that runs has no compilers and no sources, every
-// path they copy exists, and every setting they pass is a key the app's config schema knows.
+// No Docker engine runs here, so the deploy files are checked statically: one Dockerfile whose
+// `router` and `host` targets share the stages that pack `phonework` and npm-install it, on Node 24,
+// with no compiler anywhere; the lint and the compose schema stand in for `docker build --check`
+// and `docker compose config` (deploy-lint.ts); every path copied exists, and every setting passed
+// is a key the app's config schema knows.
 
 interface ComposeService {
-  build: { context: string; dockerfile: string; args?: Record<string, string> };
+  build: { context: string; dockerfile?: string; target?: string; args?: Record<string, string> };
   environment: Record<string, string>;
   volumes?: string[];
-}
-
-interface Instruction {
-  keyword: string;
-  args: string;
-}
-
-interface Stage {
-  image: string;
-  name: string | undefined;
-  steps: Instruction[];
 }
 
 const read = (path: string) => readFileSync(join(repoRoot, path), "utf8");
 const composeText = read("docker-compose.yml");
 const compose = parse(composeText) as { services: Record<string, ComposeService> };
+const dockerfileText = read("Dockerfile");
+const stages = dockerfileStages(dockerfileText);
+const stageNamed = (name: string): Stage => {
+  const stage = stages.find((candidate) => candidate.name === name);
+  if (!stage) throw new Error(`no stage ${name} in the Dockerfile`);
+  return stage;
+};
 const knownKeys: Record<string, string[]> = {
   router: Object.keys(RouterConfigFields.shape),
   host: Object.keys(HostConfigFields.shape),
 };
-
-/** A Dockerfile's stages: continuation lines joined, comments dropped, one entry per FROM. */
-function parseDockerfile(text: string): Stage[] {
-  const stages: Stage[] = [];
-  const lines = text
-    .replace(/\\\n/g, " ")
-    .split("\n")
-    .filter((line) => line.trim() !== "" && !line.trimStart().startsWith("#"));
-  for (const line of lines) {
-    const [, keyword = "", args = ""] = /^\s*(\S+)\s*(.*)$/.exec(line) ?? [];
-    if (keyword === "FROM") {
-      const [image = "", as, name] = args.split(/\s+/);
-      stages.push({ image, name: as?.toUpperCase() === "AS" ? name : undefined, steps: [] });
-    } else stages.at(-1)?.steps.push({ keyword, args: args.replace(/\s+/g, " ").trim() });
-  }
-  return stages;
-}
 
 const argsOf = (stage: Stage | undefined, keyword: string) =>
   (stage?.steps ?? []).filter((step) => step.keyword === keyword).map((step) => step.args);
@@ -62,52 +44,101 @@ function pathsAfter(stage: Stage, command: string): string[] {
   );
 }
 
-describe("docker-compose.yml and Dockerfiles", () => {
+const COMPILERS = /\b(python3?|make|g\+\+|gcc|clang|build-essential|node-gyp)\b/;
+
+describe("the Dockerfile: two targets, one build", () => {
+  it("lints clean, and every stage, COPY --from and ARG it refers to exists before it", () => {
+    expect(dockerfileProblems(dockerfileText)).toEqual([]);
+    // The checks have teeth: each mistake in this one is named.
+    const broken = read("apps/standalone/test/fixtures/broken.Dockerfile");
+    expect(dockerfileProblems(broken)).toEqual([
+      expect.stringMatching(/^line 3: .*\$\{NOPE\}/),
+      "line 5: Unknown flag: form",
+      "line 3: FROM uses $NOPE, which no ARG or ENV before it declares",
+      expect.stringMatching(/^line 3: FROM \$\{NOPE\}: no earlier stage/),
+      "line 4: COPY --from=onee: no earlier stage has that name",
+      "line 6: RUN uses $UNDECLARED, which no ARG or ENV before it declares",
+    ]);
+  });
+
+  it("everything it copies exists, in the build context or in an earlier stage", () => {
+    const stageNames = stages.map((stage) => stage.name);
+    for (const [index, stage] of stages.entries()) {
+      for (const copy of argsOf(stage, "COPY")) {
+        const parts = copy.split(" ");
+        const from = /^--from=(\S+)$/.exec(parts[0] ?? "")?.[1];
+        if (from) expect(stageNames.slice(0, index), copy).toContain(from);
+        else
+          for (const source of parts.slice(0, -1))
+            expect(existsSync(join(repoRoot, source)), source).toBe(true);
+      }
+    }
+  });
+
+  it("one pack stage and one install stage, shared by the router and host targets", () => {
+    expect(stages.map((stage) => stage.name)).toEqual(["pack", "install", "router", "host"]);
+    const packing = stages.filter((stage) => argsOf(stage, "RUN").includes("pnpm package /pkg"));
+    expect(packing.map((stage) => stage.name)).toEqual(["pack"]);
+    const installing = stages.filter((stage) =>
+      argsOf(stage, "RUN").some((run) => run.includes("npm install -g /pkg/")),
+    );
+    expect(installing.map((stage) => stage.name)).toEqual(["install"]);
+    expect(argsOf(stageNamed("install"), "COPY")).toEqual(["--from=pack /pkg /pkg"]);
+    expect(argsOf(stageNamed("install"), "RUN")).toEqual(["npm install -g /pkg/phonework-*.tgz"]);
+    // Both services build this one file from one context, so the shared stages are built once.
+    for (const service of Object.values(compose.services)) {
+      expect(service.build.context).toBe(".");
+      expect(service.build.dockerfile ?? "Dockerfile").toBe("Dockerfile");
+    }
+  });
+
+  it("every stage is Node 24 on one base, so the package is installed where it runs", () => {
+    for (const stage of stages) {
+      expect(stage.image, stage.name).toMatch(/^\$\{NODE_IMAGE\}$/);
+      expect(stage.baseImage, stage.name).toBe("node:24-bookworm-slim");
+    }
+  });
+
+  it("no stage installs a compiler: every native part comes prebuilt", () => {
+    for (const stage of stages)
+      for (const run of argsOf(stage, "RUN")) expect(run, `${stage.name}: ${run}`).not.toMatch(COMPILERS);
+  });
+});
+
+describe("docker-compose.yml and the Dockerfile", () => {
+  it("is valid Compose: interpolated as compose does, it matches the Compose Specification's schema", () => {
+    expect(composeProblems(composeText)).toEqual([]);
+    const broken = read("apps/standalone/test/fixtures/broken-compose.yml");
+    expect(composeProblems(broken)).toEqual([
+      expect.stringMatching(/^cannot interpolate \$\{A:\?need\}$/),
+      expect.stringContaining('"additionalProperty":"buidl"'),
+      expect.stringMatching(/^\/services\/a\/security_opt: must be array/),
+    ]);
+  });
+
   it("has a router and a host service", () => {
     expect(Object.keys(compose.services).sort()).toEqual(["host", "router"]);
   });
 
   for (const [name, service] of Object.entries(compose.services)) {
-    const dockerfilePath = join(service.build.context, service.build.dockerfile);
-    const stages = existsSync(join(repoRoot, dockerfilePath)) ? parseDockerfile(read(dockerfilePath)) : [];
-    const [pack, install, final] = [stages[0], stages[1], stages.at(-1)];
+    const final = stages.find((stage) => stage.name === service.build.target);
 
-    it(`${name}: a multi-stage build: pack the workspace, npm install -g the tarball, run the install`, () => {
-      expect(stages.map((stage) => stage.name)).toEqual(["pack", "install", undefined]);
-      expect(argsOf(pack, "RUN")).toContain("pnpm package /pkg");
-      expect(argsOf(install, "COPY")).toContain("--from=pack /pkg /pkg");
-      expect(argsOf(install, "RUN")).toContain("npm install -g /pkg/phonework-*.tgz");
-      expect(argsOf(install, "RUN").join("\n")).toMatch(/apt-get install .*python3 make g\+\+/);
-      // The addon compiled in the install stage must load in the final one: the same base image.
-      expect(final?.image).toBe(install?.image);
-    });
-
-    it(`${name}: everything it copies exists, in the context or in an earlier stage`, () => {
-      const stageNames = stages.map((stage) => stage.name);
-      for (const [index, stage] of stages.entries()) {
-        for (const copy of argsOf(stage, "COPY")) {
-          const parts = copy.split(" ");
-          const from = /^--from=(\S+)$/.exec(parts[0] ?? "")?.[1];
-          if (from) expect(stageNames.slice(0, index), copy).toContain(from);
-          else
-            for (const source of parts.slice(0, -1))
-              expect(existsSync(join(repoRoot, source)), source).toBe(true);
-        }
-      }
-    });
-
-    it(`${name}: the final stage runs \`phonework ${name}\` as the node user, with no compilers or sources`, () => {
-      if (!final) throw new Error(`no stages in ${dockerfilePath}`);
-      expect(argsOf(final, "USER")).toEqual(["node"]);
-      expect(argsOf(final, "CMD").map((cmd) => JSON.parse(cmd))).toEqual([["phonework", name]]);
+    it(`${name}: built from the Dockerfile's \`${name}\` target, which installs nothing itself`, () => {
+      expect(service.build.target).toBe(name);
+      expect(final).toBeDefined();
       expect(argsOf(final, "COPY")).toEqual([
         "--from=install /usr/local/lib/node_modules/phonework /usr/local/lib/node_modules/phonework",
       ]);
+    });
+
+    it(`${name}: the target runs \`phonework ${name}\` as the node user, with no compilers or sources`, () => {
+      if (!final) throw new Error(`no target ${name} in the Dockerfile`);
+      expect(argsOf(final, "USER")).toEqual(["node"]);
+      expect(argsOf(final, "CMD").map((cmd) => JSON.parse(cmd))).toEqual([["phonework", name]]);
       expect(argsOf(final, "RUN").join("\n")).toContain(
         "ln -s ../lib/node_modules/phonework/dist/phonework.js /usr/local/bin/phonework",
       );
-      const runs = argsOf(final, "RUN").join("\n");
-      expect(runs).not.toMatch(/\b(python3|make|g\+\+|gcc|build-essential|pnpm|tsx)\b/);
+      expect(argsOf(final, "RUN").join("\n")).not.toMatch(/\b(pnpm|tsx)\b/);
       // The user is set after the last root step, so everything the image adds belongs to root.
       expect(final.steps.findLastIndex((step) => step.keyword === "RUN")).toBeLessThan(
         final.steps.findIndex((step) => step.keyword === "USER"),
@@ -115,7 +146,7 @@ describe("docker-compose.yml and Dockerfiles", () => {
     });
 
     it(`${name}: every volume is created and given to the node user before it is declared`, () => {
-      if (!final) throw new Error(`no stages in ${dockerfilePath}`);
+      if (!final) throw new Error(`no target ${name} in the Dockerfile`);
       const volumes = argsOf(final, "VOLUME");
       expect(volumes.length).toBeGreaterThan(0);
       const created = pathsAfter(final, "mkdir -p");
@@ -139,14 +170,15 @@ describe("docker-compose.yml and Dockerfiles", () => {
       for (const key of imageKeys) if (key !== "NODE_ENV") expect(knownKeys[name], key).toContain(key);
     });
 
-    it(`${name}: every build argument compose passes is an ARG of the Dockerfile`, () => {
-      const declared = stages.flatMap((stage) => argsOf(stage, "ARG")).map((arg) => arg.split("=")[0]);
+    it(`${name}: every build argument compose passes is an ARG of its target`, () => {
+      // A global ARG (before the first FROM) reaches only FROM lines: the target must declare its own.
+      const declared = argsOf(final, "ARG").map((arg) => arg.split("=")[0]);
       for (const arg of Object.keys(service.build.args ?? {})) expect(declared, arg).toContain(arg);
     });
   }
 
   it("the host image installs no coding CLI unless asked: it advertises only the ones it has", () => {
-    const host = parseDockerfile(read("apps/host/Dockerfile")).at(-1);
+    const host = stageNamed("host");
     expect(argsOf(host, "ARG")).toContain('CODING_CLIS=""');
     expect(argsOf(host, "RUN").join("\n")).toMatch(
       /if \[ -n "\$CODING_CLIS" \]; then .*npm install -g \$CODING_CLIS/,
@@ -155,7 +187,7 @@ describe("docker-compose.yml and Dockerfiles", () => {
   });
 
   it("the host image has bubblewrap and SANDBOX=on; compose lets bwrap build its sandbox, adding no capability", () => {
-    const host = parseDockerfile(read("apps/host/Dockerfile")).at(-1);
+    const host = stageNamed("host");
     expect(argsOf(host, "RUN").join("\n")).toMatch(/apt-get install -y --no-install-recommends bubblewrap\b/);
     expect(argsOf(host, "ENV").join(" ")).toMatch(/\bSANDBOX=on\b/);
     const service = compose.services.host as ComposeService & Record<string, unknown>;

@@ -25,4 +25,5 @@ export * from "./tcp-proxy.ts";
 export * from "./temp-dir.ts";
 export * from "./test-logger.ts";
 export * from "./tls-fixtures.ts";
+export * from "./tunnel.ts";
 export * from "./wait-for.ts";

@@ -25,11 +25,16 @@ export interface SpawnedProcess {
 export function spawnProcess(
   command: string,
   args: string[],
-  options: { env?: Record<string, string | undefined>; cwd?: string } = {},
+  options: {
+    env?: Record<string, string | undefined>;
+    cwd?: string;
+    /** false: `env` is the whole environment, nothing of this process's own (as `env -i`). */
+    inheritEnv?: boolean;
+  } = {},
 ): SpawnedProcess {
   const child = spawn(command, args, {
     cwd: options.cwd ?? repoRoot,
-    env: { ...process.env, ...options.env },
+    env: options.inheritEnv === false ? { ...options.env } : { ...process.env, ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let out = "";

@@ -7,8 +7,6 @@ export interface DoctorDeps {
   clock: Clock;
   /** The running Node.js version, e.g. "v22.12.0". */
   nodeVersion: string;
-  /** For the chat platform's token endpoint. */
-  fetch: typeof fetch;
   /** How long a network check waits (connect, TLS, handshake, the platform's token). */
   timeoutMs: number;
   /** How long the model endpoint gets to answer one tiny request. */
@@ -25,7 +23,6 @@ export function defaultDoctorDeps(): DoctorDeps {
   return {
     clock: systemClock,
     nodeVersion: process.version,
-    fetch: globalThis.fetch,
     timeoutMs: 5_000,
     modelTimeoutMs: 10_000,
   };

@@ -14,7 +14,6 @@ export type ChatSettings = AdapterConfig & { CHAT: "auto" | "terminal" | "none" 
 
 interface ChatCheckOptions {
   offline: boolean;
-  fetch: typeof fetch;
   timeoutMs: number;
 }
 

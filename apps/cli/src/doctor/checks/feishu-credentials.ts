@@ -1,7 +1,11 @@
+import { loadLarkClient } from "@phonework/router";
+import { createLogger } from "@phonework/runtime";
 import { type Check, fail, ok } from "../check.ts";
 
-// Does Feishu (Lark) accept the app's id and secret? Asked the way the SDK asks first: for a
-// tenant access token. The token is thrown away, never shown.
+// Does Feishu (Lark) accept the app's id and secret? Asked for a tenant access token through a
+// `lark.Client` built exactly as the router's Feishu adapter builds it (its domain, its own token
+// cache), so the doctor cannot pass while the router's client fails. The token is thrown away,
+// never shown; the SDK's own log lines go nowhere.
 
 const CONSOLE_FIX =
   "copy App ID and App Secret again from the Feishu developer console (Credentials & Basic Info) into FEISHU_APP_ID and FEISHU_APP_SECRET";
@@ -13,41 +17,56 @@ export interface FeishuSettings {
   domain: string;
 }
 
-export function feishuBaseUrl(domain: string): string {
-  if (domain === "feishu") return "https://open.feishu.cn";
-  if (domain === "lark") return "https://open.larksuite.com";
-  return domain.replace(/\/+$/, "");
-}
-
 /** `title` names the adapter when the config has several (a named adapter: "Feishu work"). */
 export async function checkFeishuCredentials(
   settings: FeishuSettings,
-  options: { fetch: typeof fetch; timeoutMs: number },
+  options: { timeoutMs: number },
   title = "Feishu",
 ): Promise<Check> {
-  const base = feishuBaseUrl(settings.domain);
-  let status: number;
-  let body: { code?: unknown; msg?: unknown; tenant_access_token?: unknown };
+  const { createLarkClient } = await loadLarkClient();
+  const client = createLarkClient({ ...settings, logger: createLogger({ level: "silent" }) });
+  const base = client.domain; // the URL the SDK asks: "feishu" and "lark" resolved
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(Object.assign(new Error("timeout"), { code: "no answer in time" })),
+      options.timeoutMs,
+    );
+  });
   try {
-    const response = await options.fetch(`${base}/open-apis/auth/v3/tenant_access_token/internal`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json; charset=utf-8" },
-      body: JSON.stringify({ app_id: settings.appId, app_secret: settings.appSecret }),
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-    status = response.status;
-    body = (await response.json().catch(() => ({}))) as typeof body;
+    // What every API request through the client asks first.
+    const token: unknown = await Promise.race([client.tokenManager.getTenantAccessToken(), timeout]);
+    if (typeof token === "string" && token !== "")
+      return ok(title, `${base} accepts app ${settings.appId} (a tenant token was issued)`);
+    return fail(title, `${base} refuses app ${settings.appId} (no tenant token issued)`, CONSOLE_FIX);
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    const refusal = refusalOf(error);
+    if (refusal) return fail(title, `${base} refuses app ${settings.appId} (${refusal})`, CONSOLE_FIX);
+    const code = (error as { code?: unknown }).code;
     return fail(
       title,
-      `cannot reach ${base} (${cause ?? (error as Error).message})`,
+      `cannot reach ${base} (${typeof code === "string" ? code : (error as Error).message})`,
       "check FEISHU_DOMAIN and this machine's network",
     );
+  } finally {
+    clearTimeout(timer);
   }
-  if (body.code === 0 && typeof body.tenant_access_token === "string")
-    return ok(title, `${base} accepts app ${settings.appId} (a tenant token was issued)`);
-  const why =
-    typeof body.code === "number" ? `code ${body.code}: ${String(body.msg ?? "")}` : `HTTP ${status}`;
-  return fail(title, `${base} refuses app ${settings.appId} (${why})`, CONSOLE_FIX);
+}
+
+/**
+ * Feishu's answer when it refused: an HTTP error carries it as the response's body (an
+ * AxiosError), a 200 without a token as the SDK's message ("failed to get tenant_access_token,
+ * code: …, msg: …").
+ */
+function refusalOf(error: unknown): string | undefined {
+  const response = (error as { response?: { status?: unknown; data?: { code?: unknown; msg?: unknown } } })
+    .response;
+  if (response) {
+    const { code, msg } = response.data ?? {};
+    return typeof code === "number"
+      ? `code ${code}: ${String(msg ?? "")}`
+      : `HTTP ${String(response.status)}`;
+  }
+  const sdk = /code: (-?\d+), msg: (.*)$/.exec((error as Error)?.message ?? "");
+  return sdk ? `code ${sdk[1]}: ${sdk[2]}` : undefined;
 }

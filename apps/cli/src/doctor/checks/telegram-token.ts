@@ -1,10 +1,10 @@
+import { loadTelegramApi } from "@phonework/router";
 import { type Check, fail, ok } from "../check.ts";
 
 // Does Telegram (or the local Bot API server of TELEGRAM_API_ROOT) accept the bot token? Asked
-// with getMe, as the bot's first call is. The token is in the URL, so no URL and no error message
-// that could hold one is ever shown.
-
-export const TELEGRAM_API_ROOT = "https://api.telegram.org";
+// with getMe through the router's own grammY client (its API root, its retries), as the bot's first
+// call is, so the doctor cannot pass while the router's client fails. The token is in the URL, so
+// no URL and no error message that could hold one is ever shown.
 
 export interface TelegramSettings {
   botToken: string;
@@ -14,29 +14,41 @@ export interface TelegramSettings {
 export async function checkTelegramToken(
   title: string,
   settings: TelegramSettings,
-  options: { fetch: typeof fetch; timeoutMs: number },
+  options: { timeoutMs: number },
 ): Promise<Check> {
-  const root = (settings.apiRoot ?? TELEGRAM_API_ROOT).replace(/\/+$/, "");
-  let status: number;
-  let body: { ok?: unknown; result?: { username?: unknown }; error_code?: unknown; description?: unknown };
+  const { createTelegramApi, telegramApiRoot, grammySignal, GrammyError, HttpError } =
+    await loadTelegramApi();
+  const root = telegramApiRoot(settings.apiRoot);
   try {
-    const response = await options.fetch(`${root}/bot${settings.botToken}/getMe`, {
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-    status = response.status;
-    body = (await response.json().catch(() => ({}))) as typeof body;
+    const me = await createTelegramApi(settings.botToken, root).getMe(
+      grammySignal(AbortSignal.timeout(options.timeoutMs)),
+    );
+    return ok(title, `${root} accepts the bot token (@${me.username})`);
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    const why =
-      cause ?? ((error as Error).name === "TimeoutError" ? "no answer in time" : (error as Error).name);
-    return fail(title, `cannot reach ${root} (${why})`, "check TELEGRAM_API_ROOT and this machine's network");
+    if (error instanceof GrammyError)
+      return fail(
+        title,
+        `${root} refuses the bot token (${error.error_code}: ${error.description})`,
+        "copy the bot's token from @BotFather again",
+      );
+    const cause = error instanceof HttpError ? error.error : error;
+    return fail(
+      title,
+      `cannot reach ${root} (${networkReason(cause)})`,
+      "check TELEGRAM_API_ROOT and this machine's network",
+    );
   }
-  const username = body.result?.username;
-  if (body.ok === true && typeof username === "string")
-    return ok(title, `${root} accepts the bot token (@${username})`);
-  const why =
-    typeof body.error_code === "number"
-      ? `${body.error_code}: ${String(body.description ?? "")}`
-      : `HTTP ${status}`;
-  return fail(title, `${root} refuses the bot token (${why})`, "copy the bot's token from @BotFather again");
+}
+
+/** The system error's code (ECONNREFUSED…), a timeout, or the error's name: never its message. */
+function networkReason(error: unknown): string {
+  const { code, name, cause } = (error ?? {}) as {
+    code?: unknown;
+    name?: unknown;
+    cause?: { code?: unknown };
+  };
+  if (typeof code === "string") return code;
+  if (typeof cause?.code === "string") return cause.code;
+  if (name === "AbortError" || name === "TimeoutError") return "no answer in time";
+  return typeof name === "string" ? name : "unknown error";
 }

@@ -1,6 +1,7 @@
 import type { Logger } from "@phonework/runtime";
 import type { Api } from "grammy";
 import { ALLOWED_UPDATES } from "./incoming-update.ts";
+import { grammySignal } from "./telegram-api.ts";
 import { describeError, toPlatformError } from "./telegram-error.ts";
 import type { UpdateHandler } from "./update-handler.ts";
 import { updateIdOf } from "./update-schema.ts";
@@ -29,10 +30,6 @@ export interface Polling {
 const MAX_RETRY_MS = 30_000;
 /** The confirming getUpdates at stop is a courtesy (redeliveries are deduped): it may not hold stop up. */
 const CONFIRM_AT_STOP_MS = 1_000;
-
-// grammY types its signals as the abort-controller polyfill's; at run time it takes any AbortSignal.
-type GrammySignal = Parameters<Api["getUpdates"]>[1];
-const grammySignal = (signal: AbortSignal) => signal as unknown as GrammySignal;
 
 type Outcome = { kind: "ok" } | { kind: "failed"; waitMs?: number } | { kind: "fatal" };
 

@@ -1,13 +1,13 @@
 import type { Logger } from "@phonework/runtime";
-import { Api, InputFile } from "grammy";
+import { InputFile } from "grammy";
 import type { ReactionTypeEmoji } from "grammy/types";
 import type { Capabilities, PlatformAdapter } from "../platform-adapter.ts";
 import { menuCommands } from "./bot-commands.ts";
-import { retryControlCalls } from "./control-retry.ts";
 import { downloadFile } from "./file-download.ts";
 import { ALLOWED_UPDATES } from "./incoming-update.ts";
 import { chatIdOf, inlineKeyboard, messageIdOf, replyParameters, TEXT_OPTIONS } from "./outgoing.ts";
 import { type Polling, startPolling } from "./polling.ts";
+import { createTelegramApi, telegramApiRoot } from "./telegram-api.ts";
 import { toPlatformError } from "./telegram-error.ts";
 import { createUpdateHandler, type UpdateHandler } from "./update-handler.ts";
 import { createTelegramWebhook, SECRET_TOKEN } from "./webhook-endpoint.ts";
@@ -39,7 +39,6 @@ export interface TelegramAdapterOptions {
   pollRetryMs?: number;
 }
 
-const DEFAULT_API_ROOT = "https://api.telegram.org";
 const MB = 1024 * 1024;
 
 export const TELEGRAM_CAPABILITIES: Capabilities = {
@@ -66,10 +65,9 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Platform
   if (mode.kind === "webhook" && !SECRET_TOKEN.test(mode.secret)) {
     throw new Error("The Telegram webhook secret must be 1–256 characters of A–Z, a–z, 0–9, _ and -");
   }
-  const apiRoot = (options.apiRoot ?? DEFAULT_API_ROOT).replace(/\/+$/, "");
+  const apiRoot = telegramApiRoot(options.apiRoot);
   const logger = options.logger.child({ adapter: name });
-  const api = new Api(options.token, { apiRoot });
-  retryControlCalls(api);
+  const api = createTelegramApi(options.token, apiRoot);
   let handler: UpdateHandler | undefined;
   let polling: Polling | undefined;
   let lastUpdateId: number | undefined;

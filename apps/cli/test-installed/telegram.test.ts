@@ -1,0 +1,48 @@
+import { startTunnel } from "@phonework/testkit";
+import { describe, expect, it } from "vitest";
+import {
+  fakeTelegram,
+  scope,
+  startHost,
+  startRouter,
+  telegramChat,
+  telegramEnv,
+  telegramWorld,
+} from "./support.ts";
+
+// Telegram through the installed router: its bundled grammY against the fake Bot API
+// (TELEGRAM_API_ROOT), by long polling and by webhook, a command answered by an installed host.
+
+const HOOK_SECRET = "installed_hook-Secret-0123";
+
+describe("Telegram, installed", () => {
+  it("polling: a /shell command is answered in the chat", async () => {
+    const { fake, chat } = await telegramWorld();
+    const answer = await chat.say("/shell echo polled-$((6*7))", /polled-42/);
+    expect(answer.text).toContain("polled-42");
+    expect(fake.callsOf("getUpdates").length).toBeGreaterThan(0);
+    expect(fake.webhook()).toBeUndefined();
+  });
+
+  it("webhook: setWebhook with the secret at start, and an update posted there is answered", async () => {
+    const fake = await fakeTelegram();
+    const alice = fake.user({ first_name: "Alice", username: "alice" });
+    // The public address Telegram posts to: known before the router runs, forwarding to it after.
+    const tunnel = await startTunnel();
+    scope.add(tunnel.close);
+    const hook = `${tunnel.url}/webhook/telegram`;
+    const router = await startRouter({
+      ...telegramEnv(fake, alice),
+      TELEGRAM_MODE: "webhook",
+      TELEGRAM_WEBHOOK_SECRET: HOOK_SECRET,
+      TELEGRAM_WEBHOOK_URL: hook,
+    });
+    tunnel.target(Number(new URL(router.url).port));
+    expect(fake.webhook()).toEqual({ url: hook, secretToken: HOOK_SECRET, maxConnections: 40 });
+    await startHost(router, "box", { SERVES_USERS: String(alice.id) });
+
+    await telegramChat(fake, alice).say("/shell echo hooked", /hooked/);
+    expect(fake.webhookAttempts().map((attempt) => attempt.status)).toEqual([200]);
+    expect(fake.callsOf("getUpdates")).toEqual([]);
+  });
+});
