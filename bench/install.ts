@@ -19,7 +19,11 @@ const IDLE_NAMES = {
   host: "host",
   standalone: "standalone (stdin a pipe)",
 } as const;
-const IDLE_TARGET_MIB = { router: 80, host: 80, standalone: 110 } as const;
+/**
+ * On Node 22 and 24. A bare Node process idles 14–16 MiB above Node 20's (57–60 against 43 MiB,
+ * measured here), and these targets moved up with the supported lines when Node 20 was dropped.
+ */
+const IDLE_TARGET_MIB = { router: 100, host: 100, standalone: 130 } as const;
 const MiB = 1024 * 1024;
 const MB = 1_000_000;
 
