@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
-import { waitFor } from "@phonework/testkit";
+import { fcParams, waitFor } from "@phonework/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { executeFileOps, FileOpsArgs } from "../src/tools/file-ops.ts";
@@ -45,7 +45,7 @@ describe("shell blocklist under wrappers", () => {
       fc.property(cases, ([command, wraps]) => {
         expect(blockedReason(wrapped(command, wraps)), describeChain(wraps)).toBeDefined();
       }),
-      { numRuns: 2000 },
+      fcParams({ numRuns: 2000 }),
     );
   });
 
@@ -54,7 +54,7 @@ describe("shell blocklist under wrappers", () => {
       fc.property(fc.constantFrom(...ORDINARY), wrapChains(PROGRAM), (command, wraps) => {
         expect(blockedReason(wrapped(command, wraps)), describeChain(wraps)).toBeUndefined();
       }),
-      { numRuns: 2000 },
+      fcParams({ numRuns: 2000 }),
     );
   });
 
@@ -68,7 +68,7 @@ describe("shell blocklist under wrappers", () => {
         execFileSync("bash", ["-c", wrapped(`touch ${marker}`, wraps)], { cwd: workingDir, stdio: "ignore" });
         await waitFor(() => existsSync(marker), { timeoutMs: 3000 });
       }),
-      { numRuns: 60 },
+      fcParams({ numRuns: 60 }),
     );
   });
 
@@ -103,7 +103,7 @@ describe("shell blocklist under wrappers", () => {
         const reason = blockedReason(text);
         expect(reason === undefined || typeof reason === "string").toBe(true);
       }),
-      { numRuns: 3000 },
+      fcParams({ numRuns: 3000 }),
     );
     expect(blockedReason("rm -rf / ; echo ${")).toBe("recursive delete of / or the home directory");
   });
@@ -186,7 +186,7 @@ describe("file tools under hostile paths", () => {
         expect(rel.startsWith("..") || isAbsolute(rel), `${JSON.stringify(path)} → ${resolved}`).toBe(false);
         expect(realpathSync(resolved)).toBe(resolved);
       }),
-      { numRuns: 3000 },
+      fcParams({ numRuns: 3000 }),
     );
   });
 
@@ -209,7 +209,7 @@ describe("file tools under hostile paths", () => {
           for (const file of ctx.files) expect(file.data.toString()).not.toContain("TOP SECRET");
         },
       ),
-      { numRuns: 400 },
+      fcParams({ numRuns: 400 }),
     );
   });
 });

@@ -2,6 +2,7 @@ import { loadConfig } from "@phonework/runtime";
 import {
   createManualClock,
   type FakeFeishu,
+  fcParams,
   makeTempDir,
   messageEvent,
   sendWebhookRequest,
@@ -364,7 +365,7 @@ describe("hostile input never crashes the route and is never accepted", () => {
         expect(response.status).toBeGreaterThanOrEqual(400);
         expect(response.status).toBeLessThan(500);
       }),
-      { numRuns: 150 },
+      fcParams({ numRuns: 150 }),
     );
 
     // A genuine signed request with one thing changed: the body, the signature, the timestamp or the nonce.
@@ -394,7 +395,7 @@ describe("hostile input never crashes the route and is never accepted", () => {
           expect(answer.status).toBeLessThan(500);
         },
       ),
-      { numRuns: 100 },
+      fcParams({ numRuns: 100 }),
     );
     await genuine("after the fuzz");
     expect(received).toEqual(["after the fuzz"]);
