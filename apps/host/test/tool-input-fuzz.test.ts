@@ -60,13 +60,25 @@ describe("shell blocklist under wrappers", () => {
 
   it("the wrappers are real: bash runs the command inside any chain of the local ones", async () => {
     const local = WRAPPERS.filter(({ name }) => !["ssh", "su -c", "sudo -u"].includes(name));
-    const { workingDir } = makeWorkspace();
+    const { root, workingDir } = makeWorkspace();
+    // `bash -lc` is a login shell: it reads the profile in HOME. The developer's own (pyenv, nvm,
+    // conda…) can take seconds per shell, and a chain may start three: with the machine's HOME the
+    // run time hung on the seed and on whose machine it was, and crossed the test timeout. An empty
+    // HOME makes each shell what it is anywhere, a few milliseconds.
+    const home = join(root, "home");
+    mkdirSync(home);
+    const env = { ...process.env, HOME: home };
     let run = 0;
     await fc.assert(
       fc.asyncProperty(wrapChains(PROGRAM, local), async (wraps) => {
         const marker = join(workingDir, `ran-${++run}.txt`);
-        execFileSync("bash", ["-c", wrapped(`touch ${marker}`, wraps)], { cwd: workingDir, stdio: "ignore" });
-        await waitFor(() => existsSync(marker), { timeoutMs: 3000 });
+        execFileSync("bash", ["-c", wrapped(`touch ${marker}`, wraps)], {
+          cwd: workingDir,
+          env,
+          stdio: "ignore",
+        });
+        // `nohup … &` leaves the command running after bash: wait for it, as long as load may need.
+        await waitFor(() => existsSync(marker), { message: `${marker} (${describeChain(wraps)})` });
       }),
       fcParams({ numRuns: 60 }),
     );
