@@ -264,7 +264,9 @@ describe("terminal flow control over the link", () => {
     expect(received).toBeLessThan(20_000_000);
     expect(link.inbox.frames.some((f) => f.type === "terminal_exit" && f.id === "flood")).toBe(false);
 
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // The reader goes on at its pace until another whole window has passed through it.
+    const ackedThen = acked;
+    await waitFor(() => acked >= ackedThen + window, { message: "another window read", timeoutMs: 20_000 });
     const stats = host.terminals.manager.stats();
     expect(stats.bufferedBytes).toBeLessThanOrEqual(window);
     expect(stats.peakBufferedBytes).toBeLessThanOrEqual(window);
