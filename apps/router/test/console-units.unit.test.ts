@@ -340,6 +340,17 @@ describe("terminal relay", () => {
     w.emit({ type: "online", node: node(), connection: undefined, returning: false });
     expect(alice.events.at(-1)).toMatchObject({ id: sixth, reason: "offline" });
     expect(w.relay.size).toBe(0);
+    // The page typing while the link is already gone, before the router has seen it close: the
+    // same words as when the registry says so first, whichever comes first.
+    const seventh = open();
+    w.nodes.set("home-pc", node({ status: "offline" }));
+    w.relay.input(alice.page, seventh, "ls\r");
+    expect(alice.events.at(-1)).toEqual({
+      id: seventh,
+      what: "ended",
+      reason: "offline",
+      message: "home-pc went offline",
+    });
   });
 
   it("holds a page's terminals for a page of the same sign-in only, with what they printed meanwhile", () => {
