@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { join } from "node:path";
-import { CleanupScope } from "@phonework/testkit";
+import { CleanupScope, fcParams } from "@phonework/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ServiceSpec } from "../src/service/service-spec.ts";
@@ -66,6 +66,7 @@ describe("systemd quoting", () => {
         const argv = [`/${program}`, ...args];
         expect(splitCommandLine(execCommandLine(argv))).toEqual(argv);
       }),
+      fcParams(),
     );
     const unicode = ["/home/zoë/節點/node", "café au lait", "\u00a0non-breaking"];
     expect(splitCommandLine(execCommandLine(unicode))).toEqual(unicode);

@@ -47,6 +47,7 @@ import { openHostDatabase } from "./state-db.ts";
 import { taskLine } from "./tasks/format-tasks.ts";
 import { type TaskOwner, TaskRunner } from "./tasks/task-runner.ts";
 import { TaskStore } from "./tasks/task-store.ts";
+import type { ChatTerminalWaits } from "./terminal/chat-terminals.ts";
 import { createTerminals, isTerminalFrame, type Terminals } from "./terminal/create-terminals.ts";
 import type { LoadPty } from "./terminal/pty-module.ts";
 import { createBackgroundTools } from "./tools/background.ts";
@@ -91,6 +92,8 @@ export interface HostDeps {
   onRefused?: (reason: string) => void;
   /** Loads node-pty for terminals (tests: one that fails, as on a machine where it did not build). */
   loadPty?: LoadPty;
+  /** How long /term and /keys wait for a program's screen (tests: less for programs that print nothing). */
+  chatTerminalWaits?: ChatTerminalWaits;
 }
 
 export interface Host {
@@ -353,6 +356,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
       return { file: wrapped, args: rest };
     },
     ...(deps.loadPty ? { loadPty: deps.loadPty } : {}),
+    ...(deps.chatTerminalWaits ? { chatWaits: deps.chatTerminalWaits } : {}),
     logger,
   });
   // Worked out at each registration: a CLI installed while the host runs shows up on reconnect.

@@ -1,4 +1,4 @@
-import { createTestLogger, type FakeOpenAI, startFakeOpenAI } from "@phonework/testkit";
+import { createTestLogger, type FakeOpenAI, startFakeOpenAI, waitFor } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { runAgentLoop } from "../src/agent/agent-loop.ts";
@@ -137,7 +137,10 @@ describe("agent loop", () => {
     fake = await startFakeOpenAI();
     const controller = new AbortController();
     fake.script({ delayMs: 2000, reply: { text: "too late" } });
-    setTimeout(() => controller.abort(), 50);
+    // Aborted while the model is working on it.
+    void waitFor(() => fake.requests.length === 1, { message: "the model's request" }).then(() =>
+      controller.abort(),
+    );
     const result = await run({ signal: controller.signal });
     expect(result).toMatchObject({ stopReason: "aborted", reply: "⏹️ Stopped." });
   });

@@ -17,7 +17,7 @@ import { ChannelContexts, MessageLine, SessionLine, WindowLine } from "../src/wo
 import { WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 import { onCleanup } from "./support.ts";
 
-// Each chat's context.jsonl: seed 004's session and message lines, only ever appended to, so
+// Each chat's context.jsonl: its session and message lines, only ever appended to, so
 // trimming and /new-context lose nothing from disk; per-user history files from before the
 // workspace are taken over once.
 
@@ -61,7 +61,7 @@ function setup(maxTokens = 10_000) {
 }
 
 describe("a chat's context.jsonl", () => {
-  it("is seed 004's format: a session line, then one message line per message; a restart continues it", () => {
+  it("is a session line, then one message line per message; a restart continues it", () => {
     const s = setup();
     s.open().append(s.owner("1"), turn(1));
     s.open().append(s.owner("-100123", "telegram:2"), turn(2)); // a group: its own file

@@ -6,7 +6,7 @@ import { LogEntry } from "../src/workspace/channel-log.ts";
 import { chatAs, onCleanup, startHostWithModel } from "./support.ts";
 
 // The chat's log.jsonl and context.jsonl through a real host: what users and the host said, in
-// seed 004's shapes; /new-context; the old per-user history taken over; and file_ops reading
+// their line shapes; /new-context; the old per-user history taken over; and file_ops reading
 // the workspace, where a chat the caller has not written in does not exist.
 
 async function setup() {
@@ -42,7 +42,7 @@ async function setup() {
 const fileOps = (args: Record<string, unknown>) => ({ toolCalls: [{ name: "file_ops", arguments: args }] });
 
 describe("the chat's log.jsonl", () => {
-  it("records the user's message with its files and the host's answer in seed 004's shape", async () => {
+  it("records the user's message with its files and the host's answer, one line each", async () => {
     const s = await setup();
     s.model.script({ text: "Got the notes." });
     await s.ask("here are my notes", undefined, {

@@ -3,6 +3,7 @@ import {
   deeplyNested,
   type FakeRouter,
   type FakeRouterConnection,
+  fcParams,
   framesAnswering,
   frameTypes,
   garbageFrames,
@@ -137,7 +138,7 @@ describe("host under hostile router frames", () => {
     const setup = await hostUnderFire();
     await fc.assert(
       fc.asyncProperty(frames.map(withSaneHeartbeat), (raw) => expectTypedAnswer(setup.link, raw)),
-      { numRuns: RUNS },
+      fcParams({ numRuns: RUNS }),
     );
     await expectHostStillServes(setup);
   });
@@ -149,7 +150,7 @@ describe("host under hostile router frames", () => {
         // The host ignores binary frames; what matters is that it is still there to refuse the probe.
         await framesAnswering(setup.link, Buffer.from(bytes));
       }),
-      { numRuns: 30 },
+      fcParams({ numRuns: 30 }),
     );
     for (const raw of [deeplyNested(200_000), deeplyNested(200_000, "object")])
       await expectTypedAnswer(setup.link, raw);

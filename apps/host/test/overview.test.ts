@@ -1,6 +1,6 @@
 import { OVERVIEW_LIMITS, Overview, type OverviewChangedFrame } from "@phonework/protocol";
 import { type FakeRouter, startFakeRouter, waitFor } from "@phonework/testkit";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { HostDeps } from "../src/create-host.ts";
 import { buildOverview, type OverviewSources } from "../src/overview/build-overview.ts";
 import { OverviewChanges } from "../src/overview/overview-changes.ts";
@@ -176,20 +176,26 @@ describe("overview of a user's work on a host", () => {
   it("says which users' work changed, gathered into few notices, and nothing while the link is down", async () => {
     const agent = steppingAgent();
     const { router, say } = await world({}, { agents: agent.agents });
-    const changed = () =>
+    const notices = () =>
       router
         .latest()
         .inbox.frames.filter((f) => f.type === "overview_changed")
-        .flatMap((f) => (f as unknown as OverviewChangedFrame).user_ids);
+        .map((f) => (f as unknown as OverviewChangedFrame).user_ids);
+    const changed = () => notices().flat();
     await say(ALICE, "/new demo codex go"); // 40 progress lines in a burst, and a reply
     await waitFor(() => changed().includes(ALICE), { message: "a notice for alice" });
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    const notices = router.latest().inbox.frames.filter((f) => f.type === "overview_changed");
-    expect(notices.length).toBeGreaterThan(0);
-    expect(notices.length).toBeLessThanOrEqual(3); // not one per progress line
     expect(changed()).not.toContain(BOB);
+    // Bob's change comes after alice's burst is over (the turn waits for `go`): once its notice
+    // is here, every notice of the burst is too, the link keeping their order.
     await say(BOB, "/remind 1h stretch");
     await waitFor(() => changed().includes(BOB), { message: "a notice for bob" });
+    const firstForBob = notices().findIndex((ids) => ids.includes(BOB));
+    const burst = notices()
+      .slice(0, firstForBob + 1)
+      .filter((ids) => ids.includes(ALICE));
+    expect(burst.length).toBeGreaterThan(0);
+    expect(burst.length).toBeLessThanOrEqual(3); // not one per progress line
+    expect(notices().slice(0, firstForBob).flat()).not.toContain(BOB);
   });
 
   it("refuses the overview of a user this host does not serve", async () => {
@@ -345,7 +351,11 @@ describe("overview parts", () => {
     expect(bytes).toBeLessThan(400_000);
   });
 
-  it("gathers notices for a short while, splits past 100 users, and drops them while disconnected", async () => {
+  it("gathers notices for a short while, splits past 100 users, and drops them while disconnected", () => {
+    vi.useFakeTimers(); // the gathering time passes when the test says so
+    onCleanup(() => {
+      vi.useRealTimers();
+    });
     const sent: OverviewChangedFrame[] = [];
     let connected = false;
     const changes = new OverviewChanges({
@@ -355,16 +365,18 @@ describe("overview parts", () => {
     });
     onCleanup(() => changes.close());
     changes.changed("a");
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    vi.advanceTimersByTime(40);
     expect(sent).toEqual([]);
     connected = true;
     for (let i = 0; i < 150; i++) changes.changed(`u${i % 120}`);
+    vi.advanceTimersByTime(19);
     expect(sent).toEqual([]); // not yet: gathered
-    await waitFor(() => sent.length === 2, { message: "the notices" });
+    vi.advanceTimersByTime(1);
+    expect(sent).toHaveLength(2);
     expect(sent.map((f) => f.user_ids.length)).toEqual([100, 20]);
     changes.changed("late");
     connected = false;
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    vi.advanceTimersByTime(40);
     expect(sent).toHaveLength(2); // the link went down before it was sent
   });
 });

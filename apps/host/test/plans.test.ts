@@ -310,7 +310,7 @@ describe("Master/Worker plans on one host", () => {
     expect(ledger.plan(id)?.status).toBe("done");
   });
 
-  it("the seed's example: sort Downloads — a scan, then two movers in parallel, a progress message and a report", async () => {
+  it("sort Downloads — a scan, then two movers in parallel, a progress message and a report", async () => {
     const s = await setup();
     const downloads = join(s.dir, "Downloads");
     mkdirSync(downloads);

@@ -42,7 +42,7 @@ describe("run_shell", () => {
     expect(out.length).toBeLessThan(10_000);
   });
 
-  it("refuses the seed's destructive patterns with a clear error, and runs nothing", async () => {
+  it("refuses the blocklist's destructive patterns with a clear error, and runs nothing", async () => {
     const { workingDir } = makeWorkspace();
     const marker = join(workingDir, "ran.txt");
     for (const command of [

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { createTestLogger, processRunning, waitFor } from "@phonework/testkit";
+import { createTestLogger, fcParams, processRunning, waitFor } from "@phonework/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createCheckRunner } from "../src/schedule/check-runner.ts";
@@ -137,7 +137,7 @@ describe("sandbox: the command reaches `sh -c` unchanged", () => {
         const argv = wrap(["/bin/sh", "-c", command], rig.workingDir);
         expect(argv.slice(argv.indexOf("--"))).toEqual(["--", "/bin/sh", "-c", command]);
       }),
-      { numRuns: 1000 },
+      fcParams({ numRuns: 1000 }),
     );
   });
 
@@ -150,7 +150,7 @@ describe("sandbox: the command reaches `sh -c` unchanged", () => {
         const result = await rig.run(command);
         expect(result.stdout).toBe(`/bin/sh\0-c\0${command}\0`);
       }),
-      { numRuns: 60 },
+      fcParams({ numRuns: 60 }),
     );
   });
 
@@ -169,7 +169,7 @@ describe("sandbox: the command reaches `sh -c` unchanged", () => {
         );
         await waitFor(() => existsSync(marker), { timeoutMs: 3000, message: `${marker}: ${result.stderr}` });
       }),
-      { numRuns: 30 },
+      fcParams({ numRuns: 30 }),
     );
   });
 });

@@ -19,11 +19,13 @@ const OWNER = { user_id: "u1", platform: "memory", chat_id: "c1" };
 
 function openStore(path: string, now: () => number) {
   const db = openHostDatabase(path);
-  onCleanup(() => {
-    db.close();
-  });
   const store = new JobStore(db, now);
   const outbox = new Outbox(db, logger, now);
+  // As the host stops: the outbox first (its batched deletes of acknowledged rows), then the database.
+  onCleanup(() => {
+    outbox.close();
+    db.close();
+  });
   return { db, store, outbox };
 }
 
@@ -72,11 +74,11 @@ describe("scheduler", () => {
     parts.db.transaction(() => {
       for (let i = 0; i < 300; i++) parts.store.create(message(`job ${i}`, due));
     })();
-    const startAt = String(Date.now() + 1500); // both start sweeping at the same moment
     const script = join(repoRoot, "apps", "host", "test", "fixtures", "sweep-race.ts");
-    const racers = [0, 1].map(() =>
-      spawnProcess(process.execPath, ["--import", "tsx", script, path, startAt]),
-    );
+    const racers = [0, 1].map(() => spawnProcess(process.execPath, ["--import", "tsx", script, path]));
+    // Both start sweeping at the same moment: once both are up.
+    await Promise.all(racers.map((racer) => racer.waitForStderr(/^ready$/m)));
+    for (const racer of racers) racer.writeLine("go");
     const exits = await Promise.all(racers.map((r) => r.exited));
     expect(exits.map((e) => e.code)).toEqual([0, 0]);
     const ran = racers.map((r) => (JSON.parse(r.stdout()) as { ran: number }).ran);

@@ -9,6 +9,11 @@ import { onCleanup, startHost } from "./support.ts";
 // the screen rendered by @xterm/headless.
 
 const SECRET = "terminal-chat-secret";
+/**
+ * For tests of other things that start `cat` or `sleep`, which print nothing: their /term answer
+ * comes once the wait for a first output ran out, here half a second rather than five.
+ */
+const SILENT_PROGRAMS = { chatTerminalWaits: { startOutputMs: 500 } };
 
 async function start(overrides: Record<string, unknown> = {}, deps: Partial<HostDeps> = {}) {
   const router = await startFakeRouter({ secret: SECRET });
@@ -67,8 +72,26 @@ describe("/term and /keys", () => {
     expect(await ask("/keys more")).toContain("❌ Nothing was typed: the program has ended.");
   });
 
-  it("is one terminal per user: a second /term is refused while the first runs, another user has their own", async () => {
+  it("waits for a program that is slow to print its first screen, as on a busy machine", async () => {
     const { ask } = await start();
+    // A REPL that takes a second to start: the answer shows its prompt, not an empty screen.
+    expect(await ask(`/term sh -c 'sleep 1; printf ">>> "; exec cat'`)).toMatch(/```\n>>>\n```$/);
+  });
+
+  it("after /keys, waits for the output the keys caused however late it comes; keys that cause none are answered after a bounded wait", async () => {
+    const { ask } = await start();
+    // Echo off: the program's answer, a second after the line, is the only output the keys cause.
+    const program = `sh -c 'stty -echo; echo ready; read line; sleep 1; echo "got $line"; exec cat >/dev/null'`;
+    expect(await ask(`/term ${program}`)).toMatch(/```\nready\n```$/);
+    expect(await ask("/keys hello<Enter>")).toMatch(/```\nready\ngot hello\n```$/);
+    // Nothing shows for these keys: the screen as it was, once the wait for output (2 s) ran out.
+    const typed = Date.now();
+    expect(await ask("/keys unseen<Enter>")).toMatch(/```\nready\ngot hello\n```$/);
+    expect(Date.now() - typed).toBeGreaterThanOrEqual(1900);
+  });
+
+  it("is one terminal per user: a second /term is refused while the first runs, another user has their own", async () => {
+    const { ask } = await start({}, SILENT_PROGRAMS);
     await ask("/term cat");
     expect(await ask("/term top")).toBe(
       '❌ Your terminal still runs "cat": /term shows it, /keys types into it, /term close ends it.',
@@ -82,7 +105,7 @@ describe("/term and /keys", () => {
   });
 
   it("refuses a terminal past MAX_TERMINALS with a clear message", async () => {
-    const { ask } = await start({ MAX_TERMINALS: 1 });
+    const { ask } = await start({ MAX_TERMINALS: 1 }, SILENT_PROGRAMS);
     await ask("/term sleep 60");
     expect(await ask("/term sleep 60", "u2")).toBe(
       "❌ this host already runs 1 terminal (MAX_TERMINALS); close one first",

@@ -1,6 +1,7 @@
 import type { AnyFrame, FakeRouterConnection } from "@phonework/testkit";
 import { makeTempDir, processRunning, waitFor, watchProcessErrors } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
+import type { HostDeps } from "../src/create-host.ts";
 import { onCleanup, startHostWithModel } from "./support.ts";
 
 // The terminal frames over the real link: the fake router plays the console's router, a real host
@@ -9,11 +10,12 @@ import { onCleanup, startHostWithModel } from "./support.ts";
 
 const USER = "telegram:1";
 
-async function setup(overrides: Record<string, unknown> = {}) {
+async function setup(overrides: Record<string, unknown> = {}, deps: Partial<HostDeps> = {}) {
   const started = await startHostWithModel(overrides, makeTempDir(), {
     // bash: dash, run as a login shell inside the sandbox's pid namespace, exits 2 at logout as
     // it cannot give the terminal back to a process group outside (README, Terminals).
     env: { ...process.env, SHELL: "/bin/bash" },
+    ...deps,
   });
   return { ...started, link: started.router.latest() };
 }
@@ -148,7 +150,8 @@ describe("terminal frames over the router link", () => {
   });
 
   it("refuses a terminal past MAX_TERMINALS, chat terminals included", async () => {
-    const { link } = await setup({ MAX_TERMINALS: 2 });
+    // `cat` prints nothing: its /term answer comes once the (here shortened) wait for output ran out.
+    const { link } = await setup({ MAX_TERMINALS: 2 }, { chatTerminalWaits: { startOutputMs: 500 } });
     link.send(open("a"));
     await frameFor(link, "terminal_opened", "a");
     link.send({
@@ -261,7 +264,9 @@ describe("terminal flow control over the link", () => {
     expect(received).toBeLessThan(20_000_000);
     expect(link.inbox.frames.some((f) => f.type === "terminal_exit" && f.id === "flood")).toBe(false);
 
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // The reader goes on at its pace until another whole window has passed through it.
+    const ackedThen = acked;
+    await waitFor(() => acked >= ackedThen + window, { message: "another window read", timeoutMs: 20_000 });
     const stats = host.terminals.manager.stats();
     expect(stats.bufferedBytes).toBeLessThanOrEqual(window);
     expect(stats.peakBufferedBytes).toBeLessThanOrEqual(window);

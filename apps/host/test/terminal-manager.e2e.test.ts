@@ -160,16 +160,25 @@ describe("terminal limits", () => {
   it("closes a terminal after TERMINAL_IDLE_S without input; input keeps it open", async () => {
     const { terminals } = manager({ idleMs: 600 });
     const session = await terminals.open({ owner, command: "sleep 31.2718", cols: 80, rows: 24 });
+    // Opened after it and never typed into: its idle close is the moment the first would have closed.
+    const untouched = await terminals.open({ owner, command: "sleep 31.2719", cols: 80, rows: 24 });
     let ended: unknown;
     void session.ended.then((end) => {
       ended = end;
     });
-    // Input more often than the idle time: still open well after it.
-    const typing = Date.now();
-    while (Date.now() - typing < 1500) {
-      session.write(" ");
-      await new Promise((resolve) => setTimeout(resolve, 150));
+    let idleClosed = false;
+    void untouched.ended.then(() => {
+      idleClosed = true;
+    });
+    // Input, a key at a time, each once the one before was echoed, until the untouched one closed.
+    const out = reader(session);
+    while (!idleClosed) {
+      const shown = out.text().length;
+      session.write(".");
+      await waitFor(() => out.text().length > shown || idleClosed, { message: "the key's echo" });
     }
+    expect(await untouched.ended).toEqual({ reason: "idle" });
+    expect(processRunning("sleep 31.2719")).toBe(false);
     expect(ended).toBeUndefined();
     expect(processRunning("sleep 31.2718")).toBe(true);
     expect(await session.ended).toEqual({ reason: "idle" });
@@ -234,11 +243,12 @@ describe("terminal flow control", () => {
   it("pauses the PTY while the reader is behind, holds at most TERMINAL_BUFFER_BYTES, and loses nothing", async () => {
     const bufferBytes = 256 * 1024;
     const { terminals } = manager({ bufferBytes });
-    // It lingers after its output: node-pty drops what is still unread 200 ms after a program exits,
-    // which under load says nothing about flow control (see the README's Terminals).
+    // It lingers after its output until the test has read all of it (a line of input ends it):
+    // node-pty drops what is still unread 200 ms after a program exits, which under load says
+    // nothing about flow control (see the README's Terminals). Echo off: the line adds no output.
     const session = await terminals.open({
       owner,
-      command: "yes | head -c 20000000; sleep 1",
+      command: "stty -echo; yes | head -c 20000000; read line",
       cols: 80,
       rows: 24,
     });
@@ -268,7 +278,8 @@ describe("terminal flow control", () => {
     }, 20);
     onCleanup(() => clearInterval(slowAcks));
     await waitFor(() => session.isPaused, { message: "the PTY paused" });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The slow reader goes on until it has taken twice the buffer: paused and resumed meanwhile.
+    await waitFor(() => acked >= 2 * bufferBytes, { message: "two buffers read slowly" });
     // The program was held to the reader's pace: never more than the buffer ahead of the acks.
     expect(session.bufferedBytes).toBeLessThanOrEqual(bufferBytes);
     expect(received - acked).toBeLessThanOrEqual(bufferBytes);
@@ -281,10 +292,12 @@ describe("terminal flow control", () => {
     acked += owed;
     owed = 0;
     take();
-    await waitFor(() => received === 30_000_000, { message: "all output", timeoutMs: 20_000 });
+    // 30 MB through a PTY: seconds on a busy machine.
+    await waitFor(() => received === 30_000_000, { message: "all output", timeoutMs: 60_000 });
+    session.write("\r"); // the program may end now: everything it printed has been read
     expect(await session.ended).toEqual({ reason: "exited", code: 0 });
     expect(received).toBe(30_000_000);
     expect(session.peakBufferedBytes).toBeLessThanOrEqual(bufferBytes);
     expect(terminals.stats().peakBufferedBytes).toBeLessThanOrEqual(bufferBytes);
-  });
+  }, 90_000);
 });

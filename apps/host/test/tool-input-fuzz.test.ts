@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
-import { waitFor } from "@phonework/testkit";
+import { fcParams, waitFor } from "@phonework/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { executeFileOps, FileOpsArgs } from "../src/tools/file-ops.ts";
@@ -45,7 +45,7 @@ describe("shell blocklist under wrappers", () => {
       fc.property(cases, ([command, wraps]) => {
         expect(blockedReason(wrapped(command, wraps)), describeChain(wraps)).toBeDefined();
       }),
-      { numRuns: 2000 },
+      fcParams({ numRuns: 2000 }),
     );
   });
 
@@ -54,21 +54,33 @@ describe("shell blocklist under wrappers", () => {
       fc.property(fc.constantFrom(...ORDINARY), wrapChains(PROGRAM), (command, wraps) => {
         expect(blockedReason(wrapped(command, wraps)), describeChain(wraps)).toBeUndefined();
       }),
-      { numRuns: 2000 },
+      fcParams({ numRuns: 2000 }),
     );
   });
 
   it("the wrappers are real: bash runs the command inside any chain of the local ones", async () => {
     const local = WRAPPERS.filter(({ name }) => !["ssh", "su -c", "sudo -u"].includes(name));
-    const { workingDir } = makeWorkspace();
+    const { root, workingDir } = makeWorkspace();
+    // `bash -lc` is a login shell: it reads the profile in HOME. The developer's own (pyenv, nvm,
+    // conda…) can take seconds per shell, and a chain may start three: with the machine's HOME the
+    // run time hung on the seed and on whose machine it was, and crossed the test timeout. An empty
+    // HOME makes each shell what it is anywhere, a few milliseconds.
+    const home = join(root, "home");
+    mkdirSync(home);
+    const env = { ...process.env, HOME: home };
     let run = 0;
     await fc.assert(
       fc.asyncProperty(wrapChains(PROGRAM, local), async (wraps) => {
         const marker = join(workingDir, `ran-${++run}.txt`);
-        execFileSync("bash", ["-c", wrapped(`touch ${marker}`, wraps)], { cwd: workingDir, stdio: "ignore" });
-        await waitFor(() => existsSync(marker), { timeoutMs: 3000 });
+        execFileSync("bash", ["-c", wrapped(`touch ${marker}`, wraps)], {
+          cwd: workingDir,
+          env,
+          stdio: "ignore",
+        });
+        // `nohup … &` leaves the command running after bash: wait for it, as long as load may need.
+        await waitFor(() => existsSync(marker), { message: `${marker} (${describeChain(wraps)})` });
       }),
-      { numRuns: 60 },
+      fcParams({ numRuns: 60 }),
     );
   });
 
@@ -103,7 +115,7 @@ describe("shell blocklist under wrappers", () => {
         const reason = blockedReason(text);
         expect(reason === undefined || typeof reason === "string").toBe(true);
       }),
-      { numRuns: 3000 },
+      fcParams({ numRuns: 3000 }),
     );
     expect(blockedReason("rm -rf / ; echo ${")).toBe("recursive delete of / or the home directory");
   });
@@ -186,7 +198,7 @@ describe("file tools under hostile paths", () => {
         expect(rel.startsWith("..") || isAbsolute(rel), `${JSON.stringify(path)} → ${resolved}`).toBe(false);
         expect(realpathSync(resolved)).toBe(resolved);
       }),
-      { numRuns: 3000 },
+      fcParams({ numRuns: 3000 }),
     );
   });
 
@@ -209,7 +221,7 @@ describe("file tools under hostile paths", () => {
           for (const file of ctx.files) expect(file.data.toString()).not.toContain("TOP SECRET");
         },
       ),
-      { numRuns: 400 },
+      fcParams({ numRuns: 400 }),
     );
   });
 });

@@ -1,5 +1,5 @@
 import { connect } from "node:net";
-import { connectFakeNode, nextFrame, waitFor, watchProcessErrors } from "@phonework/testkit";
+import { connectFakeNode, fcParams, nextFrame, waitFor, watchProcessErrors } from "@phonework/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ADMIN, askJoinCode } from "./pairing-support.ts";
@@ -138,7 +138,7 @@ describe("bearer token fuzz", () => {
         fc.pre(token.trim() !== SECRET);
         expect(await upgradeStatus(setup.nodeUrl, `Bearer ${token}`)).toBe(401);
       }),
-      { numRuns: 60 },
+      fcParams({ numRuns: 60 }),
     );
     await expectStillServing(setup);
   });
@@ -198,7 +198,7 @@ describe("register fuzz", () => {
           }
         },
       ),
-      { numRuns: 25 },
+      fcParams({ numRuns: 25 }),
     );
     await expectStillServing(setup);
   });
@@ -255,7 +255,7 @@ describe("register fuzz", () => {
         expect(String(error.message)).toContain(`invalid 'register' frame: ${Object.keys(fields)[0]}`);
         expect(await node.closed).toEqual({ code: 1008, reason: "expected a register frame first" });
       }),
-      { numRuns: 40 },
+      fcParams({ numRuns: 40 }),
     );
     expect((await health(setup.url)).nodes).toEqual([]);
     await expectStillServing(setup);

@@ -160,7 +160,7 @@ describe("console terminals", () => {
   });
 
   it("a terminal printing 50 MB to a slow page keeps the relay within the host's window, and chat on the node still answers", async () => {
-    const { chat, url } = await startWorld();
+    const { chat, url, host } = await startWorld();
     const page = await signIn(browser, await consoleLinkFor(chat, "alice"));
     const [cookie] = await page.context().cookies();
     // A page that reads slowly, as a plain WebSocket: it acknowledges output in small steps.
@@ -199,9 +199,15 @@ describe("console terminals", () => {
         data: `head -c ${total} /dev/zero | tr '\\0' x; echo; echo flood-$((40+2))\r`,
       }),
     );
-    // Not reading at all: the output stops at the window.
-    await waitFor(() => unacked > 0, { message: "the first output" });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Not reading at all: the output stops at the window. It has stopped once the host paused the
+    // PTY (nothing more is read from it) and the page has all the host read: nothing is left to send.
+    await waitFor(
+      () => {
+        const terminals = host.terminals.manager.stats();
+        return terminals.paused === 1 && received === terminals.bufferedBytes;
+      },
+      { message: "the output to stop at the window" },
+    );
     const stalled = received;
     expect(stalled).toBeLessThanOrEqual(256 * 1024); // the host's TERMINAL_BUFFER_BYTES (its default)
     // The same node still answers chat while its terminal is blocked.

@@ -1,6 +1,6 @@
 import type { RouterFrame } from "@phonework/protocol";
 import { createManualClock, createTestLogger } from "@phonework/testkit";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { consoleAccess } from "../src/console/console-access.ts";
 import { createConsoleAdapter } from "../src/console/console-adapter.ts";
 import { ConsoleFeed } from "../src/console/console-feed.ts";
@@ -85,6 +85,10 @@ function relayWorld(bufferBytes = 1024, reattachMs = 60_000) {
     relay.receive(nodeId, { type: "terminal_opened", id: "console-t1", user_id: "memory:alice", window });
   return { relay, nodes, sent, emit, opened, types: () => sent.map((s) => s.frame.type) };
 }
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe("login links", () => {
   it("work once, within their TTL, and are stored only as a hash", () => {
@@ -336,9 +340,21 @@ describe("terminal relay", () => {
     w.emit({ type: "online", node: node(), connection: undefined, returning: false });
     expect(alice.events.at(-1)).toMatchObject({ id: sixth, reason: "offline" });
     expect(w.relay.size).toBe(0);
+    // The page typing while the link is already gone, before the router has seen it close: the
+    // same words as when the registry says so first, whichever comes first.
+    const seventh = open();
+    w.nodes.set("home-pc", node({ status: "offline" }));
+    w.relay.input(alice.page, seventh, "ls\r");
+    expect(alice.events.at(-1)).toEqual({
+      id: seventh,
+      what: "ended",
+      reason: "offline",
+      message: "home-pc went offline",
+    });
   });
 
-  it("holds a page's terminals for a page of the same sign-in only, with what they printed meanwhile", async () => {
+  it("holds a page's terminals for a page of the same sign-in only, with what they printed meanwhile", () => {
+    vi.useFakeTimers(); // the grace period passes when the test says so
     const w = relayWorld(1024, 50);
     const first = viewer();
     const opened = w.relay.open(first.page, w.nodes.get("home-pc"), { cols: 80, rows: 24 });
@@ -374,10 +390,12 @@ describe("terminal relay", () => {
     w.relay.input(back.page, opened.id, "ls\r");
     expect(w.sent.at(-1)?.frame).toMatchObject({ type: "terminal_input", data: "ls\r" });
     // Taken back: the grace timer is off; a page gone for longer than the grace ends it on the host.
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    vi.advanceTimersByTime(80);
     expect(w.relay.size).toBe(1);
     w.relay.holdPage(back.page, "session-1");
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    vi.advanceTimersByTime(49);
+    expect(w.relay.size).toBe(1);
+    vi.advanceTimersByTime(1);
     expect(w.relay.size).toBe(0);
     expect(w.sent.at(-1)?.frame).toEqual({ type: "terminal_close", id: opened.id, user_id: "memory:alice" });
   });

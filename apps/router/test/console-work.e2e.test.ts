@@ -236,16 +236,19 @@ async function expectInert(page: Page) {
   // Opened by the page's own hand (window.open), the HTML is saved too: the tab opened for it
   // closes, and the download is the page's.
   const link = fileEntry(page, "invoice.html").getByRole("link");
-  const [saved, popup] = await Promise.all([
+  // The tab may close before the download is reported: wait for its close from the moment it opens.
+  const popupClosed = page
+    .context()
+    .waitForEvent("page")
+    .then((popup) => (popup.isClosed() ? undefined : popup.waitForEvent("close")));
+  const [saved] = await Promise.all([
     page.waitForEvent("download"),
-    page.context().waitForEvent("page"),
+    popupClosed,
     link.evaluate((a) => {
       const href = (a as unknown as { href: string }).href;
       (globalThis as unknown as { open(url: string): unknown }).open(href);
     }),
   ]);
-  // It may be closed already (the download can win the race with this line).
-  if (!popup.isClosed()) await popup.waitForEvent("close");
   expect(await downloadedText(saved)).toBe(FILES["invoice.html"].bytes);
   // And a click saves it under its name.
   const [clicked] = await Promise.all([page.waitForEvent("download"), link.click()]);
@@ -298,5 +301,6 @@ describe("files from hosts in a browser", () => {
     await say(page, "thanks");
     expect((await answerForward(node, "You're welcome.")).text).toBe("thanks");
     expect(await page.locator(".message.mine").allTextContents()).toEqual(["send me the files", "thanks"]);
-  });
+    // Two pages and a dozen tabs and downloads: seconds alone, far more beside busy processes.
+  }, 90_000);
 });

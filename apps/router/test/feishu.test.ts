@@ -178,11 +178,15 @@ describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
 
   it("a long-running request shows one progress card patched at most once per interval, then a new final message", async () => {
     const { router } = await startFeishuRouter({ PROGRESS_INTERVAL_S: 1 });
+    // Fifteen lines in three bursts, each burst once the card shows the one before (so the work
+    // spans two intervals): the lines of a burst are gathered into one patch.
     await withHost(router, "home-pc", {
       async handle(_request, ctx) {
-        for (let i = 1; i <= 15; i++) {
-          ctx.progress(`step ${i}`);
-          await new Promise((resolve) => setTimeout(resolve, 100));
+        for (let step = 1; step <= 15; step++) {
+          const patched = fake.patches().length;
+          if (step === 6 || step === 11)
+            await waitFor(() => fake.patches().length > patched, { message: "the card patched" });
+          ctx.progress(`step ${step}`);
         }
         return "all steps done";
       },
@@ -232,7 +236,12 @@ describe("Feishu over the long connection (real SDK, fake Feishu)", () => {
     await waitFor(() => texts.every((t) => sentTexts("oc_alice").includes(`home-pc: ${t}`)), {
       timeoutMs: 20_000,
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A chat's sends go one at a time, retries included: once a later answer is out, no earlier
+    // send or retry is still on its way.
+    await fake.pushEvent(
+      messageEvent({ openId: "ou_alice", chatId: "oc_alice", chatType: "p2p", text: "four" }),
+    );
+    await waitFor(() => sentTexts("oc_alice").includes("home-pc: four"), { message: "the later answer" });
     const counts = texts.map((t) => sentTexts("oc_alice").filter((m) => m === `home-pc: ${t}`).length);
     expect({
       counts,

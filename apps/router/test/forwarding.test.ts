@@ -52,7 +52,7 @@ describe("forwarding", () => {
     expect(chat.sent[1]?.text).toMatch(/^Results in this chat: sent as a new message/);
   });
 
-  it("M3: two nodes serving the same user — asks to choose, then routes to the active node", async () => {
+  it("two nodes serving the same user — asks to choose, then routes to the active node", async () => {
     const { chat, nodeUrl, router } = await startTestRouter();
     await startTestHost(nodeUrl, { NODE_ID: "home-pc", SERVES_USERS: "u1" }, echoHandler("home-pc")).ready();
     await startTestHost(
@@ -81,7 +81,7 @@ describe("forwarding", () => {
     await router.dispatcher.drain();
   });
 
-  it("M3: /nodes shows all connected nodes with the active marker", async () => {
+  it("/nodes shows all connected nodes with the active marker", async () => {
     const { chat, nodeUrl } = await startTestRouter();
     await startTestHost(nodeUrl, { NODE_ID: "home-pc", DISPLAY_NAME: "Home PC" }).ready();
     await startTestHost(nodeUrl, { NODE_ID: "work-server" }).ready();
@@ -136,7 +136,7 @@ describe("forwarding", () => {
     expect(router.registry.get("home-pc")?.status).toBe("offline");
   });
 
-  it("M3: host reconnects → re-registered, the user is told, and messages flow again", async () => {
+  it("host reconnects → re-registered, the user is told, and messages flow again", async () => {
     const { chat, nodeUrl, router } = await startTestRouter();
     const { proxy, url } = await proxyTo(nodeUrl);
     const host = startTestHost(url, { NODE_ID: "home-pc" }, echoHandler("home-pc"));

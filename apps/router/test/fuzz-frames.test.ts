@@ -4,6 +4,7 @@ import {
   connectFakeNode,
   deeplyNested,
   type FakeNode,
+  fcParams,
   framesAnswering,
   frameTypes,
   garbageFrames,
@@ -98,7 +99,7 @@ describe("router under hostile host frames", () => {
     const setup = await registeredNode();
     await fc.assert(
       fc.asyncProperty(frames, (raw) => expectTypedAnswer(setup.node, raw)),
-      { numRuns: RUNS },
+      fcParams({ numRuns: RUNS }),
     );
     await expectConnectionStillServes(setup);
   });
@@ -111,7 +112,7 @@ describe("router under hostile host frames", () => {
           { type: "error", code: "BAD_FRAME", message: "binary frames are not supported" },
         ]);
       }),
-      { numRuns: 30 },
+      fcParams({ numRuns: 30 }),
     );
     for (const raw of [deeplyNested(200_000), deeplyNested(200_000, "object")]) {
       expect(await errorsAnswering(setup.node, raw)).toMatchObject([{ code: "BAD_FRAME" }]);

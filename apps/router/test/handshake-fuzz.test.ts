@@ -1,5 +1,12 @@
 import { generateKeyPairSync } from "node:crypto";
-import { connectFakeNode, makeNodeKey, signChallenge, waitFor, watchProcessErrors } from "@phonework/testkit";
+import {
+  connectFakeNode,
+  fcParams,
+  makeNodeKey,
+  signChallenge,
+  waitFor,
+  watchProcessErrors,
+} from "@phonework/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ADMIN, askJoinCode, echo, pairedNode, startPairingRouter } from "./pairing-support.ts";
@@ -67,7 +74,7 @@ describe("key handshake fuzz", () => {
           expect(outcome).not.toMatch(/^register_ok/);
         },
       ),
-      { numRuns: 60 },
+      fcParams({ numRuns: 60 }),
     );
     expect(watch.errors).toEqual([]);
   });
@@ -82,7 +89,7 @@ describe("key handshake fuzz", () => {
         });
         expect(outcome).toBe("register_error/4401");
       }),
-      { numRuns: 25 },
+      fcParams({ numRuns: 25 }),
     );
     const signedForOtherId = await attempt(t.nodeUrl, "home-pc", (nonce) =>
       register("home-pc", signChallenge(key, nonce, "other-pc")),
@@ -120,7 +127,7 @@ describe("key handshake fuzz", () => {
         });
         expect(outcome).toBe("none/1008");
       }),
-      { numRuns: 30 },
+      fcParams({ numRuns: 30 }),
     );
     // The code was never used by the truncated attempts: it still pairs, once.
     const node = await connectFakeNode({ url: t.nodeUrl, nodeId: "new-pc" });

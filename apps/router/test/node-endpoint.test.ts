@@ -46,7 +46,7 @@ describe("node endpoint", () => {
     ]);
   });
 
-  it("M3: wrong ROUTER_SECRET → connection rejected with 401 before the upgrade", async () => {
+  it("wrong ROUTER_SECRET → connection rejected with 401 before the upgrade", async () => {
     const { nodeUrl, url } = await startTestRouter();
     await expect(connectFakeNode({ url: nodeUrl, secret: "wrong" })).rejects.toThrow("401");
     await expect(connectFakeNode({ url: nodeUrl, headers: { Authorization: SECRET } })).rejects.toThrow(

@@ -7,8 +7,11 @@ export const ADMIN = "u1";
 /** The admin's id as the router stores it and hosts receive it. */
 export const ADMIN_ID = memoryId(ADMIN);
 
-export async function startPairingRouter(overrides: Parameters<typeof startTestRouter>[0] = {}) {
-  return startTestRouter({ ADMINS: ADMIN, ...overrides });
+export async function startPairingRouter(
+  overrides: Parameters<typeof startTestRouter>[0] = {},
+  deps: Parameters<typeof startTestRouter>[1] = {},
+) {
+  return startTestRouter({ ADMINS: ADMIN, ...overrides }, deps);
 }
 
 /** The last line of a chat answer that looks like a join code. */

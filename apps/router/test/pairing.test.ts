@@ -1,4 +1,4 @@
-import { connectFakeNode, makeNodeKey, signChallenge, waitFor } from "@phonework/testkit";
+import { connectFakeNode, createManualClock, makeNodeKey, signChallenge, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { parseRouterCommand } from "../src/commands/router-commands.ts";
 import {
@@ -50,7 +50,8 @@ describe("pairing", () => {
   });
 
   it("a join code works once, and not after JOIN_CODE_TTL_S", async () => {
-    const t = await startPairingRouter({ JOIN_CODE_TTL_S: 0.3 });
+    const clock = createManualClock();
+    const t = await startPairingRouter({ JOIN_CODE_TTL_S: 0.3 }, { clock });
     const code = await askJoinCode(t, "pc-a");
     const joined = await connectFakeNode({ url: t.nodeUrl, nodeId: "pc-a" });
     onCleanup(() => joined.kill());
@@ -64,7 +65,7 @@ describe("pairing", () => {
     expect((await again.closed).code).toBe(4401);
 
     await askJoinCode(t, "pc-b");
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    clock.advance(400);
     // With its only code expired, pc-b is no node the router expects: refused before the upgrade.
     await expect(connectFakeNode({ url: t.nodeUrl, nodeId: "pc-b" })).rejects.toThrow("401");
     expect(t.router.registry.get("pc-b")).toBeUndefined();

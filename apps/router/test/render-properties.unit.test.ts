@@ -1,4 +1,4 @@
-import { parseHtml } from "@phonework/testkit";
+import { fcParams, parseHtml } from "@phonework/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MarkdownDialect } from "../src/chat/platform-adapter.ts";
@@ -159,7 +159,7 @@ describe("renderForPlatform on random input", () => {
         shownPieces(pieces, dialect, max);
         if (markdown.trim() !== "" && dialect !== "telegram-html") expect(pieces.length).toBeGreaterThan(0);
       }),
-      { numRuns: 400 },
+      fcParams({ numRuns: 400 }),
     );
   });
 
@@ -170,7 +170,7 @@ describe("renderForPlatform on random input", () => {
         const shown = shownPieces(pieces, dialect, max).join("");
         expect(missingWord(generated.words, shown)).toBeUndefined();
       }),
-      { numRuns: 300 },
+      fcParams({ numRuns: 300 }),
     );
   });
 });

@@ -7,6 +7,7 @@ import {
   waitFor,
 } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
+import type { MemoryChatAdapter } from "../src/chat/memory-adapter.ts";
 import { memoryId, onCleanup, SECRET, startTestHost, startTestRouter, tempDataDir } from "./support.ts";
 
 // Reminders that survive outages: the host killed over the due time (a real `pnpm host` process,
@@ -14,6 +15,8 @@ import { memoryId, onCleanup, SECRET, startTestHost, startTestRouter, tempDataDi
 // each test counts what the user saw.
 
 const USER = "u1";
+/** The host's SCHEDULE_LATE_AFTER_S, in ms. */
+const LATE_AFTER_MS = 500;
 
 function spawnHost(nodeUrl: string, dataDir: string, model: FakeOpenAI): SpawnedProcess {
   const { host, cleanup } = spawnHostApp({
@@ -25,7 +28,7 @@ function spawnHost(nodeUrl: string, dataDir: string, model: FakeOpenAI): Spawned
       OPENAI_BASE_URL: model.url,
       OPENAI_API_KEY: "sk-test",
       SCHEDULER_TICK_S: "0.2",
-      SCHEDULE_LATE_AFTER_S: "0.5",
+      SCHEDULE_LATE_AFTER_S: String(LATE_AFTER_MS / 1000),
       TIME_ZONE: "UTC",
     },
   });
@@ -39,7 +42,29 @@ async function startModel(): Promise<FakeOpenAI> {
   return model;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Until a reminder set `delayMs` from a moment no later than `setBy` is late: due, and past the
+ * host's lateness margin. What the test waits for here is the wall clock itself.
+ */
+async function untilLate(setBy: number, delayMs: number): Promise<void> {
+  const lateAt = setBy + delayMs + LATE_AFTER_MS;
+  await waitFor(() => Date.now() > lateAt, {
+    timeoutMs: lateAt - Date.now() + 5000,
+    message: "the due time",
+  });
+}
+
+const WITNESS = "sweep witness";
+
+/**
+ * A reminder due at once, set after what the test counts was delivered. Once it is in the chat the
+ * scheduler has swept again since then, and everything that sweep or an earlier one queued was
+ * delivered before it (the outbox sends in order): a repeat would be here by now.
+ */
+async function sweepWitness(chat: MemoryChatAdapter): Promise<void> {
+  chat.receive({ userId: USER, text: `/remind 0.01s ${WITNESS}` });
+  await waitFor(() => chat.textsFor(USER).includes(`⏰ ${WITNESS}`), { message: "the witness reminder" });
+}
 
 describe("scheduled messages across outages", () => {
   it("host killed before the due time, restarted after it: catch_up sends exactly one late reminder", async () => {
@@ -51,9 +76,10 @@ describe("scheduled messages across outages", () => {
 
     t.chat.receive({ userId: USER, text: "/remind 2s water the plants" });
     await waitFor(() => t.chat.textsFor(USER).some((m) => m.startsWith("⏰ Scheduled #1")));
+    const setBy = Date.now();
     host.kill("SIGKILL");
     await host.exited;
-    await sleep(3000); // the due time passes while the host is dead
+    await untilLate(setBy, 2000); // the due time passes while the host is dead
 
     host = spawnHost(t.nodeUrl, dataDir, model);
     const late = await waitFor(() =>
@@ -62,7 +88,7 @@ describe("scheduled messages across outages", () => {
     expect(late).toMatch(
       /^⏰ \(late: was due \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\); this host was offline\) water the plants$/,
     );
-    await sleep(1000); // more sweeps: nothing more may arrive
+    await sweepWitness(t.chat); // more sweeps: nothing more may arrive
     const seen = t.chat
       .textsFor(USER)
       .filter((m) => m.includes("water the plants") && !m.startsWith("⏰ Scheduled"));
@@ -92,19 +118,20 @@ describe("scheduled messages across outages", () => {
     );
     t.chat.receive({ userId: USER, text: "remind me to call mum in 2 seconds, but only on time" });
     await waitFor(() => t.chat.textsFor(USER).includes("Scheduled."));
+    const setBy = Date.now();
     host.kill("SIGKILL");
     await host.exited;
-    await sleep(3000);
+    await untilLate(setBy, 2000);
 
     host = spawnHost(t.nodeUrl, dataDir, model);
     const notice = await waitFor(() =>
       t.chat.textsFor(USER).find((m) => m.startsWith("⏭️ Missed reminder #1")),
     );
     expect(notice).toMatch(/"call mum"\. It was not sent because this host was offline then\.$/);
-    await sleep(1000);
+    await sweepWitness(t.chat);
     const seen = t.chat.textsFor(USER).filter((m) => m.includes("call mum") && !m.startsWith("… "));
     expect(seen).toEqual([notice]);
-    expect(t.chat.textsFor(USER).filter((m) => m.startsWith("⏰"))).toEqual([]);
+    expect(t.chat.textsFor(USER).filter((m) => m.startsWith("⏰") && !m.includes(WITNESS))).toEqual([]);
   });
 
   it("router down at the due time: the reminder is held and delivered exactly once when it is back", async () => {
@@ -129,7 +156,7 @@ describe("scheduled messages across outages", () => {
     await waitFor(() => second.chat.textsFor(USER).includes("⏰ stand up"));
     await waitFor(() => host.outbox.pending() === 0);
     expect(host.jobs.get(1)?.sent_at).not.toBeNull();
-    await sleep(500);
+    await sweepWitness(second.chat);
     const seen = [...first.chat.textsFor(USER), ...second.chat.textsFor(USER)].filter(
       (m) => m === "⏰ stand up",
     );

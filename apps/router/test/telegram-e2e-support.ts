@@ -52,9 +52,7 @@ export async function fakeTelegram(): Promise<FakeTelegram> {
 export function tracked(child: SpawnedProcess): SpawnedProcess {
   scope.add(async () => {
     child.kill("SIGTERM");
-    const late = new Promise((resolve) => setTimeout(resolve, 5_000).unref());
-    await Promise.race([child.exited, late]);
-    child.kill("SIGKILL");
+    if ((await child.exitedWithin(5_000)) === "running") child.kill("SIGKILL");
     await child.exited;
   });
   return child;

@@ -1,4 +1,4 @@
-import { createTestLogger } from "@phonework/testkit";
+import { createTestLogger, fcParams } from "@phonework/testkit";
 import fc from "fast-check";
 import { GrammyError, HttpError } from "grammy";
 import { describe, expect, it } from "vitest";
@@ -208,7 +208,7 @@ describe("reading Telegram updates", () => {
       fc.property(fc.jsonValue(), (value) => {
         expect(["message", "button", "ignore"]).toContain(read(value).kind);
       }),
-      { numRuns: 300 },
+      fcParams({ numRuns: 300 }),
     );
     // The same with one field of a valid update replaced by anything.
     const fields = ["message_id", "chat", "from", "text", "entities", "document", "reply_to_message"];
@@ -220,7 +220,7 @@ describe("reading Telegram updates", () => {
         );
         expect(["message", "ignore"]).toContain(read({ ...valid, update_id: value }).kind);
       }),
-      { numRuns: 300 },
+      fcParams({ numRuns: 300 }),
     );
   });
 });

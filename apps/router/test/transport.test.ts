@@ -39,7 +39,14 @@ function host(
     lines()
       .filter((line) => line.level === 40)
       .map((line) => String(line.msg));
-  return { host: h, warnings };
+  /** Connection attempts that failed so far: each is logged once, with the wait before the next. */
+  const retries = () => lines().filter((line) => line.msg === "router link closed; reconnecting").length;
+  /** Until `more` further attempts have failed after the ones so far: the refusal had its chances to repeat. */
+  const retried = async (more: number) => {
+    const target = retries() + more;
+    await waitFor(() => retries() >= target, { message: `${more} more connection attempts` });
+  };
+  return { host: h, warnings, retried };
 }
 
 async function tlsRouter(cert = "router") {
@@ -48,8 +55,6 @@ async function tlsRouter(cert = "router") {
     TLS_KEY_FILE: tlsFixture(`${cert}.key` as "router.key"),
   });
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("TLS", () => {
   it("the router serves wss:// itself; a host trusting its CA (ROUTER_CA_FILE) connects and answers", async () => {
@@ -63,9 +68,9 @@ describe("TLS", () => {
 
   it("a self-signed router the host has not been told to trust is refused, with one clear line", async () => {
     const t = await tlsRouter();
-    const { host: h, warnings } = host(t.nodeUrl, {});
+    const { host: h, warnings, retried } = host(t.nodeUrl, {});
     await waitFor(() => warnings().some((w) => w.startsWith("the router's TLS certificate was refused")));
-    await sleep(500); // several retries
+    await retried(3);
     expect(h.link.state).not.toBe("registered");
     const said = warnings().filter((w) => w.startsWith("the router's TLS certificate was refused"));
     expect(said).toHaveLength(1);
@@ -84,7 +89,7 @@ describe("TLS", () => {
       { pinSha256: fingerprint(tlsFixture("router.pem")) },
     );
     await waitFor(() => pinned.warnings().some((w) => w.includes("does not match ROUTER_CERT_SHA256")));
-    await sleep(300);
+    await Promise.all([withCa.retried(2), pinned.retried(2)]);
     expect(impostor.router.registry.list()).toEqual([]);
 
     const real = await tlsRouter();
@@ -112,9 +117,9 @@ describe("TLS configuration", () => {
 describe("a refused host learns why, once", () => {
   it("404: ROUTER_URL must end with /ws/node", async () => {
     const t = await startTestRouter();
-    const { warnings } = host(t.nodeUrl.replace("/ws/node", "/ws"), {});
+    const { warnings, retried } = host(t.nodeUrl.replace("/ws/node", "/ws"), {});
     await waitFor(() => warnings().length > 0);
-    await sleep(400);
+    await retried(3);
     expect(warnings()).toEqual(["ROUTER_URL must end with /ws/node (the router answered 404)"]);
   });
 

@@ -4,7 +4,7 @@ import {
   type FakeAnthropic,
   makeTempDir,
   processRunning,
-  spawnPnpmScript,
+  spawnApp,
   startFakeAnthropic,
   startFakeOpenAI,
   waitFor,
@@ -62,7 +62,7 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
       { text: "Fixed the typo in README.md." },
       { text: "Yes: I changed teh to the." },
     );
-    const child = spawnPnpmScript("standalone", {
+    const child = spawnApp("standalone", {
       ...env(),
       DATA_DIR: join(dir.path, "data"),
       WORKING_DIR: join(dir.path, "projects"),
@@ -88,7 +88,8 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
       "This is the demo.",
     );
     expect(JSON.stringify(model.agentRequests().at(-1)?.messages)).toContain("fix the typo");
-  });
+    // A standalone process and two runs of the claude CLI: a busy machine takes well over 30 s.
+  }, 90_000);
 
   it("/new demo claude fix the typo: runs claude in the project, shows progress, returns its answer verbatim", async () => {
     const h = await start();

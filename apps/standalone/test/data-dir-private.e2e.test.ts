@@ -1,9 +1,9 @@
 import { readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { makeTempDir, spawnPnpmScript, startFakeOpenAI } from "@phonework/testkit";
+import { makeTempDir, type SpawnedProcess, spawnApp, startFakeOpenAI } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 
-// `pnpm standalone` under the usual umask 022 (which alone would leave files 0644 and
+// `phonework standalone` (the built package) under the usual umask 022 (which alone would leave files 0644 and
 // directories 0755): during and after a session that writes the databases, their WAL (command
 // output), history and a received file, everything under DATA_DIR is owner-only.
 
@@ -47,9 +47,9 @@ describe("DATA_DIR permissions", () => {
 
     // The child inherits the umask at spawn; the test process's own is put back at once.
     const saved = process.umask(0o022);
-    let child: ReturnType<typeof spawnPnpmScript>;
+    let child: SpawnedProcess;
     try {
-      child = spawnPnpmScript("standalone", {
+      child = spawnApp("standalone", {
         DATA_DIR: data.path,
         WORKING_DIR: work.path,
         NODE_ID: "my-box",
@@ -65,7 +65,8 @@ describe("DATA_DIR permissions", () => {
     child.writeLine("/shell echo hi");
     child.writeLine("send me report.txt");
     await child.waitForStdout(/Sent you the report\./);
-    expect(child.stdout()).toMatch(/saved to \S+report\.txt/);
+    // The file is its own delivery: it may be shown after the answer.
+    await child.waitForStdout(/saved to \S+report\.txt/);
 
     // While it runs: the WAL and shared-memory files exist (a clean exit checkpoints them away).
     const running = walk(data.path);

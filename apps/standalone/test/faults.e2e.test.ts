@@ -64,7 +64,17 @@ async function startModel(): Promise<FakeOpenAI> {
 }
 
 const count = (text: string, needle: string) => text.split(needle).length - 1;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Asks the host one more question and waits for its answer (the fake model's fallback echoes it).
+ * The host sends everything over its link in order, a resend of anything not yet acknowledged
+ * first: once this answer is shown, whatever the host would send again has come, and anything the
+ * router would show again, it has shown. What the test counts after this is final.
+ */
+async function askOnceMore(router: SpawnedProcess): Promise<void> {
+  router.writeLine("one more question");
+  await router.waitForStdout(/fake-model: one more question/, 20_000);
+}
 
 describe("faults (real router and host processes)", () => {
   it("router killed mid-forward and restarted: the answer is delivered once, late, to the same chat", async () => {
@@ -82,7 +92,7 @@ describe("faults (real router and host processes)", () => {
     const second = await startRouter(routerData, first.port);
 
     await waitFor(() => second.router.stdout().includes("The answer is 42."), { timeoutMs: 15_000 });
-    await sleep(1000); // later resends or sweeps must not repeat it
+    await askOnceMore(second.router); // later resends must not repeat it
     const shown = count(first.router.stdout() + second.router.stdout(), "The answer is 42.");
     expect(second.router.stdout()).toContain("↩️ Late answer to an earlier message:");
     expect({ delivered: shown, lost: shown === 0 ? 1 : 0, duplicated: Math.max(0, shown - 1) }).toEqual({
@@ -107,7 +117,7 @@ describe("faults (real router and host processes)", () => {
     await waitFor(() => router.stdout().includes('Node "home-pc" went offline before answering'));
     startHost(nodeUrl, hostData, model); // back, with the same state
     await waitFor(() => router.stdout().includes('✅ Node "home-pc" reconnected.'));
-    await sleep(1000);
+    await askOnceMore(router);
     const out = router.stdout();
     expect({
       toldFailed: count(out, "went offline before answering"),
@@ -133,7 +143,7 @@ describe("faults (real router and host processes)", () => {
     await waitFor(() => router.stdout().includes('Node "home-pc" went offline before answering'));
     proxy.resume();
     await waitFor(() => router.stdout().includes("finished despite the stall"), { timeoutMs: 15_000 });
-    await sleep(1000);
+    await askOnceMore(router);
     const out = router.stdout();
     expect({
       toldFailed: count(out, "went offline before answering"),
@@ -148,7 +158,8 @@ describe("faults (real router and host processes)", () => {
     router.writeLine("finish what you are doing");
     const forward = await node.inbox.next(["forward"]);
     router.kill("SIGTERM");
-    await sleep(300); // the router is draining now; the answer comes late but within the bound
+    // The router is draining now; the answer comes late but within the bound.
+    await router.waitForStderr(/"reason":"SIGTERM".*"msg":"stopping router"/);
     node.send({
       type: "forward_response",
       id: forward.id,

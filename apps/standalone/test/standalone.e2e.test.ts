@@ -16,7 +16,7 @@ function run(input: string, env: Record<string, string> = {}) {
 }
 
 describe("pnpm standalone", () => {
-  it("M3: printf '/nodes\\n' | pnpm standalone prints the local node online and active, then exits 0", async () => {
+  it("printf '/nodes\\n' | pnpm standalone prints the local node online and active, then exits 0", async () => {
     const child = run("/nodes\n");
     const { code } = await child.exited;
     expect(code).toBe(0);

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 // testkit depends on protocol, so protocol's own tests take the generators by path (no cycle).
+import { fcParams } from "../../testkit/src/fc-params.ts";
 import { frameTypes, garbageFrames, nearValidFrames, validFrames } from "../../testkit/src/hostile-frames.ts";
 import { decodeFrame, ErrorCode, encodeFrame, Frame, HostFrame, RouterFrame } from "../src/index.ts";
 
@@ -37,7 +38,7 @@ describe.each(unions)("decodeFrame(raw, %s) under hostile input", (_name, union)
         expect(result.message.length).toBeGreaterThan(0);
         expect(result.message.length).toBeLessThan(1000);
       }),
-      { numRuns: 300 },
+      fcParams({ numRuns: 300 }),
     );
   });
 
@@ -49,7 +50,7 @@ describe.each(unions)("decodeFrame(raw, %s) under hostile input", (_name, union)
         if (!decoded.ok) return;
         expect(decodeFrame(encodeFrame(decoded.frame), union)).toEqual(decoded);
       }),
-      { numRuns: 300 },
+      fcParams({ numRuns: 300 }),
     );
   });
 
@@ -62,7 +63,7 @@ describe.each(unions)("decodeFrame(raw, %s) under hostile input", (_name, union)
         expect(result.message.startsWith("unknown frame type '")).toBe(true);
         expect(result.message).not.toMatch(LONE_SURROGATE);
       }),
-      { numRuns: 300 },
+      fcParams({ numRuns: 300 }),
     );
   });
 });

@@ -34,6 +34,12 @@ export interface FakeNode {
     nodeId: string,
     options?: { joinCode?: string; fields?: Record<string, unknown> },
   ): Promise<Record<string, unknown>>;
+  /**
+   * Sends a second `register`, which the router refuses at once (BAD_FRAME, already registered),
+   * and waits for that answer: the router has then handled everything this node sent before, and
+   * whatever it sent this node because of it has arrived. The inbox's cursor is left where it was.
+   */
+  roundTrip(timeoutMs?: number): Promise<void>;
   /** Answers pings automatically (on by default after register). */
   autoPong(on: boolean): void;
   close(): void;
@@ -126,6 +132,16 @@ export async function connectFakeNode(options: FakeNodeOptions): Promise<FakeNod
       const auth = signChallenge(key, String(challenge.nonce), nodeId, options.joinCode);
       send(registerFrame({ node_id: nodeId, display_name: nodeId, auth, ...options.fields }));
       return answer();
+    },
+    async roundTrip(timeoutMs = 5000) {
+      const from = inbox.frames.length;
+      send(registerFrame({}));
+      await inbox.arrival(
+        "error",
+        (frame) => String(frame.message).startsWith("already registered"),
+        from,
+        timeoutMs,
+      );
     },
     autoPong(on) {
       pong = on;

@@ -28,12 +28,49 @@ export class FrameInbox {
     where: (frame: AnyFrame) => boolean = () => true,
     timeoutMs = 5000,
   ): Promise<AnyFrame> {
+    return this.waitForFrame(
+      type,
+      where,
+      () => this.cursor,
+      timeoutMs,
+      (index) => {
+        this.cursor = index + 1;
+      },
+    );
+  }
+
+  /**
+   * The first frame of `type` matching `where` at or after index `from` of `frames`, waiting for
+   * it if needed; unlike `next`, it does not move the cursor.
+   */
+  arrival(
+    type: string | string[],
+    where: (frame: AnyFrame) => boolean = () => true,
+    from = this.frames.length,
+    timeoutMs = 5000,
+  ): Promise<AnyFrame> {
+    return this.waitForFrame(
+      type,
+      where,
+      () => from,
+      timeoutMs,
+      () => {},
+    );
+  }
+
+  private waitForFrame(
+    type: string | string[],
+    where: (frame: AnyFrame) => boolean,
+    from: () => number,
+    timeoutMs: number,
+    taken: (index: number) => void,
+  ): Promise<AnyFrame> {
     const types = Array.isArray(type) ? type : [type];
     const take = (): AnyFrame | undefined => {
-      for (let i = this.cursor; i < this.frames.length; i++) {
+      for (let i = from(); i < this.frames.length; i++) {
         const frame = this.frames[i];
         if (frame && types.includes(frame.type) && where(frame)) {
-          this.cursor = i + 1;
+          taken(i);
           return frame;
         }
       }

@@ -9,6 +9,7 @@ export * from "./fake-openai.ts";
 export * from "./fake-responses.ts";
 export * from "./fake-router.ts";
 export * from "./fake-telegram/index.ts";
+export * from "./fc-params.ts";
 export * from "./frame-inbox.ts";
 export * from "./git-repo.ts";
 export * from "./hostile-frames.ts";

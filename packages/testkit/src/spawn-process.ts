@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as deadline } from "node:timers/promises";
 import { makeTempDir } from "./temp-dir.ts";
 import { waitFor } from "./wait-for.ts";
 
@@ -18,8 +19,15 @@ export interface SpawnedProcess {
   waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   writeLine(line: string): void;
   endInput(): void;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exited: Promise<ProcessExit>;
+  /** How it exited, or "running" if it has not within `ms` (a deadline, not a pause: it resolves at the exit). */
+  exitedWithin(ms: number): Promise<ProcessExit | "running">;
   kill(signal?: NodeJS.Signals): void;
+}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
 }
 
 export function spawnProcess(
@@ -45,7 +53,7 @@ export function spawnProcess(
   child.stderr?.on("data", (chunk: Buffer) => {
     err += chunk.toString();
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+  const exited = new Promise<ProcessExit>((resolve) => {
     child.once("exit", (code, signal) => resolve({ code, signal }));
   });
   const wait =
@@ -64,6 +72,17 @@ export function spawnProcess(
     writeLine: (line) => child.stdin?.write(`${line}\n`),
     endInput: () => child.stdin?.end(),
     exited,
+    exitedWithin: async (ms) => {
+      const giveUp = new AbortController();
+      const late = deadline(ms, "running" as const, { signal: giveUp.signal, ref: false }).catch(
+        () => "running" as const,
+      );
+      try {
+        return await Promise.race([exited, late]);
+      } finally {
+        giveUp.abort();
+      }
+    },
     kill: (signal = "SIGTERM") => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     },

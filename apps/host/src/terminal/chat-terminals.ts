@@ -8,8 +8,12 @@ import { TerminalRefusal } from "./terminal-refusal.ts";
 import type { TerminalOwner, TerminalSession } from "./terminal-session.ts";
 
 // Terminals driven from chat (/term, /keys): one per user on this node, its output drawn on a
-// headless screen that each answer shows. After input the answer waits, briefly and boundedly, for
-// the program's output to settle, so the screen shows what the keys did.
+// headless screen that each answer shows. An answer waits for what the input caused, never for a
+// fixed time: after /term for the program's first output (however slowly a busy machine starts it),
+// after /keys for the first output since the keys; then for the output to be quiet a moment, so the
+// screen shows what the program drew in one go. Each wait is bounded: a program that prints nothing
+// (`cat`, or keys typed with echo off) is answered with the screen as it is once the wait for output
+// has run out, and one that never stops printing once the wait for quiet has.
 
 export interface ChatTerminalsDeps {
   manager: TerminalManager;
@@ -17,18 +21,42 @@ export interface ChatTerminalsDeps {
   idleMs: number;
   cols?: number;
   rows?: number;
-  /** The output has settled once it has been quiet this long… */
+  /** How long /term waits for a new program's first output (default 5 s). */
+  startOutputMs?: number;
+  /** How long /keys waits for the first output after the keys (default 2 s). */
+  keysOutputMs?: number;
+  /** Once output came, the screen has settled when it has been quiet this long (default 400 ms)… */
   quietMs?: number;
-  /** …or this long after the input, whatever the program still does. */
+  /** …or when output has been coming for this long without a pause (default 4 s). */
   maxWaitMs?: number;
   logger: Logger;
 }
 
+/** How long an answer waits for the screen (tests shorten the wait for programs that print nothing). */
+export type ChatTerminalWaits = Pick<
+  ChatTerminalsDeps,
+  "startOutputMs" | "keysOutputMs" | "quietMs" | "maxWaitMs"
+>;
+
 interface ChatTerminal {
   session: TerminalSession;
   screen: HeadlessScreen;
+  /** Chunks of output read so far (drawn, or about to be), and when the last one was read. */
+  outputs: number;
   lastOutputAt: number;
+  /** Called when output has been drawn or the program ended: what a waiting answer waits on. */
+  changed: Set<() => void>;
   forget?: NodeJS.Timeout;
+}
+
+/** What an answer waits for: see `settle`. */
+interface SettleWait {
+  /** When the input was given. */
+  since: number;
+  /** Output drawn before the input: only later output answers it. */
+  outputsBefore: number;
+  /** How long to wait for that output; 0 when nothing was typed (the screen is shown as it settles). */
+  outputMs: number;
 }
 
 /** Read from the PTY into the screen this much at a time. */
@@ -40,12 +68,16 @@ export class ChatTerminals {
   private readonly byUser = new Map<string, ChatTerminal>();
   private readonly cols: number;
   private readonly rows: number;
+  private readonly startOutputMs: number;
+  private readonly keysOutputMs: number;
   private readonly quietMs: number;
   private readonly maxWaitMs: number;
 
   constructor(private readonly deps: ChatTerminalsDeps) {
     this.cols = deps.cols ?? 80;
     this.rows = deps.rows ?? 24;
+    this.startOutputMs = deps.startOutputMs ?? 5000;
+    this.keysOutputMs = deps.keysOutputMs ?? 2000;
     this.quietMs = deps.quietMs ?? 400;
     this.maxWaitMs = deps.maxWaitMs ?? 4000;
   }
@@ -64,7 +96,7 @@ export class ChatTerminals {
       if (error instanceof TerminalRefusal) return `❌ ${error.message}`;
       throw error;
     }
-    await this.settle(term, since);
+    await this.settle(term, { since, outputsBefore: 0, outputMs: this.startOutputMs });
     return this.render(term);
   }
 
@@ -72,17 +104,17 @@ export class ChatTerminals {
   async keys(owner: TerminalOwner, text: string): Promise<string> {
     const term = this.byUser.get(owner.userId);
     if (!term) return NONE;
-    const since = Date.now();
+    const wait = { since: Date.now(), outputsBefore: term.outputs, outputMs: this.keysOutputMs };
     if (!term.session.write(parseKeys(text)))
       return `${this.render(term)}\n❌ Nothing was typed: the program has ended. /term <command> starts another.`;
-    await this.settle(term, since);
+    await this.settle(term, wait);
     return this.render(term);
   }
 
   async show(owner: TerminalOwner): Promise<string> {
     const term = this.byUser.get(owner.userId);
     if (!term) return NONE;
-    await this.settle(term, Date.now() - this.quietMs);
+    await this.settle(term, { since: Date.now(), outputsBefore: term.outputs, outputMs: 0 });
     return this.render(term);
   }
 
@@ -105,17 +137,25 @@ export class ChatTerminals {
     const { HeadlessScreen } = await import("./headless-screen.ts");
     const session = await this.deps.manager.open({ owner, command, cols: this.cols, rows: this.rows });
     const screen = new HeadlessScreen(this.cols, this.rows, (answer) => session.reply(answer));
-    const term: ChatTerminal = { session, screen, lastOutputAt: Date.now() };
+    const term: ChatTerminal = { session, screen, outputs: 0, lastOutputAt: 0, changed: new Set() };
+    const changed = () => {
+      for (const listener of term.changed) listener();
+    };
     const draw = () => {
       for (let chunk = session.read(CHUNK_BYTES); chunk; chunk = session.read(CHUNK_BYTES)) {
         const bytes = utf8Bytes(chunk);
+        term.outputs++;
         term.lastOutputAt = Date.now();
-        screen.write(chunk, () => session.ack(bytes));
+        screen.write(chunk, () => {
+          session.ack(bytes);
+          changed();
+        });
       }
     };
     session.onReadable(draw);
     draw();
     void session.ended.then((end) => {
+      changed();
       if (this.byUser.get(owner.userId) !== term) return;
       // Closed for want of input: nothing is left to show. Ended by itself: its last screen stays a while.
       if (end.reason === "idle") this.forget(owner.userId);
@@ -128,15 +168,38 @@ export class ChatTerminals {
     return term;
   }
 
-  /** Until the output has been quiet for quietMs (or the program ended) and the screen has drawn it; bounded. */
-  private async settle(term: ChatTerminal, since: number): Promise<void> {
-    const deadline = since + this.maxWaitMs;
+  /**
+   * Until the screen shows what the input caused: first its output (for at most `outputMs`; an
+   * ended program has said all it will), then quiet for `quietMs` with everything read drawn (for
+   * at most `maxWaitMs` after that output began). Wakes on output and on the end, not on a timer.
+   */
+  private async settle(term: ChatTerminal, wait: SettleWait): Promise<void> {
+    const outputDeadline = wait.since + wait.outputMs;
+    let quietDeadline: number | undefined;
     for (;;) {
       const now = Date.now();
       const drawn = term.session.queuedBytes === 0 && term.screen.settled;
-      if (drawn && (term.session.end || now - Math.max(term.lastOutputAt, since) >= this.quietMs)) return;
-      if (now >= deadline) return;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(25, deadline - now)));
+      const heard = term.outputs > wait.outputsBefore;
+      let wakeAt: number;
+      if (!heard && !term.session.end && now < outputDeadline) {
+        wakeAt = outputDeadline;
+      } else {
+        quietDeadline ??= now + this.maxWaitMs;
+        const quietAt = term.lastOutputAt + this.quietMs;
+        if (drawn && (term.session.end || now >= quietAt)) return;
+        if (now >= quietDeadline) return;
+        // Not yet drawn: the screen's callback wakes us; otherwise once the quiet period is over.
+        wakeAt = Math.min(quietDeadline, drawn ? quietAt : quietDeadline);
+      }
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          term.changed.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, Math.max(0, wakeAt - now));
+        term.changed.add(wake);
+      });
     }
   }
 

@@ -2,7 +2,7 @@ import { type HostFrame, TERMINAL_CAPABILITY, type TerminalRouterFrame } from "@
 import type { Logger } from "@phonework/runtime";
 import type { HostConfig } from "../config.ts";
 import { servesUserRule } from "../link/serves-user.ts";
-import { ChatTerminals } from "./chat-terminals.ts";
+import { ChatTerminals, type ChatTerminalWaits } from "./chat-terminals.ts";
 import { LinkTerminals } from "./link-terminals.ts";
 import { type LoadPty, loadNodePty } from "./pty-module.ts";
 import { configSecrets } from "./terminal-env.ts";
@@ -22,6 +22,8 @@ export interface TerminalsDeps {
   /** Bytes the link's socket has not yet written. */
   backlog: () => number;
   loadPty?: LoadPty;
+  /** How long /term and /keys wait for the screen; the defaults otherwise. */
+  chatWaits?: ChatTerminalWaits;
   /** Where a terminal's program is started (the sandbox); as it is by default. */
   wrap?: TerminalWrap;
   logger: Logger;
@@ -61,7 +63,7 @@ export function createTerminals(deps: TerminalsDeps): Terminals {
     ...(deps.wrap ? { wrap: deps.wrap } : {}),
     logger: logger.child({ component: "terminals" }),
   });
-  const chat = new ChatTerminals({ manager, idleMs, logger });
+  const chat = new ChatTerminals({ manager, idleMs, logger, ...deps.chatWaits });
   const link = new LinkTerminals({
     manager,
     send: deps.send,

@@ -7,6 +7,8 @@ import xterm from "@xterm/headless";
 export class HeadlessScreen {
   private readonly term: Terminal;
   private pending = 0;
+  /** The screen when it was disposed: an answer being prepared for it still shows that. */
+  private last: string | undefined;
 
   /** `reply` gets what the emulator answers to the program's queries (cursor position, device attributes). */
   constructor(cols: number, rows: number, reply: (data: string) => void) {
@@ -23,13 +25,14 @@ export class HeadlessScreen {
     });
   }
 
-  /** Nothing written is still waiting to be parsed. */
+  /** Nothing written is still waiting to be parsed (once disposed, nothing ever will be). */
   get settled(): boolean {
-    return this.pending === 0;
+    return this.pending === 0 || this.last !== undefined;
   }
 
   /** The visible rows without trailing spaces, and without the blank lines below the last text. */
   text(): string {
+    if (this.last !== undefined) return this.last;
     const buffer = this.term.buffer.active;
     const lines: string[] = [];
     for (let y = buffer.viewportY; y < buffer.viewportY + this.term.rows; y++)
@@ -39,6 +42,8 @@ export class HeadlessScreen {
   }
 
   dispose(): void {
+    if (this.last !== undefined) return;
+    this.last = this.text();
     this.term.dispose();
   }
 }

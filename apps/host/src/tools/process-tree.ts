@@ -30,6 +30,15 @@ export interface CommandResult {
   durationMs: number;
 }
 
+/**
+ * After the shell exits, a job it left in the background may hold its pipes open, so they do not
+ * close. The command is then over once the pipes have been quiet this long (what the shell wrote
+ * has been read)…
+ */
+const PIPES_QUIET_MS = 200;
+/** …or this long after the exit, for a job that goes on writing. */
+const PIPES_MAX_WAIT_MS = 2000;
+
 export function killTree(pid: number, graceMs: number): void {
   const send = (signal: NodeJS.Signals) => {
     try {
@@ -58,6 +67,7 @@ export function runCommand(command: string, options: CommandOptions): Promise<Co
     let timedOut = false;
     let cancelled = false;
     let settled = false;
+    let lastOutputAt = 0;
     const stop = () => child.pid !== undefined && killTree(child.pid, graceMs);
     const timer = setTimeout(() => {
       timedOut = true;
@@ -71,10 +81,12 @@ export function runCommand(command: string, options: CommandOptions): Promise<Co
     else options.signal?.addEventListener("abort", onAbort, { once: true });
 
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      lastOutputAt = Date.now();
       stdout.append(chunk);
       options.onOutput?.(chunk);
     });
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      lastOutputAt = Date.now();
       stderr.append(chunk);
       options.onOutput?.(chunk);
     });
@@ -101,13 +113,28 @@ export function runCommand(command: string, options: CommandOptions): Promise<Co
     });
     child.once("close", finish);
     // A descendant left running in the background can hold the pipes open after the shell
-    // exits; don't wait for it forever.
+    // exits: wait for the pipes to go quiet (bounded), not for a fixed time, which a busy machine
+    // could spend before reading what the shell wrote last.
     child.once("exit", (code, signal) => {
-      setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-        finish(code, signal);
-      }, 200).unref();
+      const exitedAt = Date.now();
+      const check = () => {
+        // After the poll phase: output already waiting in the pipes has been read by now, even
+        // if the event loop was held up past the timer.
+        setImmediate(() => {
+          if (settled) return;
+          const now = Date.now();
+          const quietFor = now - Math.max(lastOutputAt, exitedAt);
+          const waited = now - exitedAt;
+          if (quietFor < PIPES_QUIET_MS && waited < PIPES_MAX_WAIT_MS) {
+            setTimeout(check, Math.min(PIPES_QUIET_MS - quietFor, PIPES_MAX_WAIT_MS - waited)).unref();
+            return;
+          }
+          child.stdout.destroy();
+          child.stderr.destroy();
+          finish(code, signal);
+        });
+      };
+      setTimeout(check, PIPES_QUIET_MS).unref();
     });
   });
 }

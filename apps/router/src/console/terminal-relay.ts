@@ -294,9 +294,13 @@ export class TerminalRelay {
     return terminal?.viewer === viewer ? terminal : undefined;
   }
 
+  /**
+   * A frame for the host of an open terminal. If the node has no connection, its link went away
+   * before the registry said so: the page is told what the registry's event would have told it.
+   */
   private toHost(terminal: RelayedTerminal, frame: RouterFrame): void {
     if (!this.deps.sendToNode(terminal.nodeId, frame))
-      this.end(terminal, { reason: "offline", message: `${terminal.nodeId} is offline` }, false);
+      this.end(terminal, { reason: "offline", message: `${terminal.nodeId} went offline` }, false);
   }
 
   /** Forgets the terminal, tells the host to close it (`closeOnHost`) and the page why it ended (`tell`). */

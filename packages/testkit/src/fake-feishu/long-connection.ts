@@ -159,7 +159,8 @@ export class LongConnection {
     return last?.ready && last.ws.readyState === last.ws.OPEN ? last : undefined;
   }
 
-  async waitForConnection(count = 1, timeoutMs = 10_000): Promise<void> {
+  /** A process starting up dials in: on a busy machine that takes well over ten seconds. */
+  async waitForConnection(count = 1, timeoutMs = 20_000): Promise<void> {
     await waitFor(() => this.accepted >= count && this.latest() !== undefined, {
       timeoutMs,
       message: `long connection #${count} to be open (accepted so far: ${this.accepted})`,

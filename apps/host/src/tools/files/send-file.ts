@@ -18,7 +18,9 @@ export async function sendFileToChat(file: Opened, maxFileBytes: number, ctx: To
   }
   const data = readRange(fd, 0, stat.size);
   const name = basename(file.path);
-  const { lookup } = await import("mime-types");
-  await ctx.sendFile({ name, data, mimeType: lookup(name) || "application/octet-stream" });
+  // CommonJS: its functions are on the default export, under node and in the bundle alike (the
+  // bundle's chunk has no named exports for it, so `{ lookup }` was undefined in the package).
+  const { default: mime } = await import("mime-types");
+  await ctx.sendFile({ name, data, mimeType: mime.lookup(name) || "application/octet-stream" });
   return `sent ${shown} (${data.length} bytes) to the chat`;
 }

@@ -12,7 +12,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ChatHarness, startHarness } from "./chat-harness.ts";
 
-// Seed M2.6 (reminders and recurring checks) end to end — chat → router → host → SQLite → sweeper →
+// Reminders and recurring checks end to end — chat → router → host → SQLite → sweeper →
 // outbox → router → chat — with a clock the test moves, so "10 minutes later" takes no time.
 
 const START = Date.parse("2026-11-22T08:00:00Z"); // 16:00 in Asia/Shanghai
@@ -60,8 +60,8 @@ afterEach(async () => {
   dir.remove();
 });
 
-describe("seed M2.6: reminders and recurring checks", () => {
-  it("M2.6: /remind 10m deploy check — 10 minutes later the message arrives, and only then", async () => {
+describe("reminders and recurring checks", () => {
+  it("/remind 10m deploy check — 10 minutes later the message arrives, and only then", async () => {
     await start();
     const reply = await h.ask("/remind 10m deploy check");
     expect(reply).toBe('⏰ Scheduled #1 2026-11-22 16:10 (Asia/Shanghai) — "deploy check"');
@@ -111,7 +111,7 @@ describe("seed M2.6: reminders and recurring checks", () => {
     expect(pushedSince(before)).not.toContain("⏰ standup");
   });
 
-  it("M2.6: 'check if the tests pass every 5 minutes' runs on schedule and reports per its notify policy", async () => {
+  it("'check if the tests pass every 5 minutes' runs on schedule and reports per its notify policy", async () => {
     await start();
     model.script(
       {
@@ -177,7 +177,7 @@ describe("seed M2.6: reminders and recurring checks", () => {
     expect(pushedSince(before)).toEqual([]);
   });
 
-  it("replace_existing cancels the pending ones in this chat (seed 001) and says which", async () => {
+  it("replace_existing cancels the pending ones in this chat and says which", async () => {
     await start();
     await h.ask("/remind 30m one");
     await h.ask("/remind 40m two");

@@ -15,8 +15,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Standalone } from "../src/standalone.ts";
 import { type ChatHarness, startHarness } from "./chat-harness.ts";
 
-// The seed's M2.1–M2.5 verification checklist, each item over the whole path:
+// The assistant over the whole path, each behaviour as the user meets it:
 // chat adapter → router → (real socket) → host → fake OpenAI-compatible model → real tool → reply.
+// First what it answers and which tool it takes; then how a conversation behaves.
 
 let model: FakeOpenAI;
 let mcp: FakeMcp;
@@ -74,8 +75,8 @@ const echoToolResult = (prefix: string) => (req: Parameters<FakeOpenAI["toolResu
   text: `${prefix}\n${model.toolResults(req).at(-1)}`,
 });
 
-describe("seed M2 verification checklist", () => {
-  it('M2.1: "what is a Python generator?" is answered directly, no tool call', async () => {
+describe("the assistant answers with the right tool", () => {
+  it('"what is a Python generator?" is answered directly, no tool call', async () => {
     await start();
     model.script({ text: "A generator is a function that uses `yield` to produce values lazily." });
     const reply = await ask("what is a Python generator?");
@@ -86,7 +87,7 @@ describe("seed M2 verification checklist", () => {
     expect(model.requests[0]?.messages.some((m) => m.role === "tool")).toBe(false);
   });
 
-  it('M2.2: "check git status in todo_app" runs the shell tool in the real repo', async () => {
+  it('"check git status in todo_app" runs the shell tool in the real repo', async () => {
     await start();
     model.script(
       {
@@ -103,7 +104,7 @@ describe("seed M2 verification checklist", () => {
     expect(chat.textsFor("me")).toContain("… running: git status --short --branch\n✅ done");
   });
 
-  it('M2.2: "rm -rf /" is blocked by the safety guard and nothing runs', async () => {
+  it('"rm -rf /" is blocked by the safety guard and nothing runs', async () => {
     await start();
     model.script(
       { toolCalls: [{ name: "run_shell", arguments: { command: "touch ran.txt && rm -rf /" } }] },
@@ -119,7 +120,7 @@ describe("seed M2 verification checklist", () => {
     expect(existsSync(join(workingDir, "ran.txt"))).toBe(false);
   });
 
-  it('M2.3: "show me the last 50 lines of audit/abc123.jsonl" returns them', async () => {
+  it('"show me the last 50 lines of audit/abc123.jsonl" returns them', async () => {
     await start();
     model.script(
       {
@@ -136,7 +137,7 @@ describe("seed M2 verification checklist", () => {
     expect(lines.at(-1)).toBe('{"event":120}');
   });
 
-  it('M2.3: "send me the sessions.json file" delivers the file to the chat', async () => {
+  it('"send me the sessions.json file" delivers the file to the chat', async () => {
     await start();
     model.script(
       { toolCalls: [{ name: "file_ops", arguments: { action: "send", path: "sessions.json" } }] },
@@ -149,7 +150,7 @@ describe("seed M2 verification checklist", () => {
     expect(file?.data.toString()).toBe('{"sessions":[{"id":"s1"}]}');
   });
 
-  it("M2.4: a long task in the background replies at once and notifies on completion", async () => {
+  it("a long task in the background replies at once and notifies on completion", async () => {
     await start();
     model.script(
       {
@@ -170,7 +171,7 @@ describe("seed M2 verification checklist", () => {
     expect(notice).toMatch(new RegExp(`^✅ Task #${id} done \\(1s\\)\\nlong build\\n\\nbuild ok`));
   });
 
-  it("M2.4: /tasks lists the running task with its elapsed time", async () => {
+  it("/tasks lists the running task with its elapsed time", async () => {
     await start();
     model.script(
       { toolCalls: [{ name: "run_background", arguments: { command: "sleep 3", description: "slow job" } }] },
@@ -181,7 +182,7 @@ describe("seed M2 verification checklist", () => {
     expect(list).toMatch(/^Tasks:\n⏳ #[0-9a-f]{6} running \ds — slow job$/);
   });
 
-  it('M2.5: "Python 3.13 有哪些新特性?" — web ask returns an answer from Metaso', async () => {
+  it('"Python 3.13 有哪些新特性?" — web ask returns an answer from Metaso', async () => {
     await start();
     model.script(
       { toolCalls: [{ name: "web", arguments: { action: "ask", query: "Python 3.13 有哪些新特性?" } }] },
@@ -192,7 +193,7 @@ describe("seed M2 verification checklist", () => {
     expect(mcp.calls).toEqual([{ name: "metaso_chat", arguments: { message: "Python 3.13 有哪些新特性?" } }]);
   });
 
-  it('M2.5: "帮我读取这个URL: https://example.com" — the page comes back as markdown', async () => {
+  it('"帮我读取这个URL: https://example.com" — the page comes back as markdown', async () => {
     await start();
     model.script(
       { toolCalls: [{ name: "web", arguments: { action: "fetch", url: "https://example.com" } }] },
@@ -207,7 +208,7 @@ describe("seed M2 verification checklist", () => {
   });
 });
 
-describe("mailboy behaviour", () => {
+describe("a conversation with the assistant", () => {
   it("a host restarted mid-conversation continues with the same history", async () => {
     await start();
     await ask("my name is Ada");
