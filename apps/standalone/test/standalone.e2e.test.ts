@@ -1,22 +1,21 @@
 import { type AddressInfo, createServer } from "node:net";
-import { CleanupScope, spawnPnpmScript, startFakeOpenAI } from "@phonework/testkit";
+import { CleanupScope, spawnApp, startFakeOpenAI } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 
-// `pnpm standalone` exactly as a user runs it: a real process with piped stdin.
+// `phonework standalone` exactly as a user runs it: the built package as a real process with piped
+// stdin (package-scripts.e2e.test.ts runs it through `pnpm standalone` from the checkout).
 
 const scope = new CleanupScope();
 afterEach(() => scope.run());
 
 function run(input: string, env: Record<string, string> = {}) {
-  const child = scope.track(
-    spawnPnpmScript("standalone", { DATA_DIR: scope.tempDir(), NODE_ID: "my-box", ...env }),
-  );
+  const child = scope.track(spawnApp("standalone", { DATA_DIR: scope.tempDir(), NODE_ID: "my-box", ...env }));
   child.child.stdin?.end(input);
   return child;
 }
 
-describe("pnpm standalone", () => {
-  it("printf '/nodes\\n' | pnpm standalone prints the local node online and active, then exits 0", async () => {
+describe("phonework standalone", () => {
+  it("printf '/nodes\\n' | phonework standalone prints the local node online and active, then exits 0", async () => {
     const child = run("/nodes\n");
     const { code } = await child.exited;
     expect(code).toBe(0);
