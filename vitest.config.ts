@@ -1,4 +1,5 @@
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+import { LongestFirst } from "./scripts/vitest-sequencer.ts";
 
 // Three projects, run together in one pool:
 // - unit (`*.unit.test.ts`): no sockets, no processes; threads, modules shared between files.
@@ -44,6 +45,7 @@ const projects: TestProjectInlineConfiguration[] = [
       name: "e2e",
       include: tests.map((dir) => `${dir}*.e2e.test.ts`),
       pool: "forks",
+      isolate: false,
       setupFiles,
       // And one Chromium for every browser test of the run.
       globalSetup: [...build.globalSetup, "apps/router/test/browser-setup.ts"],
@@ -56,5 +58,6 @@ export default defineConfig({
   test: {
     projects,
     maxWorkers: Number(process.env.TEST_WORKERS ?? 5),
+    sequence: { sequencer: LongestFirst },
   },
 });

@@ -159,7 +159,7 @@ describe("console terminals", () => {
     });
   });
 
-  it("a terminal printing 50 MB to a slow page keeps the relay within the host's window, and chat on the node still answers", async () => {
+  it("a terminal printing 8 MB to a slow page keeps the relay within the host's window, and chat on the node still answers", async () => {
     const { chat, url, host } = await startWorld();
     const page = await signIn(browser, await consoleLinkFor(chat, "alice"));
     const [cookie] = await page.context().cookies();
@@ -185,7 +185,8 @@ describe("console terminals", () => {
     await new Promise((resolve) => socket.once("open", resolve));
     socket.send(JSON.stringify({ type: "term_open", ref: "flood", node: "home-pc", cols: 120, rows: 40 }));
     await waitFor(() => id || undefined, { message: "the terminal's id" });
-    const total = 50 * 1024 * 1024;
+    // 32 windows' worth: the window is filled, drained and refilled many times over (the rate is the bench's).
+    const total = 8 * 1024 * 1024;
     // The shell prints a marker after the flood (computed, so the echoed command line is not it).
     let tail = "";
     socket.on("message", (data) => {
