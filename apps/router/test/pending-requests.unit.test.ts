@@ -1,6 +1,6 @@
+import { WireError } from "@phonework/protocol";
 import { describe, expect, it } from "vitest";
 import { PendingRequests } from "../src/rpc/pending-requests.ts";
-import { RpcError } from "../src/rpc/rpc-error.ts";
 
 describe("PendingRequests", () => {
   it("settles each request exactly once, by its answer", async () => {
@@ -31,7 +31,7 @@ describe("PendingRequests", () => {
   it("fails everything at once when the socket closes", async () => {
     const table = new PendingRequests<string>("n1");
     const answers = ["a", "b", "c"].map((id) => table.wait(id, { timeoutMs: 60_000 }));
-    table.rejectAll(() => new RpcError("NODE_OFFLINE", "gone", "n1"));
+    table.rejectAll(() => new WireError("NODE_OFFLINE", "gone", "n1"));
     for (const answer of answers) await expect(answer).rejects.toMatchObject({ code: "NODE_OFFLINE" });
     expect(table.size).toBe(0);
   });

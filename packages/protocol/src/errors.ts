@@ -15,6 +15,22 @@ export const ErrorCode = z.enum([
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
+/**
+ * A failure that travels, or will travel, as a wire code: a host refusing a request (QUEUE_FULL),
+ * or a request the router gave up on (NODE_OFFLINE, TIMEOUT). The code decides what the user is
+ * told; `nodeId` says which node, when the router knows it.
+ */
+export class WireError extends Error {
+  override readonly name = "WireError";
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly nodeId?: string,
+  ) {
+    super(message);
+  }
+}
+
 // WebSocket close codes used by PhoneWork (4000-4999 is the application range).
 export const CloseCode = {
   /** Standard: the peer broke the protocol (e.g. a frame before `register`). */

@@ -1,5 +1,7 @@
-// Protocol versions this build speaks. Within a version, changes are additive only:
-// new optional fields or new frame types that an older peer can safely ignore.
+// Protocol versions this build speaks. Within a version, changes are additive only: new optional
+// fields, which an older peer ignores, or new frame types, which a side sends only to a peer that
+// said it understands them (a capability in `register`); a frame type a peer does not know is
+// answered with an `error` (BAD_FRAME), never a crash.
 //
 // v2: the router opens with a `challenge`; a paired node answers `register` with `auth` (its
 // public key and a signature over the nonce). v1 hosts (shared secret only) are not admitted.

@@ -1,8 +1,13 @@
-import type { ErrorCode, ForwardFrame, ForwardResponseFrame, HostFrame } from "@phonework/protocol";
+import {
+  type ErrorCode,
+  type ForwardFrame,
+  type ForwardResponseFrame,
+  type HostFrame,
+  WireError,
+} from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import type { MessageHandler } from "../handler/message-handler.ts";
 import { toReply } from "../handler/reply.ts";
-import { WireError } from "../handler/wire-error.ts";
 
 // Runs forwarded requests through the handler and answers each under its correlation id.
 // The correlation id is the idempotency key: a request delivered twice runs once, and the second

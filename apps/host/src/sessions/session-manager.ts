@@ -1,6 +1,5 @@
-import type { SessionSummary } from "@phonework/protocol";
+import { type SessionSummary, WireError } from "@phonework/protocol";
 import { type Clock, KeyedQueue, type Logger } from "@phonework/runtime";
-import { WireError } from "../handler/wire-error.ts";
 import { finishOrDetach } from "../tasks/finish-or-detach.ts";
 import { movedToBackgroundText } from "../tasks/format-tasks.ts";
 import type { TaskOwner, TaskRunner } from "../tasks/task-runner.ts";

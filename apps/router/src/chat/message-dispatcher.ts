@@ -1,3 +1,4 @@
+import { WireError } from "@phonework/protocol";
 import { KeyedQueue, type Logger } from "@phonework/runtime";
 import {
   effectiveActiveNode,
@@ -11,7 +12,6 @@ import { fallbackToActiveNode } from "../routing/basic-steps.ts";
 import { EXPLICIT_BY_NAME } from "../routing/explicit-target.ts";
 import { type RoutingStep, routeMessage } from "../routing/routing-step.ts";
 import type { Forwarder } from "../rpc/forwarder.ts";
-import { RpcError } from "../rpc/rpc-error.ts";
 import type { RequestLog } from "../state/request-log.ts";
 import type { ChatAddress, ChatReply, IncomingMessage } from "./chat-adapter.ts";
 import type { ChatHub } from "./chat-hub.ts";
@@ -196,7 +196,7 @@ export class MessageDispatcher {
         // Shown (or refused by the platform): the ledger acknowledges it to the node's outbox.
         deps.deliveries.shown(nodeId, deliveryId, shown);
       } catch (error) {
-        if (!(error instanceof RpcError)) throw error;
+        if (!(error instanceof WireError)) throw error;
         log.warn({ code: error.code, message: error.message }, "forward failed");
         await progress.conclude({ ok: false, text: rpcErrorText(error, nodeId) }, "send", {
           replyTo: message.messageId,

@@ -1,7 +1,6 @@
-import type { TaskCompleteFrame } from "@phonework/protocol";
+import type { TaskCompleteFrame, WireError } from "@phonework/protocol";
 import { formatAgo, formatDuration } from "@phonework/runtime";
 import type { NodeInfo } from "../registry/node-info.ts";
-import type { RpcError } from "../rpc/rpc-error.ts";
 
 // Every sentence a user reads from the router is written here, once.
 
@@ -51,7 +50,7 @@ export const onlineNowText = (online: NodeInfo[]) =>
 export const routingQuestionText = (question: string) =>
   `🤔 ${question}\n(Reply with @<node> <message>, or switch with /node <name>.)`;
 
-export function rpcErrorText(error: RpcError, nodeId: string): string {
+export function rpcErrorText(error: WireError, nodeId: string): string {
   switch (error.code) {
     case "NODE_OFFLINE":
       return `⚠️ Node "${nodeId}" went offline before answering. Your message may not have been completed; send it again once the node is back.`;

@@ -1,8 +1,7 @@
-import type { ForwardFrame } from "@phonework/protocol";
+import { type ForwardFrame, WireError } from "@phonework/protocol";
 import type { NodeRegistry } from "../registry/node-registry.ts";
 import type { ForwardOptions, NodeConnection } from "../ws/node-connection.ts";
 import type { NodeAnswer } from "./node-answer.ts";
-import { RpcError } from "./rpc-error.ts";
 
 /**
  * Sends a user's message to a node and resolves with its answer and delivery id (to acknowledge
@@ -12,7 +11,7 @@ export function createForwarder(registry: NodeRegistry<NodeConnection>) {
   return (nodeId: string, frame: ForwardFrame, options: ForwardOptions): Promise<NodeAnswer> => {
     const connection = registry.connection(nodeId);
     if (!connection?.isOpen) {
-      return Promise.reject(new RpcError("NODE_OFFLINE", `node "${nodeId}" is offline`, nodeId));
+      return Promise.reject(new WireError("NODE_OFFLINE", `node "${nodeId}" is offline`, nodeId));
     }
     return connection.forward(frame, options);
   };

@@ -1,5 +1,4 @@
-import type { Button, ForwardResponseFrame } from "@phonework/protocol";
-import { RpcError } from "./rpc-error.ts";
+import { type Button, type ForwardResponseFrame, WireError } from "@phonework/protocol";
 
 // What a node answered to a forwarded message, as `forward()` resolves with it: the text, or the
 // failure the node reported (through its outbox too, so just as durable), and the delivery id the
@@ -7,7 +6,7 @@ import { RpcError } from "./rpc-error.ts";
 
 export type Answer =
   | { ok: true; text: string; buttons?: Button[][] }
-  | { ok: false; error: RpcError; buttons?: undefined };
+  | { ok: false; error: WireError; buttons?: undefined };
 
 export interface NodeAnswer {
   answer: Answer;
@@ -16,7 +15,7 @@ export interface NodeAnswer {
 
 export function nodeAnswerOf(frame: ForwardResponseFrame, nodeId: string): NodeAnswer {
   const answer: Answer = frame.error
-    ? { ok: false, error: new RpcError(frame.error.code, frame.error.message, nodeId) }
+    ? { ok: false, error: new WireError(frame.error.code, frame.error.message, nodeId) }
     : { ok: true, text: frame.text, ...(frame.buttons ? { buttons: frame.buttons } : {}) };
   return { answer, deliveryId: frame.delivery_id };
 }

@@ -1,4 +1,4 @@
-import { RpcError } from "./rpc-error.ts";
+import { WireError } from "@phonework/protocol";
 
 // The table of requests awaiting an answer on one node connection. Every entry is settled
 // exactly once: by its answer, by its timeout, by abort, or all at once when the socket closes.
@@ -12,7 +12,7 @@ export interface PendingOptions {
 
 interface Entry<T> {
   resolve: (answer: T) => void;
-  reject: (error: RpcError) => void;
+  reject: (error: WireError) => void;
   onProgress?: (text: string) => void;
   timer: NodeJS.Timeout;
   cleanup: () => void;
@@ -35,12 +35,12 @@ export class PendingRequests<T> {
   /** Registers `id` and returns a promise for its answer. The caller sends the request afterwards. */
   wait(id: string, options: PendingOptions): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const onAbort = () => this.reject(id, new RpcError("CANCELLED", "request cancelled", this.nodeId));
+      const onAbort = () => this.reject(id, new WireError("CANCELLED", "request cancelled", this.nodeId));
       const timer = setTimeout(() => {
         options.onTimeout?.();
         this.reject(
           id,
-          new RpcError("TIMEOUT", `no answer within ${Math.round(options.timeoutMs / 1000)}s`, this.nodeId),
+          new WireError("TIMEOUT", `no answer within ${Math.round(options.timeoutMs / 1000)}s`, this.nodeId),
         );
       }, options.timeoutMs);
       const entry: Entry<T> = {
@@ -62,7 +62,7 @@ export class PendingRequests<T> {
     return entry !== undefined;
   }
 
-  reject(id: string, error: RpcError): boolean {
+  reject(id: string, error: WireError): boolean {
     const entry = this.take(id);
     entry?.reject(error);
     return entry !== undefined;
@@ -75,7 +75,7 @@ export class PendingRequests<T> {
   }
 
   /** Fails every pending request at once, e.g. when the socket closed. */
-  rejectAll(error: () => RpcError): void {
+  rejectAll(error: () => WireError): void {
     for (const id of [...this.entries.keys()]) this.reject(id, error());
   }
 

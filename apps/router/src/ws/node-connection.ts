@@ -1,9 +1,14 @@
-import { type CancelFrame, encodeFrame, type ForwardFrame, type RouterFrame } from "@phonework/protocol";
+import {
+  type CancelFrame,
+  encodeFrame,
+  type ForwardFrame,
+  type RouterFrame,
+  WireError,
+} from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import { WebSocket } from "ws";
 import type { NodeAnswer } from "../rpc/node-answer.ts";
 import { PendingRequests } from "../rpc/pending-requests.ts";
-import { RpcError } from "../rpc/rpc-error.ts";
 
 // A registered node's socket: sending frames, its table of pending requests, and its heartbeat.
 
@@ -76,14 +81,14 @@ export class NodeConnection {
 
   /**
    * Sends `frame` and resolves with the node's answer (or the failure it answered with) and its
-   * delivery id; rejects with an RpcError when no answer came (timeout, offline, cancelled).
+   * delivery id; rejects with a WireError when no answer came (timeout, offline, cancelled).
    */
   forward(frame: ForwardFrame, options: ForwardOptions): Promise<NodeAnswer> {
     const user = frame.user_id;
     const waiting = this.pendingPerUser.get(user) ?? 0;
     if (waiting >= this.backpressure.maxPending)
       return Promise.reject(
-        new RpcError("QUEUE_FULL", `queue full (max ${this.backpressure.maxPending})`, this.nodeId),
+        new WireError("QUEUE_FULL", `queue full (max ${this.backpressure.maxPending})`, this.nodeId),
       );
     this.pendingPerUser.set(user, waiting + 1);
     const cancel: CancelFrame = { type: "cancel", id: frame.id, reason: "timed out" };
@@ -96,7 +101,7 @@ export class NodeConnection {
     if (!this.send(frame)) {
       this.pending.reject(
         frame.id,
-        new RpcError("NODE_OFFLINE", `node "${this.nodeId}" is not connected`, this.nodeId),
+        new WireError("NODE_OFFLINE", `node "${this.nodeId}" is not connected`, this.nodeId),
       );
     }
     return answer.finally(() => {
@@ -136,7 +141,7 @@ export class NodeConnection {
     clearTimeout(this.pongTimer);
     clearTimeout(this.slowTimer);
     this.pending.rejectAll(
-      () => new RpcError("NODE_OFFLINE", `node "${this.nodeId}" went offline before answering`, this.nodeId),
+      () => new WireError("NODE_OFFLINE", `node "${this.nodeId}" went offline before answering`, this.nodeId),
     );
   }
 }

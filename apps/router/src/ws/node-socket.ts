@@ -12,6 +12,7 @@ import {
   type RegisterFrame,
   type RegisterOkFrame,
   type RouterFrame,
+  WireError,
 } from "@phonework/protocol";
 import type { Clock, Logger } from "@phonework/runtime";
 import type { RawData, WebSocket } from "ws";
@@ -21,7 +22,6 @@ import { displayNameRefusal } from "../registry/display-name-rule.ts";
 import type { NodeRegistry } from "../registry/node-registry.ts";
 import type { NodeAnswer } from "../rpc/node-answer.ts";
 import type { PendingRequests } from "../rpc/pending-requests.ts";
-import { RpcError } from "../rpc/rpc-error.ts";
 import { type BackpressurePolicy, type HeartbeatPolicy, NodeConnection } from "./node-connection.ts";
 
 /** Frames a node pushes on its own, to be delivered to a chat. */
@@ -276,7 +276,7 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, orig
         return;
       case "error":
         if (frame.id && ctx.overviews?.refused(live.nodeId, frame.id, frame.message)) return;
-        if (frame.id) live.pending.reject(frame.id, new RpcError(frame.code, frame.message, live.nodeId));
+        if (frame.id) live.pending.reject(frame.id, new WireError(frame.code, frame.message, live.nodeId));
         else log.warn({ code: frame.code, message: frame.message }, "node reported an error");
         return;
       case "notify":
