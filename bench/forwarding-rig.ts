@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { HostConfigSchema } from "../apps/host/src/config.ts";
+import { HostConfigSchema } from "../apps/host/src/config/host-config.ts";
 import { createHost } from "../apps/host/src/create-host.ts";
 import { encodeFrame } from "../packages/protocol/src/index.ts";
 import { createLogger } from "../packages/runtime/src/logger.ts";

@@ -1,5 +1,5 @@
 import { readdirSync } from "node:fs";
-import { HostConfigSchema } from "../apps/host/src/config.ts";
+import { HostConfigSchema } from "../apps/host/src/config/host-config.ts";
 import { createHost, type Host } from "../apps/host/src/create-host.ts";
 import { newIdentity } from "../apps/host/src/identity/node-identity.ts";
 import { createTelegramAdapter } from "../apps/router/src/chat/telegram/telegram-adapter.ts";

@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { HostConfigSchema } from "../apps/host/src/config.ts";
+import { HostConfigSchema } from "../apps/host/src/config/host-config.ts";
+import { runCommand } from "../apps/host/src/os/process-tree.ts";
 import { openSandbox } from "../apps/host/src/sandbox/open-sandbox.ts";
 import type { WrapArgv } from "../apps/host/src/sandbox/shell-sandbox.ts";
-import { openHostDatabase } from "../apps/host/src/state-db.ts";
-import { runCommand } from "../apps/host/src/tools/process-tree.ts";
+import { openHostDatabase } from "../apps/host/src/storage/host-db.ts";
 import { ChannelAccess } from "../apps/host/src/workspace/channel-access.ts";
 import { WorkspaceLayout } from "../apps/host/src/workspace/workspace-layout.ts";
 import { createLogger } from "../packages/runtime/src/logger.ts";

@@ -1,6 +1,6 @@
-import { runAgentLoop } from "../apps/host/src/agent/agent-loop.ts";
-import { createOpenAIModelClient } from "../apps/host/src/agent/model-client.ts";
-import { createRunShellTool } from "../apps/host/src/tools/run-shell.ts";
+import { runAgentLoop } from "../apps/host/src/model/agent-loop.ts";
+import { createOpenAIModelClient } from "../apps/host/src/model/model-client.ts";
+import { createRunShellTool } from "../apps/host/src/shell/run-shell.ts";
 import type { PlannedSubtask } from "../apps/host/src/workers/plan-spec.ts";
 import { workerPrompt } from "../apps/host/src/workers/worker-prompt.ts";
 import { createLogger } from "../packages/runtime/src/logger.ts";

@@ -1,7 +1,7 @@
-import { HostConfigSchema } from "../apps/host/src/config.ts";
+import { HostConfigSchema } from "../apps/host/src/config/host-config.ts";
 import { createHost } from "../apps/host/src/create-host.ts";
-import { OUTPUT_CHUNK_BYTES } from "../apps/host/src/terminal/link-terminals.ts";
-import type { TerminalSession } from "../apps/host/src/terminal/terminal-session.ts";
+import { OUTPUT_CHUNK_BYTES } from "../apps/host/src/terminals/link-terminals.ts";
+import type { TerminalSession } from "../apps/host/src/terminals/terminal-session.ts";
 import { createLogger } from "../packages/runtime/src/logger.ts";
 import { placeholderConsolePage } from "../packages/testkit/src/placeholder-console-page.ts";
 import type { Cleanup } from "./cleanup.ts";

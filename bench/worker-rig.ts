@@ -1,4 +1,4 @@
-import { HostConfigSchema } from "../apps/host/src/config.ts";
+import { HostConfigSchema } from "../apps/host/src/config/host-config.ts";
 import { createHost, type Host } from "../apps/host/src/create-host.ts";
 import type { PlanLedger } from "../apps/host/src/workers/plan-ledger.ts";
 import { createLogger } from "../packages/runtime/src/logger.ts";

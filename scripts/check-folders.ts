@@ -8,7 +8,15 @@ import { repoRoot } from "./workspace-manifests.ts";
 // coding/…); a cycle between two means neither can be read, changed or tested without the other.
 // Type-only imports count: they tie the folders' meanings together just as much.
 
-const ROOTS = ["apps/router/src", "apps/host/src", "apps/cli/src", "apps/standalone/src", "packages/protocol/src", "packages/runtime/src", "packages/testkit/src"];
+const ROOTS = [
+  "apps/router/src",
+  "apps/host/src",
+  "apps/cli/src",
+  "apps/standalone/src",
+  "packages/protocol/src",
+  "packages/runtime/src",
+  "packages/testkit/src",
+];
 
 /** Every .ts/.tsx file under `dir`. */
 function sourceFiles(dir: string): string[] {
@@ -82,7 +90,8 @@ for (const root of ROOTS) {
       addEdge(folders, dirname(from), dirname(to));
     }
   }
-  for (const cycle of cycles(folders)) problems.push(`${root}: folders import each other: ${cycle.join(" ⇄ ")}`);
+  for (const cycle of cycles(folders))
+    problems.push(`${root}: folders import each other: ${cycle.join(" ⇄ ")}`);
   for (const cycle of cycles(files)) problems.push(`${root}: files import each other: ${cycle.join(" ⇄ ")}`);
 }
 if (problems.length > 0) {

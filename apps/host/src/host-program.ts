@@ -5,7 +5,7 @@ import {
   type ProgramArgs,
   startProgram,
 } from "@phonework/runtime";
-import { HostConfigSchema } from "./config.ts";
+import { HostConfigSchema } from "./config/host-config.ts";
 import { createHost } from "./create-host.ts";
 import { resolveIdentity } from "./identity/resolve-identity.ts";
 import { routerTlsFromConfig } from "./link/router-tls-config.ts";

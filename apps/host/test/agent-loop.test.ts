@@ -1,9 +1,9 @@
 import { createTestLogger, type FakeOpenAI, startFakeOpenAI, waitFor } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { runAgentLoop } from "../src/agent/agent-loop.ts";
-import { createOpenAIModelClient } from "../src/agent/model-client.ts";
-import { defineTool, type Tool, ToolError } from "../src/tools/tool.ts";
+import { defineTool, type Tool, ToolError } from "../src/contracts/tool.ts";
+import { runAgentLoop } from "../src/model/agent-loop.ts";
+import { createOpenAIModelClient } from "../src/model/model-client.ts";
 import { toolContext } from "./support.ts";
 
 // The loop against the real OpenAI SDK and a fake OpenAI-compatible server.

@@ -1,8 +1,8 @@
 import type { Button } from "@phonework/protocol";
 import { type FakeRouter, startFakeRouter } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
+import type { CodingAgent } from "../src/coding/coding-agent.ts";
 import type { HostDeps } from "../src/create-host.ts";
-import type { CodingAgent } from "../src/sessions/coding-agent.ts";
 import { onCleanup, startHost } from "./support.ts";
 
 // Buttons under the host's messages: each press is the user sending the button's command, so

@@ -10,9 +10,9 @@ import {
 import { join } from "node:path";
 import { createTestLogger, makeTempDir } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../src/agent/chat-message.ts";
-import { trimToBudget } from "../src/agent/context-window.ts";
-import { estimateTokens } from "../src/agent/token-estimate.ts";
+import type { ChatMessage } from "../src/model/chat-message.ts";
+import { trimToBudget } from "../src/model/context-window.ts";
+import { estimateTokens } from "../src/model/token-estimate.ts";
 import { ChannelContexts, MessageLine, SessionLine, WindowLine } from "../src/workspace/channel-context.ts";
 import { WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 import { onCleanup } from "./support.ts";

@@ -2,7 +2,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir, startFakeRouter } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { findExecutable } from "../src/sessions/find-executable.ts";
+import { findExecutable } from "../src/os/find-executable.ts";
 import { onCleanup, startHost } from "./support.ts";
 
 // A host advertises only the coding CLIs it has, and a missing one is a sentence before any

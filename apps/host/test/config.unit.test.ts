@@ -2,7 +2,7 @@ import { homedir, hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { ConfigError, loadConfig } from "@phonework/runtime";
 import { describe, expect, it } from "vitest";
-import { HostConfigSchema } from "../src/config.ts";
+import { HostConfigSchema } from "../src/config/host-config.ts";
 
 const load = (env: Record<string, string | undefined>, file?: string) =>
   loadConfig(HostConfigSchema, {

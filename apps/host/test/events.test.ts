@@ -3,13 +3,13 @@ import { join } from "node:path";
 import { createLogger, openDatabase } from "@phonework/runtime";
 import { type AnyFrame, createManualClock, type ManualClock, makeTempDir, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
+import { SESSIONS_MIGRATION } from "../src/coding/session-store.ts";
 import { OUTBOX_MIGRATION } from "../src/link/outbox.ts";
+import { EventsDirectory } from "../src/schedule/events-directory.ts";
 import { JOBS_MIGRATION, JobStore } from "../src/schedule/job-store.ts";
-import { SESSIONS_MIGRATION } from "../src/sessions/session-store.ts";
-import { openHostDatabase } from "../src/state-db.ts";
+import { openHostDatabase } from "../src/storage/host-db.ts";
 import { TASKS_MIGRATION } from "../src/tasks/task-store.ts";
 import { PLANS_MIGRATION } from "../src/workers/plan-ledger.ts";
-import { EventsDirectory } from "../src/workspace/events-directory.ts";
 import { onCleanup, startHostWithModel } from "./support.ts";
 
 // The workspace's events/ directory through a real host on a manual clock: each kind of event

@@ -12,8 +12,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { executeFileOps, FileOpsArgs } from "../src/tools/file-ops.ts";
-import { createBoundary, type DescriptorCheck, verifyDescriptor } from "../src/tools/files/boundary.ts";
+import { createBoundary, type DescriptorCheck, verifyDescriptor } from "../src/files/boundary.ts";
+import { executeFileOps, FileOpsArgs } from "../src/files/file-ops.ts";
 import { makeWorkspace, onCleanup, toolContext } from "./support.ts";
 
 // The file tools against an attacker who can write inside WORKING_DIR: a hard link to a file

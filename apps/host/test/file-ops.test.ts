@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { executeFileOps, FileOpsArgs } from "../src/tools/file-ops.ts";
+import { executeFileOps, FileOpsArgs } from "../src/files/file-ops.ts";
 import { makeWorkspace, toolContext } from "./support.ts";
 
 const run = (workingDir: string, input: Record<string, unknown>, ctx = toolContext(), maxFileBytes = 1024) =>

@@ -15,8 +15,8 @@ import {
 } from "@phonework/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { MessageHandler } from "../src/contracts/message-handler.ts";
 import type { Host } from "../src/create-host.ts";
-import type { MessageHandler } from "../src/handler/message-handler.ts";
 import { onCleanup, startHost } from "./support.ts";
 
 // Hostile router→host frames over a real socket, sent by the fake router to a real host: whatever

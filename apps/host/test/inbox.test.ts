@@ -11,9 +11,9 @@ import { join } from "node:path";
 import type { Attachment } from "@phonework/protocol";
 import { createTestLogger, makeTempDir, startFakeRouter } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { numberedName, safeBaseName } from "../src/handler/attachment-name.ts";
-import { createInbox, decodeBase64 } from "../src/handler/inbox.ts";
-import type { MessageHandler } from "../src/handler/message-handler.ts";
+import type { MessageHandler } from "../src/contracts/message-handler.ts";
+import { numberedName, safeBaseName } from "../src/workspace/attachment-name.ts";
+import { createInbox, decodeBase64 } from "../src/workspace/inbox.ts";
 import { onCleanup, startHost } from "./support.ts";
 
 // Files that come with a chat message land in the chat's attachments/ directory in the workspace

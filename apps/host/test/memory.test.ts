@@ -3,10 +3,10 @@ import { dirname, join } from "node:path";
 import type { Button } from "@phonework/protocol";
 import { type ChatRequest, delegateCall, makeTempDir } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { createMemoryTool } from "../src/tools/memory.ts";
-import { toolSpec } from "../src/tools/tool.ts";
-import { MemoryFiles } from "../src/workspace/memory-files.ts";
-import { headWithin, shareBudget } from "../src/workspace/memory-prompt.ts";
+import { toolSpec } from "../src/contracts/tool.ts";
+import { MemoryFiles } from "../src/memory/memory-files.ts";
+import { headWithin, shareBudget } from "../src/memory/memory-prompt.ts";
+import { createMemoryTool } from "../src/memory/memory-tool.ts";
 import { WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 import { onCleanup, startHostWithModel, toolContext } from "./support.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MessageLine } from "../src/handler/message-line.ts";
+import { MessageLine } from "../src/assistant/message-line.ts";
 
 // One user's messages on a host: one at a time in arrival order, except that messages for the
 // same coding session may wait together in that session's own queue.

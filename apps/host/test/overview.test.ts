@@ -1,11 +1,11 @@
 import { OVERVIEW_LIMITS, Overview, type OverviewChangedFrame } from "@phonework/protocol";
 import { type FakeRouter, startFakeRouter, waitFor } from "@phonework/testkit";
 import { describe, expect, it, vi } from "vitest";
+import type { CodingAgent } from "../src/coding/coding-agent.ts";
 import type { HostDeps } from "../src/create-host.ts";
 import { buildOverview, type OverviewSources } from "../src/overview/build-overview.ts";
 import { OverviewChanges } from "../src/overview/overview-changes.ts";
 import { SessionActivity } from "../src/overview/session-activity.ts";
-import type { CodingAgent } from "../src/sessions/coding-agent.ts";
 import { onCleanup, startHost } from "./support.ts";
 
 // The host's side of the console's overview, through a real host and a fake router over a real

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { openHostDatabase } from "../src/state-db.ts";
+import { openHostDatabase } from "../src/storage/host-db.ts";
 import { PlanLedger } from "../src/workers/plan-ledger.ts";
 import { attemptRow, planRow, subtaskRow } from "./plan-rows.ts";
 

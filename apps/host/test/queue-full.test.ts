@@ -1,6 +1,6 @@
 import { startFakeRouter } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import type { CodingAgent } from "../src/sessions/coding-agent.ts";
+import type { CodingAgent } from "../src/coding/coding-agent.ts";
 import { onCleanup, startHost } from "./support.ts";
 
 // A host refuses a coding turn past MAX_PENDING with QUEUE_FULL, and its message says the limit.

@@ -3,11 +3,11 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { findExecutable } from "../src/os/find-executable.ts";
+import { runCommand } from "../src/os/process-tree.ts";
 import { type Mount, orderMounts, Rank } from "../src/sandbox/mount-plan.ts";
-import { findExecutable } from "../src/sessions/find-executable.ts";
-import { runCommand } from "../src/tools/process-tree.ts";
-import { executeShell, RunShellArgs } from "../src/tools/run-shell.ts";
-import { blockedReason } from "../src/tools/shell-guard.ts";
+import { executeShell, RunShellArgs } from "../src/shell/run-shell.ts";
+import { blockedReason } from "../src/shell/shell-guard.ts";
 import { channelOf } from "../src/workspace/workspace-layout.ts";
 import { ALICE, BOB, sandboxRig, VISIBLE_TMP } from "./sandbox-support.ts";
 import { onCleanup } from "./support.ts";

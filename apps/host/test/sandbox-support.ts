@@ -1,11 +1,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestLogger } from "@phonework/testkit";
-import { HostConfigSchema } from "../src/config.ts";
+import { HostConfigSchema } from "../src/config/host-config.ts";
+import { type CommandOptions, type CommandResult, runCommand } from "../src/os/process-tree.ts";
 import { openSandbox } from "../src/sandbox/open-sandbox.ts";
 import type { CommandScope, ShellSandbox } from "../src/sandbox/shell-sandbox.ts";
-import { openHostDatabase } from "../src/state-db.ts";
-import { type CommandOptions, type CommandResult, runCommand } from "../src/tools/process-tree.ts";
+import { openHostDatabase } from "../src/storage/host-db.ts";
 import { ChannelAccess } from "../src/workspace/channel-access.ts";
 import { channelOf, WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 import { onCleanup } from "./support.ts";

@@ -8,7 +8,7 @@ import { JobStore, type NewJob } from "../src/schedule/job-store.ts";
 import { nextRun } from "../src/schedule/recurrence.ts";
 import { type CheckOutcome, Scheduler } from "../src/schedule/scheduler.ts";
 import { parseDelaySeconds, parseWhen } from "../src/schedule/when.ts";
-import { openHostDatabase } from "../src/state-db.ts";
+import { openHostDatabase } from "../src/storage/host-db.ts";
 import { onCleanup } from "./support.ts";
 
 // The scheduler against a real SQLite file: atomic claims (two processes racing), outages

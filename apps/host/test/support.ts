@@ -10,9 +10,9 @@ import {
   startFakeOpenAI,
   startFakeRouter,
 } from "@phonework/testkit";
-import { HostConfigSchema } from "../src/config.ts";
+import { HostConfigSchema } from "../src/config/host-config.ts";
+import type { OutgoingFile, ToolContext } from "../src/contracts/tool.ts";
 import { createHost, type Host, type HostDeps } from "../src/create-host.ts";
-import type { OutgoingFile, ToolContext } from "../src/tools/tool.ts";
 
 // A scratch WORKING_DIR with a small project tree, a secret outside it, and a symlink out.
 

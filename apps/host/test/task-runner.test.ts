@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { createTestLogger, makeTempDir, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { openHostDatabase } from "../src/state-db.ts";
+import { openHostDatabase } from "../src/storage/host-db.ts";
 import { formatTaskList } from "../src/tasks/format-tasks.ts";
 import { TaskRunner } from "../src/tasks/task-runner.ts";
 import { type TaskRecord, TaskStore } from "../src/tasks/task-store.ts";

@@ -2,12 +2,12 @@ import { existsSync } from "node:fs";
 import { loadConfig } from "@phonework/runtime";
 import { createTestLogger, makeTempDir, processRunning, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { HostConfigSchema } from "../src/config.ts";
-import { loadNodePty } from "../src/terminal/pty-module.ts";
-import { configSecrets, isDeniedName, terminalEnv } from "../src/terminal/terminal-env.ts";
-import { type TerminalLimits, TerminalManager } from "../src/terminal/terminal-manager.ts";
-import { TerminalRefusal } from "../src/terminal/terminal-refusal.ts";
-import type { TerminalSession } from "../src/terminal/terminal-session.ts";
+import { HostConfigSchema } from "../src/config/host-config.ts";
+import { loadNodePty } from "../src/terminals/pty-module.ts";
+import { configSecrets, isDeniedName, terminalEnv } from "../src/terminals/terminal-env.ts";
+import { type TerminalLimits, TerminalManager } from "../src/terminals/terminal-manager.ts";
+import { TerminalRefusal } from "../src/terminals/terminal-refusal.ts";
+import type { TerminalSession } from "../src/terminals/terminal-session.ts";
 import { onCleanup } from "./support.ts";
 
 // The terminal manager on real PTYs and real processes: limits, idle close, the whole tree killed

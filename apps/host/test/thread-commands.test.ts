@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Button } from "@phonework/protocol";
 import { makeTempDir, startFakeRouter } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import type { AgentThread, CodingAgent, TurnRequest } from "../src/sessions/coding-agent.ts";
+import type { AgentThread, CodingAgent, TurnRequest } from "../src/coding/coding-agent.ts";
 import { onCleanup, startHost } from "./support.ts";
 
 // /threads and /use thread <id> over a Codex stand-in whose thread catalog the test sets; the

@@ -4,12 +4,12 @@ import { isAbsolute, join, relative } from "node:path";
 import { fcParams, waitFor } from "@phonework/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { executeFileOps, FileOpsArgs } from "../src/tools/file-ops.ts";
-import { resolveInside } from "../src/tools/path-guard.ts";
-import { executeShell, RunShellArgs } from "../src/tools/run-shell.ts";
-import { MAX_NESTING } from "../src/tools/shell-commands.ts";
-import { blockedReason } from "../src/tools/shell-guard.ts";
-import { ToolError } from "../src/tools/tool.ts";
+import { ToolError } from "../src/contracts/tool.ts";
+import { executeFileOps, FileOpsArgs } from "../src/files/file-ops.ts";
+import { resolveInside } from "../src/os/path-guard.ts";
+import { executeShell, RunShellArgs } from "../src/shell/run-shell.ts";
+import { MAX_NESTING } from "../src/shell/shell-commands.ts";
+import { blockedReason } from "../src/shell/shell-guard.ts";
 import {
   DESTRUCTIVE,
   describeChain,

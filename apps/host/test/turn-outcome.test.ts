@@ -1,12 +1,12 @@
 import { createTestLogger, makeTempDir, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
+import { turnOutcome } from "../src/coding/codex/codex-agent.ts";
+import { TurnWatcher } from "../src/coding/codex/turn-watcher.ts";
+import type { CodingAgent, TurnRequest } from "../src/coding/coding-agent.ts";
+import { SessionManager } from "../src/coding/session-manager.ts";
+import { SessionStore } from "../src/coding/session-store.ts";
 import { createCheckRunner } from "../src/schedule/check-runner.ts";
 import type { ScheduledJob } from "../src/schedule/job.ts";
-import { turnOutcome } from "../src/sessions/codex/codex-agent.ts";
-import { TurnWatcher } from "../src/sessions/codex/turn-watcher.ts";
-import type { CodingAgent, TurnRequest } from "../src/sessions/coding-agent.ts";
-import { SessionManager } from "../src/sessions/session-manager.ts";
-import { SessionStore } from "../src/sessions/session-store.ts";
 import { formatTaskList } from "../src/tasks/format-tasks.ts";
 import { finishedStatus, TaskRunner } from "../src/tasks/task-runner.ts";
 import { TaskStore } from "../src/tasks/task-store.ts";

@@ -1,7 +1,7 @@
 import { createTestLogger, type FakeMcp, startFakeMcp } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { createMcpConnection, type McpConnection } from "../src/tools/mcp-client.ts";
-import { createWebTool, WebArgs } from "../src/tools/web.ts";
+import { createMcpConnection, type McpConnection } from "../src/web/mcp-client.ts";
+import { createWebTool, WebArgs } from "../src/web/web-tool.ts";
 import { toolContext } from "./support.ts";
 
 let mcp: FakeMcp;

@@ -11,9 +11,9 @@ import {
 } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createOpenAIModelClient } from "../src/agent/model-client.ts";
-import { createRunShellTool } from "../src/tools/run-shell.ts";
-import { defineTool, type Tool } from "../src/tools/tool.ts";
+import { defineTool, type Tool } from "../src/contracts/tool.ts";
+import { createOpenAIModelClient } from "../src/model/model-client.ts";
+import { createRunShellTool } from "../src/shell/run-shell.ts";
 import { runWorker, WORKER_STOP_GRACE_MS, type WorkerTask } from "../src/workers/worker-run.ts";
 
 // A worker against the real OpenAI SDK, the fake OpenAI server and the real run_shell tool.

@@ -6,8 +6,8 @@ import {
   WireError,
 } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
-import type { MessageHandler } from "../handler/message-handler.ts";
-import { toReply } from "../handler/reply.ts";
+import type { MessageHandler } from "../contracts/message-handler.ts";
+import { toReply } from "../contracts/reply.ts";
 
 // Runs forwarded requests through the handler and answers each under its correlation id.
 // The correlation id is the idempotency key: a request delivered twice runs once, and the second

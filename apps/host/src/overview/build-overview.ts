@@ -6,10 +6,10 @@ import {
   type OverviewSession,
   type OverviewTask,
 } from "@phonework/protocol";
+import type { PendingApproval } from "../coding/approval-broker.ts";
+import type { SessionRecord } from "../coding/session-store.ts";
 import { describeRepeat } from "../schedule/format-jobs.ts";
 import type { ScheduledJob } from "../schedule/job.ts";
-import type { PendingApproval } from "../sessions/approval-broker.ts";
-import type { SessionRecord } from "../sessions/session-store.ts";
 import type { TaskRecord } from "../tasks/task-store.ts";
 import type { PlanRow, SubtaskRow } from "../workers/plan-ledger.ts";
 import type { SessionActivity } from "./session-activity.ts";

@@ -1,6 +1,6 @@
 import type { HostFrame, OverviewRequestFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
-import type { TurnObserver } from "../sessions/session-manager.ts";
+import type { TurnObserver } from "../coding/session-manager.ts";
 import type { OverviewSources } from "./build-overview.ts";
 import { answerOverviewRequest } from "./link-overview.ts";
 import { OverviewChanges } from "./overview-changes.ts";

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, relative, sep } from "node:path";
 import { type Logger, StartupError } from "@phonework/runtime";
-import type { HostConfig } from "../config.ts";
+import type { HostConfig } from "../config/host-config.ts";
 import type { Channel, WorkspaceLayout } from "../workspace/workspace-layout.ts";
 import { probeSandbox, type SandboxProbe } from "./probe-sandbox.ts";
 import { secretEnvNames } from "./secret-env.ts";

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { findExecutable } from "../sessions/find-executable.ts";
+import type { SandboxNetwork } from "../config/sandbox-config.ts";
+import { findExecutable } from "../os/find-executable.ts";
 import { baseMounts, bwrapArgs } from "./mount-plan.ts";
-import type { SandboxNetwork } from "./sandbox-config.ts";
 
 // Whether commands can run in a sandbox here, found out by running one: bwrap can be installed and
 // still unusable (no unprivileged user namespaces, a container without the capability, seccomp).

@@ -1,5 +1,5 @@
+import type { SandboxNetwork } from "../config/sandbox-config.ts";
 import { bwrapArgs } from "./mount-plan.ts";
-import type { SandboxNetwork } from "./sandbox-config.ts";
 import { type CommandScope, policyMounts, type SandboxSettings } from "./sandbox-policy.ts";
 
 // Where the commands PhoneWork runs for a user run. runCommand builds `/bin/sh -c <command>` and

@@ -1,7 +1,7 @@
+import type { SessionManager } from "../coding/session-manager.ts";
+import { runCommand } from "../os/process-tree.ts";
 import type { ShellSandbox } from "../sandbox/shell-sandbox.ts";
-import type { SessionManager } from "../sessions/session-manager.ts";
-import { runCommand } from "../tools/process-tree.ts";
-import { blockedReason } from "../tools/shell-guard.ts";
+import { blockedReason } from "../shell/shell-guard.ts";
 import type { CheckOutcome, CheckRunner } from "./scheduler.ts";
 
 // What a check job runs at its time: a shell command in the working directory (the same guard

@@ -1,4 +1,4 @@
-import type { Assistant } from "../agent/assistant.ts";
+import type { Assistant } from "../assistant/assistant.ts";
 import type { EventRunner } from "./scheduler.ts";
 
 // How an event job runs: its text goes to the assistant as a turn in the event's chat, marked as

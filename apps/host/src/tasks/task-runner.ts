@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Clock, Logger } from "@phonework/runtime";
+import { BoundedOutput } from "../os/bounded-output.ts";
+import { runCommand } from "../os/process-tree.ts";
 import type { ShellSandbox } from "../sandbox/shell-sandbox.ts";
-import { BoundedOutput } from "../tools/bounded-output.ts";
-import { runCommand } from "../tools/process-tree.ts";
 import type { TaskRecord, TaskStore } from "./task-store.ts";
 
 // Background tasks: submit returns a task id at once; the work runs on, and when it

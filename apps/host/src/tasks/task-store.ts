@@ -1,6 +1,6 @@
 import { type Logger, openDatabase, PreparedStatements, type SqliteDatabase } from "@phonework/runtime";
 import { z } from "zod";
-import { importLegacyJsonFile } from "../legacy-state-file.ts";
+import { importLegacyJsonFile } from "../storage/legacy-state-file.ts";
 
 // Background tasks, kept in the host's state.db so /tasks survives a restart and a task's end
 // commits in the same transaction as the outbox item that announces it. A task that was running

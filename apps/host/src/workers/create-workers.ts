@@ -6,15 +6,15 @@ import type {
   WorkerTaskFrame,
 } from "@phonework/protocol";
 import type { Logger, SqliteDatabase } from "@phonework/runtime";
-import type { ModelClient } from "../agent/model-client.ts";
-import type { HostCommand } from "../commands/host-command.ts";
-import { planCommands } from "../commands/plan-commands.ts";
-import type { HostConfig } from "../config.ts";
+import type { HostConfig } from "../config/host-config.ts";
+import type { HostCommand } from "../contracts/host-command.ts";
+import type { Tool } from "../contracts/tool.ts";
 import type { Outbox } from "../link/outbox.ts";
 import { servesUserRule } from "../link/serves-user.ts";
-import { createPlanTools } from "../tools/delegate.ts";
-import type { Tool } from "../tools/tool.ts";
+import type { ModelClient } from "../model/model-client.ts";
 import type { ContextOwner } from "../workspace/channel-context.ts";
+import { createPlanTools } from "./delegate-tool.ts";
+import { planCommands } from "./plan-commands.ts";
 import { PlanLedger } from "./plan-ledger.ts";
 import { createReportWriter } from "./plan-report.ts";
 import { type PlanOwner, PlanRunner } from "./plan-runner.ts";

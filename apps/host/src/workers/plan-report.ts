@@ -1,5 +1,5 @@
 import type { Logger } from "@phonework/runtime";
-import { describeProviderError, type ModelClient } from "../agent/model-client.ts";
+import { describeProviderError, type ModelClient } from "../model/model-client.ts";
 import type { PlanRow, SubtaskRow } from "./plan-ledger.ts";
 
 // The plan's final report: the master model is called once with every subtask's result and

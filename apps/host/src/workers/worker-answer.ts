@@ -1,8 +1,8 @@
 import type { WorkerResult } from "@phonework/protocol";
 import { z } from "zod";
-import type { ChatMessage } from "../agent/chat-message.ts";
-import type { ModelClient } from "../agent/model-client.ts";
-import { describeZodError } from "../tools/tool.ts";
+import { describeZodError } from "../contracts/tool.ts";
+import type { ChatMessage } from "../model/chat-message.ts";
+import type { ModelClient } from "../model/model-client.ts";
 import { WORKER_REPAIR_REQUEST } from "./worker-prompt.ts";
 
 // Reads a worker's final message as its structured result. Models wrap JSON in fences or

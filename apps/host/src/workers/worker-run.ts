@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { WorkerOutcome, WorkerResult } from "@phonework/protocol";
 import { capText, type Logger } from "@phonework/runtime";
-import { runAgentLoop } from "../agent/agent-loop.ts";
-import type { ChatMessage } from "../agent/chat-message.ts";
-import { describeProviderError, type ModelClient } from "../agent/model-client.ts";
-import { type Tool, type ToolContext, ToolError } from "../tools/tool.ts";
+import { type Tool, type ToolContext, ToolError } from "../contracts/tool.ts";
+import { runAgentLoop } from "../model/agent-loop.ts";
+import type { ChatMessage } from "../model/chat-message.ts";
+import { describeProviderError, type ModelClient } from "../model/model-client.ts";
 import {
   hostAnswer,
   outcomeOf,

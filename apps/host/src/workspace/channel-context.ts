@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@phonework/runtime";
 import { z } from "zod";
-import { ChatMessage } from "../agent/chat-message.ts";
-import { trimToBudget } from "../agent/context-window.ts";
-import { takeLegacyHistory } from "../agent/legacy-history.ts";
+import { ChatMessage } from "../model/chat-message.ts";
+import { trimToBudget } from "../model/context-window.ts";
 import { appendJsonLines, readJsonLines } from "./jsonl-file.ts";
+import { takeLegacyHistory } from "./legacy-history.ts";
 import { channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
 
 // What the model remembers of a chat: the channel's context.jsonl in seed 004's format, a

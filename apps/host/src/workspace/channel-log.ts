@@ -2,8 +2,8 @@ import { relative } from "node:path";
 import type { ForwardFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import { z } from "zod";
-import type { SavedAttachment } from "../handler/inbox.ts";
 import type { OutboxItem } from "../link/outbox.ts";
+import type { SavedAttachment } from "./inbox.ts";
 import { appendJsonLines } from "./jsonl-file.ts";
 import { type Channel, channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
 

@@ -1,0 +1,167 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { Logger } from "@phonework/runtime";
+import { ensurePrivateDir } from "@phonework/runtime";
+import { type FSWatcher, watch } from "chokidar";
+import { createJiti } from "jiti";
+import * as zod from "zod";
+import { describeZodError, type Tool } from "../contracts/tool.ts";
+import { CustomToolExport, toCustomTool } from "./custom-tool.ts";
+
+// The custom tools in the workspace's tools/: each `tools/<name>/index.ts` (or index.js) is
+// loaded with jiti, checked, and offered to the model beside the built-in tools. tools/ is
+// watched: any change reloads them all (fresh modules, no cache), so an edit takes effect
+// without a restart. A tool that fails to load is kept as an entry with its error.
+
+export interface CustomToolEntry {
+  name: string;
+  /** The file it was loaded from, or its directory when there is none. */
+  path: string;
+  tool?: Tool;
+  error?: string;
+}
+
+export interface CustomToolsOptions {
+  dir: string;
+  /** Built-in tool names, which a custom tool may not take. */
+  reserved: readonly string[];
+  timeoutMs: number;
+  /** Handed to each tool's execute() (the workspace directory). */
+  workspace: string;
+  logger: Logger;
+  /** Quiet time after a change before reloading (an editor writes a file in several steps). */
+  debounceMs?: number;
+}
+
+const INDEX_FILES = ["index.ts", "index.js"];
+
+export class CustomTools {
+  private entries: CustomToolEntry[] = [];
+  private watcher: FSWatcher | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  /** Reloads run one at a time; a change during one asks for another after it. */
+  private reloading: Promise<void> = Promise.resolve();
+  private readonly reported = new Map<string, string>();
+
+  constructor(private readonly options: CustomToolsOptions) {}
+
+  /** The tools that loaded, in name order. */
+  tools(): Tool[] {
+    return this.entries.flatMap((entry) => entry.tool ?? []);
+  }
+
+  /** Every tool directory, loaded or not. */
+  list(): readonly CustomToolEntry[] {
+    return this.entries;
+  }
+
+  /** Watches tools/ and loads what is there once the watcher is ready (so no write falls between). */
+  start(): void {
+    ensurePrivateDir(this.options.dir); // DATA_DIR stays owner-only
+    this.watcher = watch(this.options.dir, {
+      ignoreInitial: true,
+      depth: 3,
+      ignored: (path) => path.includes("node_modules"),
+    });
+    this.watcher.on("ready", () => this.schedule());
+    this.watcher.on("all", () => this.schedule());
+    this.watcher.on("error", (error) =>
+      this.options.logger.warn({ err: error }, "watching custom tools failed"),
+    );
+  }
+
+  /** Loads every tool again now (start() does it on changes). */
+  reload(): Promise<void> {
+    this.reloading = this.reloading
+      .then(() => this.load())
+      .catch((error) => this.options.logger.warn({ err: error }, "reloading custom tools failed"));
+    return this.reloading;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.watcher?.close();
+    await this.reloading;
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.reload(), this.options.debounceMs ?? 100);
+  }
+
+  private async load(): Promise<void> {
+    // A fresh loader each time, without a module cache: an edited file, or a file it imports, is read anew.
+    const jiti = createJiti(import.meta.url, {
+      moduleCache: false,
+      fsCache: false,
+      // A tool that imports "zod" gets the host's own, installed or bundled: its schemas are then
+      // the host's kind, and the tools directory needs no node_modules.
+      virtualModules: { zod },
+    });
+    const entries: CustomToolEntry[] = [];
+    for (const name of this.toolDirs()) entries.push(await this.loadOne(jiti, name));
+    this.entries = entries;
+    this.report(entries);
+  }
+
+  private toolDirs(): string[] {
+    try {
+      return readdirSync(this.options.dir)
+        .filter((name) => !name.startsWith(".") && statSync(join(this.options.dir, name)).isDirectory())
+        .sort();
+    } catch {
+      return [];
+    }
+  }
+
+  private async loadOne(jiti: ReturnType<typeof createJiti>, dirName: string): Promise<CustomToolEntry> {
+    const dir = join(this.options.dir, dirName);
+    const file = INDEX_FILES.map((index) => join(dir, index)).find((path) => existsSync(path));
+    if (!file) return { name: dirName, path: dir, error: `no ${INDEX_FILES.join(" or ")}` };
+    const failed = (error: string): CustomToolEntry => ({ name: dirName, path: file, error });
+    let exported: unknown;
+    try {
+      exported = await jiti.import(file, { default: true });
+    } catch (error) {
+      // On one line: it is shown in a chat message.
+      const message = String((error as Error)?.message ?? error)
+        .replace(/\s+/g, " ")
+        .trim();
+      return failed(`cannot load: ${message}`);
+    }
+    const parsed = CustomToolExport.safeParse(exported);
+    if (!parsed.success) return failed(`bad default export: ${describeZodError(parsed.error)}`);
+    const { name } = parsed.data;
+    if (name !== dirName) return failed(`name "${name}" does not match its directory "${dirName}"`);
+    if (this.options.reserved.includes(name)) return failed(`"${name}" is a built-in tool's name`);
+    try {
+      const tool = toCustomTool(parsed.data, {
+        timeoutMs: this.options.timeoutMs,
+        workspace: this.options.workspace,
+        logger: this.options.logger,
+      });
+      return { name, path: file, tool };
+    } catch (error) {
+      return failed(`bad parameters: ${(error as Error).message}`);
+    }
+  }
+
+  /** Logs what changed: a tool loaded, or an error not logged before for that tool. */
+  private report(entries: CustomToolEntry[]): void {
+    const { logger } = this.options;
+    const seen = new Set<string>();
+    for (const entry of entries) {
+      seen.add(entry.name);
+      const state = entry.error ?? `ok ${entry.path}`;
+      if (this.reported.get(entry.name) === state) continue;
+      this.reported.set(entry.name, state);
+      if (entry.error)
+        logger.warn({ tool: entry.name, path: entry.path, error: entry.error }, "custom tool not loaded");
+      else logger.info({ tool: entry.name, path: entry.path }, "custom tool loaded");
+    }
+    for (const name of this.reported.keys()) if (!seen.has(name)) this.reported.delete(name);
+  }
+}

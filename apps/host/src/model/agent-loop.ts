@@ -1,0 +1,126 @@
+import type { Logger } from "@phonework/runtime";
+import {
+  describeZodError,
+  type FinalAnswer,
+  type Tool,
+  type ToolContext,
+  ToolError,
+  toolSpec,
+} from "../contracts/tool.ts";
+import type { ChatMessage, ToolCall } from "./chat-message.ts";
+import { describeProviderError, type ModelClient } from "./model-client.ts";
+
+// The tool-calling loop. It never throws: a tool failure becomes an error result the model
+// reads, a provider failure ends the turn with a clear reply, and it stops after maxSteps.
+
+export type StopReason = "done" | "max_steps" | "provider_error" | "aborted";
+
+export interface AgentRunOptions {
+  model: ModelClient;
+  tools: Tool[];
+  /** Tools that exist but are switched off here, with the reason the model is told. */
+  unavailableTools?: Record<string, string>;
+  systemPrompt: string;
+  history: ChatMessage[];
+  input: string;
+  maxSteps: number;
+  context: ToolContext;
+  logger: Logger;
+}
+
+export interface AgentRunResult {
+  reply: string;
+  stopReason: StopReason;
+  /** Messages this turn added (user input through the final answer), for the history. */
+  added: ChatMessage[];
+  toolCalls: number;
+}
+
+async function runTool(
+  call: ToolCall,
+  options: AgentRunOptions,
+  byName: Map<string, Tool>,
+): Promise<string | FinalAnswer> {
+  const { name } = call.function;
+  const tool = byName.get(name);
+  if (!tool) {
+    const off = options.unavailableTools?.[name];
+    return off ? `Error: ${off}` : `Error: there is no tool named "${name}"`;
+  }
+  let raw: unknown;
+  try {
+    raw = call.function.arguments.trim() ? JSON.parse(call.function.arguments) : {};
+  } catch {
+    return `Error: the arguments for ${name} are not valid JSON: ${call.function.arguments.slice(0, 200)}`;
+  }
+  const parsed = tool.schema.safeParse(raw);
+  if (!parsed.success) return `Error: invalid arguments for ${name}: ${describeZodError(parsed.error)}`;
+  const line = tool.describe?.(parsed.data);
+  options.context.progress(line ?? `using ${name}`);
+  try {
+    return await tool.execute(parsed.data, { ...options.context, toolCallId: call.id });
+  } catch (error) {
+    if (error instanceof ToolError) return `Error: ${error.message}`;
+    options.logger.warn({ err: error, tool: name }, "tool failed");
+    return `Error: ${name} failed: ${(error as Error)?.message ?? String(error)}`;
+  }
+}
+
+export async function runAgentLoop(options: AgentRunOptions): Promise<AgentRunResult> {
+  const { context, logger } = options;
+  const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const specs = options.tools.map(toolSpec);
+  const added: ChatMessage[] = [{ role: "user", content: options.input }];
+  let toolCalls = 0;
+
+  const finish = (reply: string, stopReason: StopReason, note = reply): AgentRunResult => {
+    added.push({ role: "assistant", content: note });
+    return { reply, stopReason, added, toolCalls };
+  };
+
+  for (let step = 0; step < options.maxSteps; step++) {
+    if (context.signal.aborted) return finish("⏹️ Stopped.", "aborted", "(stopped by the user)");
+    let answer: Awaited<ReturnType<ModelClient["complete"]>>;
+    try {
+      answer = await options.model.complete({
+        messages: [{ role: "system", content: options.systemPrompt }, ...options.history, ...added],
+        tools: specs,
+        signal: context.signal,
+      });
+    } catch (error) {
+      if (context.signal.aborted) return finish("⏹️ Stopped.", "aborted", "(stopped by the user)");
+      const reason = describeProviderError(error);
+      logger.warn({ reason }, "model provider failed");
+      return finish(
+        `⚠️ The model provider failed (${reason}). Nothing was lost; send your message again in a moment.`,
+        "provider_error",
+        "(the model provider failed before I could answer)",
+      );
+    }
+    if (answer.toolCalls.length === 0) {
+      const reply = answer.content?.trim() || "(the model returned an empty answer)";
+      added.push({ role: "assistant", content: reply });
+      return { reply, stopReason: "done", added, toolCalls };
+    }
+    added.push({ role: "assistant", content: answer.content, tool_calls: answer.toolCalls });
+    let final: string | undefined;
+    for (const call of answer.toolCalls) {
+      toolCalls++;
+      const result = context.signal.aborted
+        ? "Error: cancelled by the user"
+        : await runTool(call, options, byName);
+      if (typeof result !== "string") final = result.final;
+      added.push({
+        role: "tool",
+        tool_call_id: call.id,
+        content: typeof result === "string" ? result : result.final,
+      });
+    }
+    // A tool that produced the answer itself (a coding agent's reply) ends the turn unparaphrased.
+    if (final !== undefined) return finish(final, "done", "(the answer above was sent to the user as is)");
+  }
+  return finish(
+    `I stopped after ${options.maxSteps} steps without finishing. Ask me to continue, or narrow the request.`,
+    "max_steps",
+  );
+}

@@ -1,0 +1,43 @@
+import { ensurePrivateDir } from "@phonework/runtime";
+import type { MessageHandler } from "../contracts/message-handler.ts";
+import { toReply } from "../contracts/reply.ts";
+import type { ChannelAccess } from "./channel-access.ts";
+import type { ChannelLog } from "./channel-log.ts";
+import { type Inbox, type InboxResult, withAttachmentLines } from "./inbox.ts";
+import { channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
+
+// Where a chat message enters the host's workspace, before the handler sees it: the sender gets
+// access to the chat's directory, its files are saved in the chat's attachments/, and it is
+// written to the chat's log.jsonl; the answer is logged too. The handler gets the user's text
+// with a line per file. A file that could not be saved is said in the text (for the model) and
+// as a status line (for the user, whatever answers the message).
+
+export interface ChannelIntakeDeps {
+  layout: WorkspaceLayout;
+  inbox: Inbox;
+  log: ChannelLog;
+  access: ChannelAccess;
+}
+
+const NOTHING_SAVED: InboxResult = { saved: [], skipped: [] };
+
+export function withChannelIntake(handler: MessageHandler, deps: ChannelIntakeDeps): MessageHandler {
+  return {
+    async handle(request, ctx) {
+      const channel = channelOf(request.platform, request.chat_id);
+      deps.access.grant(request.user_id, channel);
+      // The one place in the workspace the chat's commands may write (the sandbox binds it).
+      ensurePrivateDir(deps.layout.channelScratch(channel));
+      const files = request.attachments?.length
+        ? await deps.inbox.save(request.attachments, deps.layout.channelAttachments(channel))
+        : NOTHING_SAVED;
+      deps.log.received(request, files.saved);
+      for (const file of files.skipped) ctx.progress(`⚠️ ${file.name} was not saved: ${file.reason}`);
+      const { attachments: _saved, ...rest } = request;
+      const text = files === NOTHING_SAVED ? request.text : withAttachmentLines(request.text, files);
+      const reply = await handler.handle({ ...rest, text }, ctx);
+      deps.log.answered(request, toReply(reply).text);
+      return reply;
+    },
+  };
+}
