@@ -4,7 +4,7 @@ import { HostConfigSchema } from "../apps/host/src/config/host-config.ts";
 import { runCommand } from "../apps/host/src/os/process-tree.ts";
 import { openSandbox } from "../apps/host/src/sandbox/open-sandbox.ts";
 import type { WrapArgv } from "../apps/host/src/sandbox/shell-sandbox.ts";
-import { openHostDatabase } from "../apps/host/src/storage/host-db.ts";
+import { openStateDatabase } from "../apps/host/src/state-database.ts";
 import { ChannelAccess } from "../apps/host/src/workspace/channel-access.ts";
 import { WorkspaceLayout } from "../apps/host/src/workspace/workspace-layout.ts";
 import { createLogger } from "../packages/runtime/src/logger.ts";
@@ -31,7 +31,7 @@ function machine(cleanup: Cleanup): { workingDir: string; wrap: WrapArgv } {
   const workspace = new WorkspaceLayout(join(dataDir, "host", "bench", "workspace"));
   for (let chat = 1; chat <= 21; chat++)
     mkdirSync(workspace.channelDir({ adapter: "telegram", chat: String(chat) }), { recursive: true });
-  const db = openHostDatabase(join(dataDir, "host", "bench", "state.db"));
+  const db = openStateDatabase(join(dataDir, "host", "bench", "state.db"));
   cleanup.add(() => db.close());
   const access = new ChannelAccess(db, workspace, () => Date.now());
   const config = HostConfigSchema.parse({ WORKING_DIR: workingDir, DATA_DIR: dataDir, SANDBOX: "on" });

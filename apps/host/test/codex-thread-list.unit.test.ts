@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { listThreads, readThread } from "../src/coding/codex/codex-threads.ts";
-import { JsonRpcError } from "../src/coding/codex/json-rpc-process.ts";
+import { JsonRpcError } from "../src/coding/codex-json-rpc.ts";
+import { listThreads, readThread } from "../src/coding/codex-threads.ts";
 
 // Reading the app-server's thread/list and thread/read answers (their shape as codex 0.169 sends
 // it, trimmed): what PhoneWork keeps, and what it leaves out.

@@ -4,10 +4,10 @@ import { createLogger, openDatabase } from "@phonework/runtime";
 import { type AnyFrame, createManualClock, type ManualClock, makeTempDir, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { SESSIONS_MIGRATION } from "../src/coding/session-store.ts";
-import { OUTBOX_MIGRATION } from "../src/link/outbox.ts";
+import { OUTBOX_MIGRATION } from "../src/delivery/outbox.ts";
 import { EventsDirectory } from "../src/schedule/events-directory.ts";
 import { JOBS_MIGRATION, JobStore } from "../src/schedule/job-store.ts";
-import { openHostDatabase } from "../src/storage/host-db.ts";
+import { openStateDatabase } from "../src/state-database.ts";
 import { TASKS_MIGRATION } from "../src/tasks/task-store.ts";
 import { PLANS_MIGRATION } from "../src/workers/plan-ledger.ts";
 import { onCleanup, startHostWithModel } from "./support.ts";
@@ -273,7 +273,7 @@ describe("events directory across a crash", () => {
   it("a file whose job was committed just before a crash is removed at the restart, not stored again", () => {
     const dir = makeTempDir();
     onCleanup(dir.remove);
-    const db = openHostDatabase(join(dir.path, "state.db"));
+    const db = openStateDatabase(join(dir.path, "state.db"));
     onCleanup(() => void db.close());
     const store = new JobStore(db, () => at(7, 0));
     const directory = (transaction: <T>(fn: () => T) => T) =>
@@ -318,7 +318,7 @@ describe("events directory across a crash", () => {
     old.prepare("DELETE FROM scheduled_jobs WHERE text = 'deleted'").run();
     old.close();
 
-    const db = openHostDatabase(path);
+    const db = openStateDatabase(path);
     onCleanup(() => void db.close());
     const store = new JobStore(db, () => 0);
     expect(store.list("u1")).toMatchObject([{ id: 1, text: "kept", event_file: null }]);

@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import { SessionStore } from "../src/coding/session-store.ts";
 import { HostConfigSchema } from "../src/config/host-config.ts";
 import { createHost } from "../src/create-host.ts";
-import { Outbox } from "../src/link/outbox.ts";
-import { openHostDatabase } from "../src/storage/host-db.ts";
+import { Outbox } from "../src/delivery/outbox.ts";
+import { openStateDatabase } from "../src/state-database.ts";
 import { TaskRunner } from "../src/tasks/task-runner.ts";
 import { type TaskRecord, TaskStore } from "../src/tasks/task-store.ts";
 import { onCleanup } from "./support.ts";
@@ -23,7 +23,7 @@ function tempDir(): string {
 
 /** Opens the state database at `path`; closed after the test unless the test closes it first. */
 function openDb(path: string): SqliteDatabase {
-  const db = openHostDatabase(path);
+  const db = openStateDatabase(path);
   onCleanup(() => {
     if (db.open) db.close();
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { openHostDatabase } from "../src/storage/host-db.ts";
+import { openStateDatabase } from "../src/state-database.ts";
 import { PlanLedger } from "../src/workers/plan-ledger.ts";
 import { attemptRow, planRow, subtaskRow } from "./plan-rows.ts";
 
@@ -12,7 +12,7 @@ const subtask = (planId: string) =>
 
 describe("PlanLedger", () => {
   it("round-trips a subtask's JSON columns and a validated result", () => {
-    const ledger = new PlanLedger(openHostDatabase(":memory:"));
+    const ledger = new PlanLedger(openStateDatabase(":memory:"));
     ledger.createPlan(plan("p1"), [subtask("p1")]);
     const result = {
       task_id: "w",
@@ -31,7 +31,7 @@ describe("PlanLedger", () => {
   });
 
   it("prunes ended plans older than the cut with their subtasks and attempts; running plans stay", () => {
-    const db = openHostDatabase(":memory:");
+    const db = openStateDatabase(":memory:");
     const ledger = new PlanLedger(db);
     ledger.createPlan(plan("old", { status: "done", finished_at: 1000 }), [subtask("old")]);
     ledger.createPlan(plan("new", { status: "done", finished_at: 9000 }), [subtask("new")]);

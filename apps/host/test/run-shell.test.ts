@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { processRunning, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
+import { blockedReason } from "../src/sandbox/shell-guard.ts";
 import { executeShell, RunShellArgs, shellTimeoutSeconds } from "../src/shell/run-shell.ts";
-import { blockedReason } from "../src/shell/shell-guard.ts";
 import { makeWorkspace } from "./support.ts";
 
 const args = (input: Record<string, unknown>) => RunShellArgs.parse(input);

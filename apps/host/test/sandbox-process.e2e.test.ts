@@ -6,10 +6,10 @@ import { join } from "node:path";
 import { createTestLogger, fcParams, processRunning, waitFor } from "@phonework/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { SessionManager } from "../src/coding/session-manager.ts";
+import type { CodingTurns } from "../src/contracts/coding-turns.ts";
 import { createCheckRunner } from "../src/schedule/check-runner.ts";
 import type { ScheduledJob } from "../src/schedule/job.ts";
-import { openHostDatabase } from "../src/storage/host-db.ts";
+import { openStateDatabase } from "../src/state-database.ts";
 import { TaskRunner } from "../src/tasks/task-runner.ts";
 import { type TaskRecord, TaskStore } from "../src/tasks/task-store.ts";
 import { ALICE, sandboxRig } from "./sandbox-support.ts";
@@ -177,7 +177,7 @@ describe("sandbox: the command reaches `sh -c` unchanged", () => {
 describe("sandbox: every way PhoneWork runs a command", () => {
   it("run_background tasks and scheduled checks run in it too", async () => {
     const rig = sandboxRig();
-    const db = openHostDatabase(join(rig.workingDir, "..", "tasks.db"));
+    const db = openStateDatabase(join(rig.workingDir, "..", "tasks.db"));
     onCleanup(() => void db.close());
     const finished: TaskRecord[] = [];
     const runner = new TaskRunner({
@@ -199,7 +199,7 @@ describe("sandbox: every way PhoneWork runs a command", () => {
     const check = createCheckRunner({
       workingDir: rig.workingDir,
       timeoutMs: 10_000,
-      sessions: {} as SessionManager,
+      coding: {} as CodingTurns,
       sandbox: rig.sandbox,
     });
     const job = { user_id: ALICE.userId, chat_id: ALICE.chatId, platform: ALICE.platform } as ScheduledJob;

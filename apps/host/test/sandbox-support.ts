@@ -5,7 +5,7 @@ import { HostConfigSchema } from "../src/config/host-config.ts";
 import { type CommandOptions, type CommandResult, runCommand } from "../src/os/process-tree.ts";
 import { openSandbox } from "../src/sandbox/open-sandbox.ts";
 import type { CommandScope, ShellSandbox } from "../src/sandbox/shell-sandbox.ts";
-import { openHostDatabase } from "../src/storage/host-db.ts";
+import { openStateDatabase } from "../src/state-database.ts";
 import { ChannelAccess } from "../src/workspace/channel-access.ts";
 import { channelOf, WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 import { onCleanup } from "./support.ts";
@@ -71,7 +71,7 @@ export function sandboxRig(
     awsCredentials: write(join(home, ".aws", "credentials"), "AWS-SECRET"),
   };
   const workspace = new WorkspaceLayout(join(dataDir, "host", "laptop", "workspace"));
-  const db = openHostDatabase(join(dataDir, "host", "laptop", "state.db"));
+  const db = openStateDatabase(join(dataDir, "host", "laptop", "state.db"));
   onCleanup(() => void db.close());
   const access = new ChannelAccess(db, workspace, () => Date.now());
   const channel = (scope: CommandScope) => channelOf(scope.platform, scope.chatId);

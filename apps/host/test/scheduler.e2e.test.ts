@@ -2,13 +2,13 @@ import { join } from "node:path";
 import { createLogger } from "@phonework/runtime";
 import { createManualClock, MINUTE, makeTempDir, repoRoot, spawnProcess } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { Outbox } from "../src/link/outbox.ts";
+import { Outbox } from "../src/delivery/outbox.ts";
 import type { ScheduledJob } from "../src/schedule/job.ts";
 import { JobStore, type NewJob } from "../src/schedule/job-store.ts";
 import { nextRun } from "../src/schedule/recurrence.ts";
 import { type CheckOutcome, Scheduler } from "../src/schedule/scheduler.ts";
 import { parseDelaySeconds, parseWhen } from "../src/schedule/when.ts";
-import { openHostDatabase } from "../src/storage/host-db.ts";
+import { openStateDatabase } from "../src/state-database.ts";
 import { onCleanup } from "./support.ts";
 
 // The scheduler against a real SQLite file: atomic claims (two processes racing), outages
@@ -18,7 +18,7 @@ const logger = createLogger({ level: "silent" });
 const OWNER = { user_id: "u1", platform: "memory", chat_id: "c1" };
 
 function openStore(path: string, now: () => number) {
-  const db = openHostDatabase(path);
+  const db = openStateDatabase(path);
   const store = new JobStore(db, now);
   const outbox = new Outbox(db, logger, now);
   // As the host stops: the outbox first (its batched deletes of acknowledged rows), then the database.

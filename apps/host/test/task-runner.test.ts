@@ -1,14 +1,14 @@
 import { join } from "node:path";
 import { createTestLogger, makeTempDir, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { openHostDatabase } from "../src/storage/host-db.ts";
+import { openStateDatabase } from "../src/state-database.ts";
 import { formatTaskList } from "../src/tasks/format-tasks.ts";
 import { TaskRunner } from "../src/tasks/task-runner.ts";
 import { type TaskRecord, TaskStore } from "../src/tasks/task-store.ts";
 import { onCleanup } from "./support.ts";
 
 function openDb(path: string) {
-  const db = openHostDatabase(path);
+  const db = openStateDatabase(path);
   onCleanup(() => {
     db.close();
   });
@@ -63,7 +63,7 @@ describe("background tasks", () => {
     const dir = makeTempDir();
     onCleanup(dir.remove);
     const path = join(dir.path, "state.db");
-    const db = openHostDatabase(path);
+    const db = openStateDatabase(path);
     const before = TaskStore.open(db, 1000);
     before.save({
       id: "abc123",

@@ -7,9 +7,9 @@ import { describe, expect, it } from "vitest";
 import { ToolError } from "../src/contracts/tool.ts";
 import { executeFileOps, FileOpsArgs } from "../src/files/file-ops.ts";
 import { resolveInside } from "../src/os/path-guard.ts";
+import { MAX_NESTING } from "../src/sandbox/shell-commands.ts";
+import { blockedReason } from "../src/sandbox/shell-guard.ts";
 import { executeShell, RunShellArgs } from "../src/shell/run-shell.ts";
-import { MAX_NESTING } from "../src/shell/shell-commands.ts";
-import { blockedReason } from "../src/shell/shell-guard.ts";
 import {
   DESTRUCTIVE,
   describeChain,

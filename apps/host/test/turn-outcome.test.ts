@@ -1,8 +1,9 @@
 import { createTestLogger, makeTempDir, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { turnOutcome } from "../src/coding/codex/codex-agent.ts";
-import { TurnWatcher } from "../src/coding/codex/turn-watcher.ts";
+import { turnOutcome } from "../src/coding/codex-agent.ts";
+import { TurnWatcher } from "../src/coding/codex-turn-watcher.ts";
 import type { CodingAgent, TurnRequest } from "../src/coding/coding-agent.ts";
+import { codingTurns } from "../src/coding/coding-turns.ts";
 import { SessionManager } from "../src/coding/session-manager.ts";
 import { SessionStore } from "../src/coding/session-store.ts";
 import { createCheckRunner } from "../src/schedule/check-runner.ts";
@@ -210,7 +211,7 @@ describe("a coding turn stopped in the background", () => {
 
   it("a check job's coding prompt passes or fails by the turn's outcome, not by its text", async () => {
     const { sessions, owner } = setup();
-    const check = createCheckRunner({ workingDir: "/", timeoutMs: 60_000, sessions });
+    const check = createCheckRunner({ workingDir: "/", timeoutMs: 60_000, coding: codingTurns(sessions) });
     const job = (prompt: string) =>
       ({
         user_id: owner.userId,

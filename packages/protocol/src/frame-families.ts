@@ -50,3 +50,36 @@ export type FrameHandlers<F extends { type: string }> = {
 export function dispatchFrame<F extends { type: string }>(handlers: FrameHandlers<F>, frame: F): void {
   (handlers[frame.type as F["type"]] as (frame: F) => void)(frame);
 }
+
+/** Router → host: what a registered host is sent to handle (all but the link's own frames). */
+export type HostBoundFrame = Exclude<
+  RouterFrame,
+  { type: "challenge" | "register_ok" | "register_error" | "ping" | "error" }
+>;
+
+type KeysOf<Parts extends readonly object[]> = Parts extends readonly [
+  infer Head,
+  ...infer Rest extends readonly object[],
+]
+  ? keyof Head | KeysOf<Rest>
+  : never;
+type HandledTwice<Parts extends readonly object[], Seen = never> = Parts extends readonly [
+  infer Head,
+  ...infer Rest extends readonly object[],
+]
+  ? (keyof Head & Seen) | HandledTwice<Rest, Seen | keyof Head>
+  : never;
+
+/**
+ * Joins the features' handler tables into the side's one table. It compiles only when every frame
+ * type of `F` has a handler and no type has two: `joinFrameHandlers<F>()(a.frames, b.frames, …)`.
+ */
+export function joinFrameHandlers<F extends { type: string }>() {
+  return <const Parts extends readonly Partial<FrameHandlers<F>>[]>(
+    ...parts: Parts &
+      ([Exclude<F["type"], KeysOf<Parts>>] extends [never]
+        ? unknown
+        : { unhandled: Exclude<F["type"], KeysOf<Parts>> }) &
+      ([HandledTwice<Parts>] extends [never] ? unknown : { handledTwice: HandledTwice<Parts> })
+  ): FrameHandlers<F> => Object.assign({}, ...parts) as FrameHandlers<F>;
+}

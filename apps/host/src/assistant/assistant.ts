@@ -63,15 +63,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
   const running = new Map<string, AbortController>();
   const byName = new Map(deps.commands.map((command) => [command.name, command]));
 
-  const toolNames = () => deps.tools().map((t) => t.name);
-  const help = () =>
-    [
-      `Commands on ${deps.nodeId}:`,
-      ...formatCommandList([...deps.commands, { ...STOP_COMMAND, name: "stop", run: async () => "" }]),
-      "",
-      `Assistant tools: ${deps.model ? toolNames().join(", ") : "none (no model configured)"}`,
-      "Anything else is answered by the assistant, or by your active coding session.",
-    ].join("\n");
+  const help = () => helpText(deps);
 
   // What the user is waiting for, and their plans; else a coding turn of theirs, also one in the background.
   const stop = (userId: string): string => {
@@ -97,38 +89,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     return handler.run(command.args, request, ctx);
   };
 
-  const turn = async (request: ForwardFrame, ctx: RequestContext): Promise<AgentRunResult> => {
-    const userId = request.user_id;
-    const context: ToolContext = {
-      signal: ctx.signal,
-      userId,
-      chatId: request.chat_id,
-      platform: request.platform,
-      requestId: request.id,
-      progress: ctx.progress,
-      sendFile: (file) =>
-        deps.sendFile({ userId, chatId: request.chat_id, platform: request.platform }, file),
-      ...(request.nodes ? { peers: request.nodes } : {}),
-    };
-    const owner = { userId, chatId: request.chat_id, platform: request.platform };
-    const history = deps.history.load(owner);
-    const result = await runAgentLoop({
-      model: deps.model as ModelClient,
-      tools: deps.tools(),
-      unavailableTools: deps.unavailableTools,
-      systemPrompt: deps.systemPrompt(request),
-      history,
-      input: request.text,
-      maxSteps: deps.maxSteps,
-      context,
-      logger: deps.logger.child({ userId }),
-    });
-    // Appended to what is stored now, not to the copy loaded above: a reminder sent during the
-    // turn was added to the history meanwhile and must stay.
-    deps.history.append(owner, result.added);
-    deps.logger.info({ userId, stopReason: result.stopReason, toolCalls: result.toolCalls }, "turn finished");
-    return result;
-  };
+  const turn = (request: ForwardFrame, ctx: RequestContext) => modelTurn(deps, request, ctx);
 
   /** One message at the head of the user's line. */
   const answer = async (
@@ -190,4 +151,53 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       });
     },
   };
+}
+
+/** A turn of the model with tools, continuing the chat's context and adding to it. */
+async function modelTurn(
+  deps: AssistantDeps,
+  request: ForwardFrame,
+  ctx: RequestContext,
+): Promise<AgentRunResult> {
+  const userId = request.user_id;
+  const context: ToolContext = {
+    signal: ctx.signal,
+    userId,
+    chatId: request.chat_id,
+    platform: request.platform,
+    requestId: request.id,
+    progress: ctx.progress,
+    sendFile: (file) => deps.sendFile({ userId, chatId: request.chat_id, platform: request.platform }, file),
+    ...(request.nodes ? { peers: request.nodes } : {}),
+  };
+  const owner = { userId, chatId: request.chat_id, platform: request.platform };
+  const history = deps.history.load(owner);
+  const result = await runAgentLoop({
+    model: deps.model as ModelClient,
+    tools: deps.tools(),
+    unavailableTools: deps.unavailableTools,
+    systemPrompt: deps.systemPrompt(request),
+    history,
+    input: request.text,
+    maxSteps: deps.maxSteps,
+    context,
+    logger: deps.logger.child({ userId }),
+  });
+  // Appended to what is stored now, not to the copy loaded above: a reminder sent during the
+  // turn was added to the history meanwhile and must stay.
+  deps.history.append(owner, result.added);
+  deps.logger.info({ userId, stopReason: result.stopReason, toolCalls: result.toolCalls }, "turn finished");
+  return result;
+}
+
+/** /help: the commands here, the assistant's tools, and where anything else goes. */
+function helpText(deps: AssistantDeps): string {
+  const toolNames = deps.tools().map((t) => t.name);
+  return [
+    `Commands on ${deps.nodeId}:`,
+    ...formatCommandList([...deps.commands, { ...STOP_COMMAND, name: "stop", run: async () => "" }]),
+    "",
+    `Assistant tools: ${deps.model ? toolNames.join(", ") : "none (no model configured)"}`,
+    "Anything else is answered by the assistant, or by your active coding session.",
+  ].join("\n");
 }

@@ -1,4 +1,4 @@
-// The assistant's instructions. Direct answers come first (M2.1): a general question is
+// The assistant's instructions. Direct answers come first: a general question is
 // answered from the model's own knowledge, without tools and without asking "which project?".
 
 export interface PromptFacts {

@@ -1,8 +1,8 @@
 import type { Logger } from "@phonework/runtime";
 import type { HostConfig } from "../config/host-config.ts";
 import type { ApprovalBroker } from "./approval-broker.ts";
-import { createClaudeAgent } from "./claude/claude-agent.ts";
-import { createCodexAgent } from "./codex/codex-agent.ts";
+import { createClaudeAgent } from "./claude-agent.ts";
+import { createCodexAgent } from "./codex-agent.ts";
 import type { CodingAgent } from "./coding-agent.ts";
 import type { AgentName } from "./session-store.ts";
 

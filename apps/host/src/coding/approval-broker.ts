@@ -1,14 +1,14 @@
 import { randomBytes } from "node:crypto";
 import type { Button } from "@phonework/protocol";
 import { formatDuration } from "@phonework/runtime";
-import type { TaskOwner } from "../tasks/task-runner.ts";
+import type { ChatOwner } from "../contracts/chat-owner.ts";
 
 // Approval requests from a coding agent (Codex asking to run a command or change files) go to
 // the user's chat; the user answers /approve <id> or /deny <id> (typed, or by the buttons under
 // the request). None is left unanswered: after the timeout it is declined and the user is told.
 
 interface Pending {
-  owner: TaskOwner;
+  owner: ChatOwner;
   what: string;
   askedAt: number;
   resolve: (approved: boolean) => void;
@@ -29,7 +29,7 @@ export interface ApprovalBrokerDeps {
   /** An unanswered request is declined after this long (APPROVAL_TIMEOUT_S). */
   timeoutMs: number;
   /** Sends the question (and the timeout notice) to the user's chat. */
-  notify: (owner: TaskOwner, text: string, buttons?: Button[][]) => void;
+  notify: (owner: ChatOwner, text: string, buttons?: Button[][]) => void;
   now: () => number;
   /** Told when a user's pending approvals change (asked, answered, timed out, withdrawn). */
   onChange?: (userId: string) => void;
@@ -41,7 +41,7 @@ export class ApprovalBroker {
   constructor(private readonly deps: ApprovalBrokerDeps) {}
 
   /** Asks the user; resolves true if approved, false if denied or timed out. */
-  request(owner: TaskOwner, what: string, signal?: AbortSignal): Promise<boolean> {
+  request(owner: ChatOwner, what: string, signal?: AbortSignal): Promise<boolean> {
     const id = randomBytes(2).toString("hex");
     return new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {

@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ToolError } from "../contracts/tool.ts";
-import { isInside, resolveInside } from "../os/path-guard.ts";
+import { isInside, PathNotFound, resolveInside } from "../os/path-guard.ts";
 
 // Where a coding session runs: a project directory under WORKING_DIR, as the real path (symlinks
 // resolved) so the agent is never started outside it.
@@ -18,7 +18,7 @@ export function projectDir(workingDir: string, project: string): string {
   try {
     return resolveInside(workingDir, project);
   } catch (error) {
-    if (!(error instanceof ToolError) || !error.message.startsWith("no such file")) throw error;
+    if (!(error instanceof PathNotFound)) throw error;
     mkdirSync(join(workingDir, project), { recursive: true });
     return resolveInside(workingDir, project);
   }

@@ -1,8 +1,8 @@
 import type { Clock } from "@phonework/runtime";
 import { formatDuration } from "@phonework/runtime";
+import type { ChatOwner } from "../contracts/chat-owner.ts";
 import type { HostCommand } from "../contracts/host-command.ts";
 import { ToolError } from "../contracts/tool.ts";
-import type { TaskOwner } from "../tasks/task-runner.ts";
 import type { ApprovalBroker } from "./approval-broker.ts";
 import type { SessionManager } from "./session-manager.ts";
 import { AgentName, type SessionRecord } from "./session-store.ts";
@@ -15,7 +15,7 @@ export interface SessionCommandDeps {
   defaultAgent: AgentName;
   clock: Clock;
   /** `/use thread <id>`: continue one of the agent's own conversations (see thread-commands.ts). */
-  useThread?: (owner: TaskOwner, id: string) => Promise<string>;
+  useThread?: (owner: ChatOwner, id: string) => Promise<string>;
 }
 
 const EFFORTS = ["minimal", "low", "medium", "high"];

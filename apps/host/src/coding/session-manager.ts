@@ -1,9 +1,10 @@
 import { type SessionSummary, WireError } from "@phonework/protocol";
 import { type Clock, KeyedQueue, type Logger } from "@phonework/runtime";
+import type { ChatOwner } from "../contracts/chat-owner.ts";
 import { ToolError } from "../contracts/tool.ts";
 import { finishOrDetach } from "../tasks/finish-or-detach.ts";
 import { movedToBackgroundText } from "../tasks/format-tasks.ts";
-import type { TaskOwner, TaskRunner } from "../tasks/task-runner.ts";
+import type { TaskRunner } from "../tasks/task-runner.ts";
 import type { CodingAgent, TurnOutcome, TurnResult } from "./coding-agent.ts";
 import { projectDir } from "./project-dir.ts";
 import type { AgentName, SessionRecord, SessionStore } from "./session-store.ts";
@@ -37,7 +38,7 @@ export interface TurnObserver {
   closed(session: SessionRecord): void;
 }
 
-export interface SendContext extends TaskOwner {
+export interface SendContext extends ChatOwner {
   /** Cancels the turn while the user is still waiting for it (not once it runs in the background). */
   signal: AbortSignal;
   progress(line: string): void;
@@ -61,7 +62,7 @@ export class SessionManager {
     return this.pending;
   }
 
-  create(owner: TaskOwner, project: string, agent: AgentName): SessionRecord {
+  create(owner: ChatOwner, project: string, agent: AgentName): SessionRecord {
     return this.open(owner, agent, { project, cwd: () => projectDir(this.options.workingDir, project) });
   }
 
@@ -69,7 +70,7 @@ export class SessionManager {
    * A new active session that continues the agent's own conversation `agentSessionId` (a Codex
    * thread) in `cwd`, a directory the caller found under WORKING_DIR (`project`, relative to it).
    */
-  adopt(owner: TaskOwner, agent: AgentName, agentSessionId: string, project: string, cwd: string) {
+  adopt(owner: ChatOwner, agent: AgentName, agentSessionId: string, project: string, cwd: string) {
     return this.open(owner, agent, { project, cwd: () => cwd, agent_session_id: agentSessionId });
   }
 
@@ -79,7 +80,7 @@ export class SessionManager {
   }
 
   private open(
-    owner: TaskOwner,
+    owner: ChatOwner,
     agent: AgentName,
     place: { project: string; cwd: () => string; agent_session_id?: string },
   ): SessionRecord {

@@ -13,8 +13,8 @@ import {
   stringList,
 } from "@phonework/runtime";
 import { z } from "zod";
-import { isTimeZone } from "../schedule/when.ts";
 import { sandboxFields } from "./sandbox-config.ts";
+import { isTimeZone } from "./time-zone.ts";
 
 const isDirectory = (path: string) => {
   try {

@@ -1,7 +1,7 @@
 import { type Dirent, lstatSync, readdirSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import type { Opened } from "../os/open-inside.ts";
 import { type Boundary, childPath, dirPathFor, isHidden, verifyDescriptor } from "./boundary.ts";
+import type { Opened } from "./open-inside.ts";
 
 // The entries of a directory the file tools opened, sorted by name, for list and search.
 // With /proc the names are read through the verified descriptor, so a swap of the directory

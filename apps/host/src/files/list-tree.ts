@@ -1,6 +1,6 @@
-import { type Opened, openChild, using } from "../os/open-inside.ts";
 import type { Boundary } from "./boundary.ts";
 import { lstatEntry, readEntries } from "./dir-entries.ts";
+import { type Opened, openChild, using } from "./open-inside.ts";
 
 // file_ops list: a directory tree, a few levels deep, with sizes. Bounded so a huge
 // directory cannot flood the model's context. Symlinks are shown, never followed, and each

@@ -1,6 +1,6 @@
 import { ToolError } from "../contracts/tool.ts";
-import { type Opened, refuseHardLinked } from "../os/open-inside.ts";
 import { readRange } from "../os/read-fd.ts";
+import { type Opened, refuseHardLinked } from "./open-inside.ts";
 
 // file_ops read: the start of a file (up to max_bytes), or its last N lines, read through the
 // descriptor openInside checked.

@@ -1,7 +1,7 @@
-import { type Opened, openChild, using } from "../os/open-inside.ts";
 import { readRange } from "../os/read-fd.ts";
 import type { Boundary } from "./boundary.ts";
 import { readEntries } from "./dir-entries.ts";
+import { type Opened, openChild, using } from "./open-inside.ts";
 
 // file_ops search: grep-like, case-insensitive literal search, bounded in files read,
 // file size and matches so it answers quickly even on a large tree. Walks without following

@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { type ToolContext, ToolError } from "../contracts/tool.ts";
-import { type Opened, refuseHardLinked } from "../os/open-inside.ts";
 import { readRange } from "../os/read-fd.ts";
+import { type Opened, refuseHardLinked } from "./open-inside.ts";
 
 // file_ops send: the file itself to the user's chat, read through the descriptor openInside
 // checked, and no bigger than MAX_FILE_BYTES. mime-types (and its database) is loaded on the first

@@ -2,7 +2,10 @@ import type { TLSSocket } from "node:tls";
 import {
   CloseCode,
   decodeFrame,
+  dispatchFrame,
   encodeFrame,
+  type FrameHandlers,
+  type HostBoundFrame,
   type HostFrame,
   NODE_ID_HEADER,
   nodeAuthPayload,
@@ -27,27 +30,6 @@ import {
 // signed `register`, keep alive, and reconnect forever with backoff. NAT-transparent because the
 // host always dials out.
 
-/** Frames that carry work for the host: requests, acknowledgements, worker tasks of plans, terminals, overviews. */
-export type WorkFrame = Extract<
-  RouterFrame,
-  {
-    type:
-      | "forward"
-      | "cancel"
-      | "push_ack"
-      | "worker_task"
-      | "worker_status"
-      | "worker_result"
-      | "worker_cancel"
-      | "terminal_open"
-      | "terminal_input"
-      | "terminal_resize"
-      | "terminal_close"
-      | "terminal_ack"
-      | "overview_request";
-  }
->;
-
 /** How the host trusts the router's TLS certificate, beyond the system's CAs. */
 export interface RouterTls {
   /** PEM of the CA that signed a self-signed router certificate. */
@@ -70,13 +52,9 @@ export interface RouterLinkOptions {
   tls?: RouterTls;
   /** ws:// to another machine was allowed (ALLOW_INSECURE_TRANSPORT): said at every connect. */
   insecure?: boolean;
-  /** Built fresh for each connection so the router always gets the current sessions. */
-  registration: () => RegisterFrame;
   maxPayloadBytes: number;
   backoff: BackoffPolicy;
   logger: Logger;
-  /** Frames for the host's own parts: work (forward, cancel) and outbox acknowledgements. */
-  onWork: (frame: WorkFrame) => void;
   /** Registered (a join code, if any, was accepted). */
   onRegistered?: (frame: RegisterOkFrame) => void;
   /**
@@ -86,9 +64,17 @@ export interface RouterLinkOptions {
   registeredFields?: () => Record<string, unknown>;
   /** The router refused this node's key or join code (it keeps retrying unless told to stop). */
   onRefused?: (reason: string) => void;
-  /** The router answered an error about a pushed item (e.g. RATE_LIMITED). */
-  onPushError?: (frame: Extract<RouterFrame, { type: "error" }>) => void;
   random?: () => number;
+}
+
+/** What the host's features give the link to start: who the node is, and who handles which frame. */
+export interface LinkService {
+  /** Built fresh for each connection so the router always gets the current sessions. */
+  registration: () => RegisterFrame;
+  /** The one table of everything the router sends a registered host, feature by feature. */
+  frames: FrameHandlers<HostBoundFrame>;
+  /** The router answered an error about a pushed item (e.g. RATE_LIMITED). */
+  pushError: (frame: Extract<RouterFrame, { type: "error" }>) => void;
 }
 
 export type LinkState = "idle" | "connecting" | "registered" | "waiting" | "stopped";
@@ -104,13 +90,15 @@ export class RouterLink {
   private readonly listeners = new Set<(state: LinkState) => void>();
   state: LinkState = "idle";
   policy: RegisterOkFrame | undefined;
+  private service: LinkService | undefined;
 
   constructor(private readonly options: RouterLinkOptions) {
     this.problems = new ProblemReporter(options.logger);
   }
 
-  start(): void {
+  start(service: LinkService): void {
     if (this.state !== "idle") return;
+    this.service = service;
     this.connect();
   }
 
@@ -266,34 +254,23 @@ export class RouterLink {
         socket.send(encodeFrame({ type: "pong", ts: frame.ts }));
         return;
       case "error":
-        if (frame.delivery_id) this.options.onPushError?.(frame);
+        if (frame.delivery_id) this.service?.pushError(frame);
         else
           this.options.logger.warn(
             { code: frame.code, message: frame.message, id: frame.id },
             "router reported an error",
           );
         return;
-      case "forward":
-      case "cancel":
-      case "push_ack":
-      case "worker_task":
-      case "worker_status":
-      case "worker_result":
-      case "worker_cancel":
-      case "terminal_open":
-      case "terminal_input":
-      case "terminal_resize":
-      case "terminal_close":
-      case "terminal_ack":
-      case "overview_request":
-        this.options.onWork(frame);
+      default:
+        if (this.service) dispatchFrame(this.service.frames, frame);
         return;
     }
   }
 
   /** `register`, signed over the router's nonce when this node has a key. */
   private signedRegistration(nonce: string): RegisterFrame {
-    const frame = this.options.registration();
+    if (!this.service) throw new Error("the router link was not started");
+    const frame = this.service.registration();
     const { identity } = this.options;
     if (!identity) return frame;
     const signature = identity.sign(nodeAuthPayload(nonce, frame.node_id, identity.publicKey));

@@ -15,6 +15,9 @@ export function isInside(rootReal: string, real: string): boolean {
   return !(rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel));
 }
 
+/** The path does not exist (a caller may create it: a new project's directory). */
+export class PathNotFound extends ToolError {}
+
 export function outsideError(root: string, requested: string): ToolError {
   return new ToolError(`"${requested}" is outside the working directory (${root}); access refused`);
 }
@@ -30,7 +33,7 @@ export function resolveInside(root: string, requested: string): string {
     real = realpathSync(candidate);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new ToolError(`no such file or directory: ${requested}`);
+    if (code === "ENOENT") throw new PathNotFound(`no such file or directory: ${requested}`);
     if (code === "ENAMETOOLONG") throw new ToolError("path is too long");
     throw new ToolError(`cannot access ${requested}: ${code ?? (error as Error).message}`);
   }

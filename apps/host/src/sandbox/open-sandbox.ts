@@ -34,11 +34,19 @@ const inside = (path: string, dir: string) => {
   return !(rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel));
 };
 
-export function openSandbox(config: SandboxHostConfig, deps: OpenSandboxDeps): ShellSandbox {
+/** What SANDBOX and this machine allow, decided before anything is opened (SANDBOX=on without it stops here). */
+export type SandboxDecision =
+  | { sandboxed: false; reason: string }
+  | { sandboxed: true; probe: Extract<SandboxProbe, { ok: true }> };
+
+export function decideSandbox(
+  config: SandboxHostConfig,
+  deps: Pick<OpenSandboxDeps, "env" | "logger" | "probe">,
+): SandboxDecision {
   const logger = deps.logger.child({ component: "sandbox" });
   if (config.SANDBOX === "off") {
     logger.info("commands run unsandboxed, with this user's rights (SANDBOX=off)");
-    return noSandbox("SANDBOX=off");
+    return { sandboxed: false, reason: "SANDBOX=off" };
   }
   const probe: SandboxProbe = (deps.probe ?? probeSandbox)({
     path: deps.env.PATH,
@@ -50,8 +58,20 @@ export function openSandbox(config: SandboxHostConfig, deps: OpenSandboxDeps): S
       { reason: probe.reason },
       `no sandbox: commands run with this user's rights (SANDBOX=auto; ${probe.reason}). Set SANDBOX=on to refuse to start without it, or SANDBOX=off`,
     );
-    return noSandbox(probe.reason);
+    return { sandboxed: false, reason: probe.reason };
   }
+  return { sandboxed: true, probe };
+}
+
+/** The sandbox a decision allows, around the workspace's chats. */
+export function buildSandbox(
+  config: SandboxHostConfig,
+  decision: SandboxDecision,
+  deps: Omit<OpenSandboxDeps, "probe">,
+): ShellSandbox {
+  if (!decision.sandboxed) return noSandbox(decision.reason);
+  const { probe } = decision;
+  const logger = deps.logger.child({ component: "sandbox" });
   if (inside(config.WORKING_DIR, config.DATA_DIR))
     logger.warn(
       { workingDir: config.WORKING_DIR, dataDir: config.DATA_DIR },
@@ -78,4 +98,9 @@ export function openSandbox(config: SandboxHostConfig, deps: OpenSandboxDeps): S
     "commands run in a sandbox: read-only but for WORKING_DIR and scratch, DATA_DIR and credentials hidden",
   );
   return sandbox;
+}
+
+/** Decides and builds in one step (tests, benches). */
+export function openSandbox(config: SandboxHostConfig, deps: OpenSandboxDeps): ShellSandbox {
+  return buildSandbox(config, decideSandbox(config, deps), deps);
 }

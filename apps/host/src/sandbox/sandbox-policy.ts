@@ -1,6 +1,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ensurePrivateDir } from "@phonework/runtime";
+import type { ChatOwner } from "../contracts/chat-owner.ts";
 import { type Channel, channelOf, type WorkspaceLayout } from "../workspace/workspace-layout.ts";
 import { baseMounts, type Mount, Rank } from "./mount-plan.ts";
 
@@ -23,10 +24,7 @@ export interface SandboxSettings {
 }
 
 /** Who a command runs for: decides which chats' directories it sees. */
-export interface CommandScope {
-  userId: string;
-  chatId: string;
-  platform: string;
+export interface CommandScope extends ChatOwner {
   /** Writable for this command instead of the chat's scratch/ (a worker's own scratch directory). */
   scratchDir?: string | undefined;
   /** Only this chat's directory is shown, not the user's other chats (a subtask from another node). */

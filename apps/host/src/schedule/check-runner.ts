@@ -1,7 +1,7 @@
-import type { SessionManager } from "../coding/session-manager.ts";
+import type { CodingTurns } from "../contracts/coding-turns.ts";
 import { runCommand } from "../os/process-tree.ts";
+import { blockedReason } from "../sandbox/shell-guard.ts";
 import type { ShellSandbox } from "../sandbox/shell-sandbox.ts";
-import { blockedReason } from "../shell/shell-guard.ts";
 import type { CheckOutcome, CheckRunner } from "./scheduler.ts";
 
 // What a check job runs at its time: a shell command in the working directory (the same guard
@@ -12,7 +12,7 @@ const MAX_OUTPUT = 4000;
 export function createCheckRunner(deps: {
   workingDir: string;
   timeoutMs: number;
-  sessions: SessionManager;
+  coding: CodingTurns;
   /** Where check commands run (default: unsandboxed). */
   sandbox?: ShellSandbox;
 }): CheckRunner {
@@ -39,11 +39,11 @@ export function createCheckRunner(deps: {
       if (result.timedOut) return { ok: false, output: `timed out\n${output}` };
       return { ok: result.exitCode === 0, output };
     }
-    const session = deps.sessions.current(job.user_id);
+    const session = deps.coding.pick(job.user_id);
     if (!session) return { ok: false, output: "no coding session to ask (start one with /new)" };
     const owner = { userId: job.user_id, chatId: job.chat_id, platform: job.platform };
     // Run to its end (a check is already in the background) and judged by how the turn ended.
-    const outcome = await deps.sessions.run(session, job.check_prompt ?? job.text, {
+    const outcome = await deps.coding.run(session, job.check_prompt ?? job.text, {
       ...owner,
       signal,
       progress: () => {},

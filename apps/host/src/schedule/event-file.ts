@@ -1,10 +1,11 @@
 import { DateTime } from "luxon";
 import { z } from "zod";
+import { isTimeZone } from "../config/time-zone.ts";
 import type { ScheduledJob } from "./job.ts";
 import type { NewJob } from "./job-store.ts";
 import type { PlanLimits } from "./plan-job.ts";
 import { checkRecurrence, firstRun } from "./recurrence.ts";
-import { isTimeZone, type Parsed } from "./when.ts";
+import type { Parsed } from "./when.ts";
 
 // One file of the workspace's events/ directory: what it may say (checked on every read) and
 // the scheduled job it becomes. Anything wrong is one error naming the field.

@@ -165,7 +165,7 @@ export class JobStore {
   }
 
   /**
-   * seed 001's replace_existing: every pending job in this chat is cancelled. Returns their ids.
+   * replace_existing: every pending job in this chat is cancelled. Returns their ids.
    * Events are left alone: they belong to their files (a periodic one would come back from it).
    */
   cancelPendingInChat(job: Pick<NewJob, "user_id" | "platform" | "chat_id">, by: string | null): number[] {

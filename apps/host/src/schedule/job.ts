@@ -1,4 +1,4 @@
-// A scheduled job (seed 001's table, with checks and recurrence from seed M2.6). A job's message
+// A scheduled job: a reminder, a check or an event, once or recurring. A job's message
 // text is written when it is created; nothing re-plans it at send time.
 
 export type JobStatus = "pending" | "sent" | "cancelled" | "failed" | "missed";

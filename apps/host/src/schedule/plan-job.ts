@@ -1,7 +1,9 @@
+import { isTimeZone } from "../config/time-zone.ts";
+import type { ChatOwner } from "../contracts/chat-owner.ts";
 import type { LatePolicy, NotifyPolicy } from "./job.ts";
 import type { NewJob } from "./job-store.ts";
 import { checkRecurrence, firstRun } from "./recurrence.ts";
-import { isTimeZone, type Parsed, parseDelaySeconds, parseWhen } from "./when.ts";
+import { type Parsed, parseDelaySeconds, parseWhen } from "./when.ts";
 
 // Turns what the model or a /remind command asked for into a job, or one clear error naming
 // the problem. Nothing is stored for a request that fails here.
@@ -31,17 +33,11 @@ export interface PlanLimits {
   defaultTimeZone: string;
 }
 
-export interface JobOwner {
-  user_id: string;
-  platform: string;
-  chat_id: string;
-}
-
 const MAX_TEXT = 4000;
 
 export function planJob(
   request: ScheduleRequest,
-  owner: JobOwner,
+  owner: ChatOwner,
   now: number,
   limits: PlanLimits,
   createdBy: string | null,
@@ -94,7 +90,9 @@ export function planJob(
   return {
     ok: true,
     value: {
-      ...owner,
+      user_id: owner.userId,
+      platform: owner.platform,
+      chat_id: owner.chatId,
       kind: message !== undefined ? "message" : "check",
       text: message || request.description?.trim() || command || prompt || "",
       check_command: command ?? null,

@@ -1,3 +1,4 @@
+import { ownerOf } from "../contracts/chat-owner.ts";
 import type { HostCommand } from "../contracts/host-command.ts";
 import { MAX_BUTTON_ROWS } from "../contracts/reply.ts";
 import { formatJob, formatJobList } from "./format-jobs.ts";
@@ -32,7 +33,7 @@ export function scheduleCommands(service: ScheduleService): HostCommand[] {
       async run(args, request) {
         if (!args.trim()) return REMIND_USAGE;
         const { when, isDelay, text } = splitWhen(args);
-        const owner = { user_id: request.user_id, platform: request.platform, chat_id: request.chat_id };
+        const owner = ownerOf(request);
         const created = service.create(
           { ...(isDelay ? { delay: when } : { at: when }), message: text },
           owner,

@@ -1,6 +1,7 @@
+import type { ChatOwner } from "../contracts/chat-owner.ts";
 import type { ScheduledJob } from "./job.ts";
 import type { JobStore } from "./job-store.ts";
-import { type JobOwner, type PlanLimits, planJob, type ScheduleRequest } from "./plan-job.ts";
+import { type PlanLimits, planJob, type ScheduleRequest } from "./plan-job.ts";
 import type { Parsed } from "./when.ts";
 
 // What the schedule tools and the /remind commands share: create (with replace_existing),
@@ -24,16 +25,16 @@ export class ScheduleService {
 
   create(
     request: ScheduleRequest & { replace_existing?: boolean | undefined },
-    owner: JobOwner,
+    owner: ChatOwner,
     createdBy: string | null,
   ): Parsed<Created> {
     const planned = planJob(request, owner, this.now(), this.limits, createdBy);
     if (!planned.ok) return planned;
-    // seed 001: replace_existing cancels every pending job in this chat, then adds the new one.
+    // replace_existing cancels every pending job in this chat, then adds the new one.
     return {
       ok: true,
       value: this.transaction(() => ({
-        replaced: request.replace_existing ? this.store.cancelPendingInChat(owner, createdBy) : [],
+        replaced: request.replace_existing ? this.store.cancelPendingInChat(planned.value, createdBy) : [],
         job: this.store.create(planned.value),
       })),
     };

@@ -5,7 +5,7 @@ import type { ScheduleService } from "./schedule-service.ts";
 import { formatTime } from "./when.ts";
 
 // schedule, list_scheduled, cancel_scheduled: the model writes a reminder's text now; at the
-// time it is sent as is, with no model call (seed 001).
+// time it is sent as is, with no model call.
 
 const ScheduleArgs = z.object({
   at: z
@@ -48,7 +48,7 @@ export function createScheduleTools(service: ScheduleService): Tool[] {
       describe: (args) =>
         `scheduling: ${(args.message ?? args.check_command ?? args.check_prompt ?? "").slice(0, 60)}`,
       async execute(args, ctx) {
-        const owner = { user_id: ctx.userId, platform: ctx.platform, chat_id: ctx.chatId };
+        const owner = { userId: ctx.userId, platform: ctx.platform, chatId: ctx.chatId };
         const created = service.create(args, owner, ctx.toolCallId ?? null);
         if (!created.ok) throw new ToolError(`nothing was scheduled: ${created.error}`);
         const { job, replaced } = created.value;

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Logger, SqliteDatabase } from "@phonework/runtime";
-import type { DeliveryResult, Outbox } from "../link/outbox.ts";
-import type { ContextOwner } from "../workspace/channel-context.ts";
+import type { ChatOwner } from "../contracts/chat-owner.ts";
+import type { DeliveryResult, Outbox } from "../delivery/outbox.ts";
 import { isRecurring, type ScheduledJob } from "./job.ts";
 import type { JobStore, RunRecord } from "./job-store.ts";
 import { nextRun } from "./recurrence.ts";
@@ -32,8 +32,8 @@ export interface SchedulerDeps {
   runCheck: CheckRunner;
   /** Without one, an event's text is sent as is. */
   runEvent?: EventRunner;
-  /** Adds a sent message to the chat's context, so the assistant knows what it said (seed 001). */
-  remember: (owner: ContextOwner, text: string) => void;
+  /** Adds a sent message to the chat's context, so the assistant knows what it said. */
+  remember: (owner: ChatOwner, text: string) => void;
   now: () => number;
   logger: Logger;
   /** A run this much past its due time counts as late (the host was down or asleep). */
@@ -41,6 +41,8 @@ export interface SchedulerDeps {
 }
 
 const DELIVERY_PREFIX = "job-";
+/** The outbox origin of a job's messages: the feature, and the job's id as the ref. */
+const SCHEDULE_ORIGIN = "schedule";
 const MAX_CHECK_OUTPUT = 1500;
 const BATCH_SIZE = 20;
 const MAX_BATCHES = 50;
@@ -54,7 +56,16 @@ export class Scheduler {
   private sweeping: Promise<number> | undefined;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly deps: SchedulerDeps) {}
+  private runEvent: EventRunner | undefined;
+
+  constructor(private readonly deps: SchedulerDeps) {
+    this.runEvent = deps.runEvent;
+  }
+
+  /** Events wake `run` (the assistant) from now on, instead of being sent as written. */
+  useEventRunner(run: EventRunner): void {
+    this.runEvent = run;
+  }
 
   /** Sweeps every `tickMs` until stopped. Claims left by a crashed run are released first. */
   start(tickMs: number): void {
@@ -81,8 +92,8 @@ export class Scheduler {
 
   /** The router's answer for a job's message: fills in sent time and message id, or the error. */
   handleDelivery(result: DeliveryResult): void {
-    const match = /^job-(\d+)-/.exec(result.deliveryId);
-    if (match) this.deps.store.recordDelivery(Number(match[1]), result);
+    if (result.origin?.feature === SCHEDULE_ORIGIN)
+      this.deps.store.recordDelivery(Number(result.origin.ref), result);
   }
 
   private async sweepOnce(): Promise<number> {
@@ -149,7 +160,7 @@ export class Scheduler {
       return;
     }
     if (job.kind === "event") {
-      const runEvent = this.deps.runEvent;
+      const runEvent = this.runEvent;
       const answer = runEvent ? await runEvent(job, this.stopping.signal) : job.text;
       // Cut short by the host stopping: left claimed, released at the next start, run again then.
       if (this.stopping.signal.aborted) return;
@@ -184,6 +195,7 @@ export class Scheduler {
       this.deps.outbox.enqueue(
         { type: "notify", user_id: job.user_id, platform: job.platform, chat_id: job.chat_id, text },
         `${DELIVERY_PREFIX}${job.id}-${run}`,
+        { feature: SCHEDULE_ORIGIN, ref: String(job.id) },
       );
       this.deps.store.recordRun(job.id, record);
     })();

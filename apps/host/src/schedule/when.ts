@@ -24,10 +24,6 @@ export function parseDelaySeconds(text: string): number | undefined {
   return end === input.length && total > 0 ? total : undefined;
 }
 
-export function isTimeZone(zone: string): boolean {
-  return DateTime.now().setZone(zone).isValid;
-}
-
 /** A delay from `now`, or an absolute date/time (in `timeZone` unless it carries an offset). */
 export function parseWhen(text: string, now: number, timeZone: string): Parsed<number> {
   const input = text.trim();

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { defineTool, type Tool, type ToolContext, ToolError } from "../contracts/tool.ts";
 import { resolveInside } from "../os/path-guard.ts";
 import { type CommandResult, runCommand } from "../os/process-tree.ts";
+import { blockedReason } from "../sandbox/shell-guard.ts";
 import { noSandbox, type ShellSandbox, type WrapArgv } from "../sandbox/shell-sandbox.ts";
-import { blockedReason } from "./shell-guard.ts";
 
 // run_shell: a command on this machine, in WORKING_DIR or below, with a hard time limit, in the
 // sandbox the host chose (see sandbox/).

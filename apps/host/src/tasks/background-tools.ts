@@ -1,13 +1,13 @@
 import type { Clock } from "@phonework/runtime";
 import { z } from "zod";
-import type { SessionManager } from "../coding/session-manager.ts";
+import type { CodingTurns } from "../contracts/coding-turns.ts";
 import { defineTool, type Tool, ToolError } from "../contracts/tool.ts";
 import { resolveInside } from "../os/path-guard.ts";
-import { blockedReason } from "../shell/shell-guard.ts";
+import { blockedReason } from "../sandbox/shell-guard.ts";
 import { formatTaskStatus } from "./format-tasks.ts";
 import type { TaskRunner } from "./task-runner.ts";
 
-// run_background and task_status (M2.4): long jobs run on after the reply; the user is
+// run_background and task_status: long jobs run on after the reply; the user is
 // notified when they finish.
 
 export const RunBackgroundArgs = z
@@ -36,7 +36,7 @@ export function createBackgroundTools(
   runner: TaskRunner,
   workingDir: string,
   clock: Clock,
-  sessions: SessionManager,
+  coding: CodingTurns,
 ): Tool[] {
   const runBackground = defineTool({
     name: "run_background",
@@ -50,9 +50,7 @@ export function createBackgroundTools(
       const owner = { userId: ctx.userId, chatId: ctx.chatId, platform: ctx.platform };
       if (args.prompt !== undefined) {
         const prompt = args.prompt;
-        const session = args.session_id
-          ? sessions.find(ctx.userId, args.session_id)
-          : sessions.current(ctx.userId);
+        const session = coding.pick(ctx.userId, args.session_id);
         if (!session) throw new ToolError("no such coding session; start one first");
         const task = runner.submit({
           ...owner,
@@ -61,7 +59,7 @@ export function createBackgroundTools(
           command: prompt,
           cwd: session.cwd,
           run: async (signal, onOutput) => {
-            const outcome = await sessions.run(session, prompt, {
+            const outcome = await coding.run(session, prompt, {
               ...owner,
               signal,
               progress: (line) => onOutput(`${line}\n`),

@@ -1,13 +1,11 @@
 import type { Clock } from "@phonework/runtime";
 import type { HostCommand } from "../contracts/host-command.ts";
-import { type ShellCommandDeps, shellCommand } from "../shell/shell-command.ts";
 import { formatTaskList } from "./format-tasks.ts";
 import type { TaskRunner } from "./task-runner.ts";
 
-/** /shell, /tasks and /kill: the machine without the model. */
-export function basicCommands(deps: ShellCommandDeps & { tasks: TaskRunner; clock: Clock }): HostCommand[] {
+/** /tasks and /kill: background tasks without the model. */
+export function taskCommands(deps: { tasks: TaskRunner; clock: Clock }): HostCommand[] {
   return [
-    shellCommand(deps),
     {
       name: "tasks",
       usage: "/tasks",

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Clock, Logger } from "@phonework/runtime";
+import type { ChatOwner } from "../contracts/chat-owner.ts";
 import { BoundedOutput } from "../os/bounded-output.ts";
 import { runCommand } from "../os/process-tree.ts";
 import type { ShellSandbox } from "../sandbox/shell-sandbox.ts";
@@ -11,13 +12,7 @@ import type { TaskRecord, TaskStore } from "./task-store.ts";
 
 const OUTPUT_CHARS = 4000;
 
-export interface TaskOwner {
-  userId: string;
-  chatId: string;
-  platform: string;
-}
-
-export interface ShellTaskRequest extends TaskOwner {
+export interface ShellTaskRequest extends ChatOwner {
   command: string;
   cwd: string;
   description: string;
@@ -32,7 +27,7 @@ export interface JobOutcome {
   exitCode?: number | null;
 }
 
-export interface JobRequest extends TaskOwner {
+export interface JobRequest extends ChatOwner {
   kind: TaskRecord["kind"];
   description: string;
   command: string;

@@ -1,11 +1,12 @@
 import type { Logger } from "@phonework/runtime";
+import type { ChatOwner } from "../contracts/chat-owner.ts";
 import type { HeadlessScreen } from "./headless-screen.ts";
 import { parseKeys } from "./key-notation.ts";
 import { utf8Bytes } from "./output-queue.ts";
 import { screenReply, statusText } from "./screen-reply.ts";
 import type { TerminalManager } from "./terminal-manager.ts";
 import { TerminalRefusal } from "./terminal-refusal.ts";
-import type { TerminalOwner, TerminalSession } from "./terminal-session.ts";
+import type { TerminalSession } from "./terminal-session.ts";
 
 // Terminals driven from chat (/term, /keys): one per user on this node, its output drawn on a
 // headless screen that each answer shows. An answer waits for what the input caused, never for a
@@ -83,7 +84,7 @@ export class ChatTerminals {
   }
 
   /** Runs `command` on a new PTY and shows its first screen. */
-  async run(owner: TerminalOwner, command: string): Promise<string> {
+  async run(owner: ChatOwner, command: string): Promise<string> {
     const current = this.byUser.get(owner.userId);
     if (current && !current.session.end)
       return `❌ Your terminal still runs ${screenLabel(current.session)}: /term shows it, /keys types into it, /term close ends it.`;
@@ -101,7 +102,7 @@ export class ChatTerminals {
   }
 
   /** Types `text` (key notation) and shows the screen after. */
-  async keys(owner: TerminalOwner, text: string): Promise<string> {
+  async keys(owner: ChatOwner, text: string): Promise<string> {
     const term = this.byUser.get(owner.userId);
     if (!term) return NONE;
     const wait = { since: Date.now(), outputsBefore: term.outputs, outputMs: this.keysOutputMs };
@@ -111,14 +112,14 @@ export class ChatTerminals {
     return this.render(term);
   }
 
-  async show(owner: TerminalOwner): Promise<string> {
+  async show(owner: ChatOwner): Promise<string> {
     const term = this.byUser.get(owner.userId);
     if (!term) return NONE;
     await this.settle(term, { since: Date.now(), outputsBefore: term.outputs, outputMs: 0 });
     return this.render(term);
   }
 
-  async close(owner: TerminalOwner): Promise<string> {
+  async close(owner: ChatOwner): Promise<string> {
     const term = this.byUser.get(owner.userId);
     if (!term) return NONE;
     await term.session.close("closed");
@@ -132,7 +133,7 @@ export class ChatTerminals {
     for (const user of users) this.forget(user);
   }
 
-  private async start(owner: TerminalOwner, command: string): Promise<ChatTerminal> {
+  private async start(owner: ChatOwner, command: string): Promise<ChatTerminal> {
     // Loaded with the first chat terminal: a host that never shows one never parses xterm.
     const { HeadlessScreen } = await import("./headless-screen.ts");
     const session = await this.deps.manager.open({ owner, command, cols: this.cols, rows: this.rows });

@@ -1,12 +1,12 @@
 import type { ForwardFrame } from "@phonework/protocol";
+import type { ChatOwner } from "../contracts/chat-owner.ts";
 import type { HostCommand } from "../contracts/host-command.ts";
 import type { ChatTerminals } from "./chat-terminals.ts";
-import type { TerminalOwner } from "./terminal-session.ts";
 
 // /term and /keys: a program on a PTY of this host, for TUIs and interactive prompts, shown as
 // its screen. One terminal per user on each node.
 
-const owner = (request: ForwardFrame): TerminalOwner => ({
+const owner = (request: ForwardFrame): ChatOwner => ({
   userId: request.user_id,
   chatId: request.chat_id,
   platform: request.platform,

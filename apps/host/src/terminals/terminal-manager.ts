@@ -1,8 +1,9 @@
 import type { Logger } from "@phonework/runtime";
+import type { ChatOwner } from "../contracts/chat-owner.ts";
 import { errorSummary, type LoadPty, type SpawnPty } from "./pty-module.ts";
 import { terminalEnv } from "./terminal-env.ts";
 import { TerminalRefusal } from "./terminal-refusal.ts";
-import { type TerminalOwner, TerminalSession } from "./terminal-session.ts";
+import { TerminalSession } from "./terminal-session.ts";
 
 // The host's terminals, from chat and from the router link alike: node-pty loaded once, at most
 // MAX_TERMINALS programs running at a time, each in WORKING_DIR with an environment stripped of
@@ -12,11 +13,7 @@ import { type TerminalOwner, TerminalSession } from "./terminal-session.ts";
  * Turns the program to start into the one that actually starts, e.g. inside a sandbox for this
  * user's chat. The default starts it as it is.
  */
-export type TerminalWrap = (
-  file: string,
-  args: string[],
-  ctx: TerminalOwner,
-) => { file: string; args: string[] };
+export type TerminalWrap = (file: string, args: string[], ctx: ChatOwner) => { file: string; args: string[] };
 
 export interface TerminalLimits {
   /** Programs running at once (MAX_TERMINALS). */
@@ -41,7 +38,7 @@ export interface TerminalManagerDeps {
 }
 
 export interface OpenTerminal {
-  owner: TerminalOwner;
+  owner: ChatOwner;
   /** A command for the shell to run; without it, the user's login shell. */
   command?: string;
   cols: number;

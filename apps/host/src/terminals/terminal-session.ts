@@ -1,5 +1,6 @@
 import type { TerminalExitReason } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
+import type { ChatOwner } from "../contracts/chat-owner.ts";
 import { OutputQueue, utf8Bytes } from "./output-queue.ts";
 import type { PtyProcess } from "./pty-module.ts";
 import { killSessionTree } from "./session-processes.ts";
@@ -8,12 +9,6 @@ import { killSessionTree } from "./session-processes.ts";
 // the consumer (the router link, or the chat's headless screen) reads it, and counts against the
 // buffer until the consumer acknowledges it. Near the limit the PTY is paused: the kernel's buffer
 // fills and the program blocks on its next write, so nothing is dropped and memory stays bounded.
-
-export interface TerminalOwner {
-  userId: string;
-  chatId: string;
-  platform: string;
-}
 
 /** How a terminal ended; `code` only when its program exited by itself. */
 export interface TerminalEnd {
@@ -32,7 +27,7 @@ const DEFAULT_KILL_GRACE_MS = 1000;
 
 export interface TerminalSessionOptions {
   pty: PtyProcess;
-  owner: TerminalOwner;
+  owner: ChatOwner;
   /** What runs: the shell or the command, for logs and the chat. */
   label: string;
   /** Output read and not yet acknowledged, at most (TERMINAL_BUFFER_BYTES). */
@@ -45,7 +40,7 @@ export interface TerminalSessionOptions {
 
 export class TerminalSession {
   readonly pid: number;
-  readonly owner: TerminalOwner;
+  readonly owner: ChatOwner;
   readonly label: string;
   /** Resolves once the program is gone (its tree killed when the terminal was closed). */
   readonly ended: Promise<TerminalEnd>;

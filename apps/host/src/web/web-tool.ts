@@ -3,7 +3,7 @@ import { z } from "zod";
 import { defineTool, describeZodError, type Tool, ToolError } from "../contracts/tool.ts";
 import type { McpConnection, McpToolInfo } from "./mcp-client.ts";
 
-// web (M2.5): search, fetch and ask through an MCP server (Metaso by default). The server's
+// web: search, fetch and ask through an MCP server (Metaso by default). The server's
 // own tool list decides which tool serves each action and what its parameters are called.
 
 export const WebArgs = z.object({

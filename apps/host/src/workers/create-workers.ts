@@ -1,18 +1,13 @@
-import type {
-  HostFrame,
-  WorkerCancelFrame,
-  WorkerResultFrame,
-  WorkerStatusFrame,
-  WorkerTaskFrame,
-} from "@phonework/protocol";
+import { type HostFrame, type RouterWorkerFrame, WORKERS_CAPABILITY } from "@phonework/protocol";
 import type { Logger, SqliteDatabase } from "@phonework/runtime";
 import type { HostConfig } from "../config/host-config.ts";
+import type { ChatOwner } from "../contracts/chat-owner.ts";
 import type { HostCommand } from "../contracts/host-command.ts";
+import type { HostFeature } from "../contracts/host-feature.ts";
 import type { Tool } from "../contracts/tool.ts";
-import type { Outbox } from "../link/outbox.ts";
+import type { Outbox } from "../delivery/outbox.ts";
 import { servesUserRule } from "../link/serves-user.ts";
 import type { ModelClient } from "../model/model-client.ts";
-import type { ContextOwner } from "../workspace/channel-context.ts";
 import { createPlanTools } from "./delegate-tool.ts";
 import { planCommands } from "./plan-commands.ts";
 import { PlanLedger } from "./plan-ledger.ts";
@@ -25,8 +20,6 @@ import { runWorker, type WorkerRun, type WorkerTask } from "./worker-run.ts";
 
 // Wires Master/Worker on a host: the ledger, the worker slots, the plan runner behind the
 // delegate tool, and the service that runs subtasks other nodes send here.
-
-type WorkerFrame = WorkerTaskFrame | WorkerStatusFrame | WorkerResultFrame | WorkerCancelFrame;
 
 export interface WorkersDeps {
   config: Pick<
@@ -44,33 +37,27 @@ export interface WorkersDeps {
   db: SqliteDatabase;
   /** Without a model there are no workers: the node neither delegates nor takes subtasks. */
   model: ModelClient | undefined;
-  /** The assistant's tools; a worker gets those its skills name. */
-  tools: Tool[];
+  /** The tools a worker may be given: it gets those its skills name. */
+  tools: readonly Tool[];
   outbox: Outbox;
-  /** A message to the user's chat through the outbox; the same `editKey` edits the same message. */
-  notify: (owner: PlanOwner, text: string, editKey?: string) => void;
   /** To the router; false when the link is down. */
   send: (frame: HostFrame) => boolean;
-  /** Adds the final report to the user's history, so the master knows what it reported. */
   /** Adds the plan's report to the chat's context. */
-  remember: (owner: ContextOwner, text: string) => void;
+  remember: (owner: ChatOwner, text: string) => void;
   now: () => number;
   logger: Logger;
 }
 
-export interface Workers {
-  /** delegate and plan_status (none without a model). */
-  readonly tools: Tool[];
+export interface Workers extends HostFeature<RouterWorkerFrame["type"]> {
+  /** delegate and plan_status (none without a model): the assistant's, not its workers'. */
+  readonly assistantTools: Tool[];
   readonly commands: HostCommand[];
-  /** This node runs workers: it registers WORKERS_CAPABILITY. */
-  readonly capable: boolean;
   readonly runner: PlanRunner;
   readonly ledger: PlanLedger;
   readonly pool: WorkerPool;
-  handle(frame: WorkerFrame): void;
   /** Carries on with plans and work that were under way when the host stopped. */
   start(): void;
-  close(): Promise<void>;
+  stop(): Promise<void>;
 }
 
 export function createWorkers(deps: WorkersDeps): Workers {
@@ -81,36 +68,11 @@ export function createWorkers(deps: WorkersDeps): Workers {
   const skillTools = deps.tools.filter((tool) => (WORKER_SKILLS as readonly string[]).includes(tool.name));
   const skills = skillTools.map((tool) => tool.name);
 
-  const runLocal = async (task: WorkerTask, owner: PlanOwner, signal: AbortSignal): Promise<WorkerRun> => {
-    if (!model) {
-      const error = `node ${config.NODE_ID} has no model configured`;
-      return {
-        outcome: "failed",
-        result: {
-          task_id: task.taskId,
-          status: "failed",
-          result: error,
-          artifacts: [],
-          duration: 0,
-          errors: [error],
-        },
-      };
-    }
-    return runWorker(
-      task,
-      {
-        model,
-        tools: skillTools.filter((tool) => task.skills.includes(tool.name)),
-        maxSteps: config.AGENT_MAX_STEPS,
-        now,
-        logger: logger.child({ taskId: task.taskId }),
-        owner,
-      },
-      signal,
-    );
-  };
+  const runLocal = localWorker(deps, skillTools, logger);
 
-  const { notify } = deps;
+  /** A message to the user's chat through the outbox; the same `editKey` edits the same message. */
+  const notify = (owner: PlanOwner, text: string, editKey?: string) =>
+    void outbox.notify(owner, text, editKey ? { editKey } : {});
 
   const runner = new PlanRunner({
     ledger,
@@ -162,29 +124,69 @@ export function createWorkers(deps: WorkersDeps): Workers {
       })
     : [];
 
-  return {
-    tools,
-    commands: planCommands(ledger, pool, now),
-    capable: model !== undefined,
-    runner,
-    ledger,
-    pool,
-    handle(frame) {
+  /** A frame that fails is logged; the link and the other plans carry on. */
+  const guarded =
+    <F extends RouterWorkerFrame>(handle: (frame: F) => void) =>
+    (frame: F) => {
       try {
-        if (frame.type === "worker_task") remote.onTask(frame);
-        else if (frame.type === "worker_cancel") remote.onCancel(frame);
-        else if (frame.type === "worker_status") runner.onStatus(frame);
-        else runner.onResult(frame);
+        handle(frame);
       } catch (error) {
         logger.error({ err: error, type: frame.type }, "worker frame failed");
       }
+    };
+  return {
+    name: "workers",
+    assistantTools: tools,
+    commands: planCommands(ledger, pool, now),
+    capabilities: () => (model !== undefined ? [WORKERS_CAPABILITY] : []),
+    runner,
+    ledger,
+    pool,
+    frames: {
+      worker_task: guarded((frame) => remote.onTask(frame)),
+      worker_cancel: guarded((frame) => remote.onCancel(frame)),
+      worker_status: guarded((frame) => runner.onStatus(frame)),
+      worker_result: guarded((frame) => runner.onResult(frame)),
     },
     start() {
       remote.resume();
       runner.resume();
     },
-    async close() {
+    async stop() {
       await Promise.all([runner.close(), remote.close()]);
     },
+  };
+}
+
+/** Runs a subtask here: a worker with the tools its skills name, or a failure without a model. */
+function localWorker(deps: WorkersDeps, skillTools: readonly Tool[], logger: Logger) {
+  const { config, model, now } = deps;
+  return async (task: WorkerTask, owner: PlanOwner, signal: AbortSignal): Promise<WorkerRun> => {
+    if (!model) {
+      const error = `node ${config.NODE_ID} has no model configured`;
+      return {
+        outcome: "failed",
+        result: {
+          task_id: task.taskId,
+          status: "failed",
+          result: error,
+          artifacts: [],
+          duration: 0,
+          errors: [error],
+        },
+      };
+    }
+    return runWorker(
+      task,
+      {
+        model,
+        tools: skillTools.filter((tool) => task.skills.includes(tool.name)),
+        maxSteps: config.AGENT_MAX_STEPS,
+        now,
+        logger: logger.child({ taskId: task.taskId }),
+        owner,
+      },
+      signal,
+    );
   };
 }

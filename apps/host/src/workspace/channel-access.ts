@@ -1,9 +1,10 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { SqliteDatabase } from "@phonework/runtime";
-import type { Channel, WorkspaceLayout } from "./workspace-layout.ts";
+import type { ChatOwner } from "../contracts/chat-owner.ts";
+import { type Channel, channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
 
-// Which chat channels a user may look into in the workspace (seed 004's per-channel isolation).
+// Which chat channels a user may look into in the workspace (per-channel isolation).
 // A user has access to a channel once they have written in it: their own chat, or a group they
 // are in. The file tools and the sandbox hide every other channel's directory (its log, context,
 // memory and attachments), so nobody can read a chat they are not part of through the host.
@@ -56,6 +57,11 @@ export class ChannelAccess {
       }
     }
     return hidden;
+  }
+
+  /** What a tool call may not see: every chat directory but those of the user it runs for. */
+  hiddenFor(ctx: ChatOwner & { isolated?: boolean | undefined }): string[] {
+    return this.hiddenDirs(ctx.userId, channelOf(ctx.platform, ctx.chatId), ctx.isolated);
   }
 }
 

@@ -1,23 +1,17 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@phonework/runtime";
 import { z } from "zod";
+import type { ChatOwner } from "../contracts/chat-owner.ts";
 import { ChatMessage } from "../model/chat-message.ts";
 import { trimToBudget } from "../model/context-window.ts";
 import { appendJsonLines, readJsonLines } from "./jsonl-file.ts";
 import { takeLegacyHistory } from "./legacy-history.ts";
 import { channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
 
-// What the model remembers of a chat: the channel's context.jsonl in seed 004's format, a
+// What the model remembers of a chat: the channel's context.jsonl in the workspace's shared format, a
 // `session` line and then one `message` line per message. The file is only ever appended to:
 // trimming to HISTORY_MAX_TOKENS appends a `window` line saying where the model's window now
 // starts, and /new-context appends a new `session` line, so nothing said is lost from disk.
-
-/** Who a conversation is with, and in which chat (the chat picks the file). */
-export interface ContextOwner {
-  userId: string;
-  chatId: string;
-  platform: string;
-}
 
 export const SessionLine = z.object({
   type: z.literal("session"),
@@ -31,7 +25,7 @@ export const MessageLine = z.object({
   timestamp: z.string(),
   message: ChatMessage,
 });
-/** PhoneWork's addition to the seed's format: the model sees messages from `start` on. */
+/** PhoneWork's addition to that format: the model sees messages from `start` on. */
 export const WindowLine = z.object({
   type: z.literal("window"),
   timestamp: z.string(),
@@ -41,10 +35,10 @@ const ContextLine = z.discriminatedUnion("type", [SessionLine, MessageLine, Wind
 
 export interface ContextStore {
   /** The model's window of the chat's current context, oldest first. */
-  load(owner: ContextOwner): ChatMessage[];
-  append(owner: ContextOwner, messages: ChatMessage[]): void;
+  load(owner: ChatOwner): ChatMessage[];
+  append(owner: ChatOwner, messages: ChatMessage[]): void;
   /** Starts a fresh context, keeping the old one in the file; how many messages the model no longer sees. */
-  reset(owner: ContextOwner): number;
+  reset(owner: ChatOwner): number;
 }
 
 export interface ChannelContextsOptions {
@@ -71,13 +65,13 @@ export class ChannelContexts implements ContextStore {
 
   constructor(private readonly options: ChannelContextsOptions) {}
 
-  load(owner: ContextOwner): ChatMessage[] {
+  load(owner: ChatOwner): ChatMessage[] {
     const context = this.open(owner);
     // Trimmed again in case HISTORY_MAX_TOKENS was lowered since the window line was written.
     return trimToBudget(context.messages.slice(context.start), this.options.maxTokens);
   }
 
-  append(owner: ContextOwner, messages: ChatMessage[]): void {
+  append(owner: ChatOwner, messages: ChatMessage[]): void {
     if (messages.length === 0) return;
     const path = this.pathOf(owner);
     const context = this.open(owner);
@@ -94,7 +88,7 @@ export class ChannelContexts implements ContextStore {
     appendJsonLines(path, lines);
   }
 
-  reset(owner: ContextOwner): number {
+  reset(owner: ChatOwner): number {
     const context = this.open(owner);
     const dropped = context.messages.length - context.start;
     appendJsonLines(this.pathOf(owner), [this.sessionLine()]);
@@ -102,11 +96,11 @@ export class ChannelContexts implements ContextStore {
     return dropped;
   }
 
-  private pathOf(owner: ContextOwner): string {
+  private pathOf(owner: ChatOwner): string {
     return this.options.layout.channelContext(channelOf(owner.platform, owner.chatId));
   }
 
-  private open(owner: ContextOwner): Context {
+  private open(owner: ChatOwner): Context {
     const path = this.pathOf(owner);
     const cached = this.cache.get(path);
     if (cached) return cached;
@@ -140,7 +134,7 @@ export class ChannelContexts implements ContextStore {
   }
 
   /** Fills a new file with the user's conversation from before the workspace, if there is one. */
-  private takeOver(owner: ContextOwner, context: Context): void {
+  private takeOver(owner: ChatOwner, context: Context): void {
     const legacy = takeLegacyHistory(this.options.legacyDir, owner.userId);
     if (legacy === undefined) return;
     const path = this.pathOf(owner);

@@ -2,13 +2,13 @@ import { relative } from "node:path";
 import type { ForwardFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import { z } from "zod";
-import type { OutboxItem } from "../link/outbox.ts";
+import type { OutboxItem } from "../delivery/outbox.ts";
 import type { SavedAttachment } from "./inbox.ts";
 import { appendJsonLines } from "./jsonl-file.ts";
 import { type Channel, channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
 
-// A chat channel's log.jsonl: every message in it as this host received or sent it, in seed
-// 004's format, append-only. The assistant can grep it (it is in the workspace); the model's
+// A chat channel's log.jsonl: every message in it as this host received or sent it, in the
+// workspace's shared format, append-only. The assistant can grep it (it is in the workspace); the model's
 // own context is context.jsonl. Writing the log never stops a message: a failure is logged.
 
 export const LogAttachment = z.object({
@@ -100,7 +100,7 @@ export class ChannelLog {
   }
 
   private write(channel: Channel, entry: Omit<LogEntry, "ts">): void {
-    // In the seed's key order: id and ts first.
+    // In the format's key order: id and ts first.
     const { id, ...rest } = entry;
     const line: LogEntry = { id, ts: new Date(this.options.now()).toISOString(), ...rest };
     try {

@@ -1,5 +1,5 @@
 import type { Logger, SqliteDatabase } from "@phonework/runtime";
-import type { Outbox } from "../link/outbox.ts";
+import type { Outbox } from "../delivery/outbox.ts";
 import { ChannelAccess } from "./channel-access.ts";
 import { ChannelContexts } from "./channel-context.ts";
 import { ChannelLog } from "./channel-log.ts";

@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { Logger } from "@phonework/runtime";
-import { killTree } from "../../os/process-tree.ts";
-import type { CodingAgent, TurnRequest, TurnResult } from "../coding-agent.ts";
-import { parseStreamLine, progressLines } from "./stream-json.ts";
+import { killTree } from "../os/process-tree.ts";
+import { parseStreamLine, progressLines } from "./claude-stream-json.ts";
+import type { CodingAgent, TurnRequest, TurnResult } from "./coding-agent.ts";
 
 // Claude Code, headless: one `claude -p --output-format stream-json --verbose` process per
 // turn, run in the project directory (there is no --cwd flag), resumed with --resume.

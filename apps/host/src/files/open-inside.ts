@@ -1,8 +1,8 @@
 import { closeSync, constants, fstatSync, openSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { ToolError } from "../contracts/tool.ts";
-import { type Boundary, childPath, verifyDescriptor } from "../files/boundary.ts";
-import { displayPath, resolveInside } from "./path-guard.ts";
+import { displayPath, resolveInside } from "../os/path-guard.ts";
+import { type Boundary, childPath, verifyDescriptor } from "./boundary.ts";
 
 // Opening a file or directory for the file tools: open first, then check the opened descriptor
 // (boundary.ts), and read only through that descriptor, so a swap between the path check and

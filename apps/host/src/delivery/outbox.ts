@@ -1,16 +1,14 @@
 import { randomUUID } from "node:crypto";
-import type { HostFrame, PushAckFrame } from "@phonework/protocol";
+import type { Button, DeliverableFrame, FrameHandlers, PushAckFrame, RouterFrame } from "@phonework/protocol";
 import { atEndOfTurn, type Logger, type SqliteDatabase } from "@phonework/runtime";
+import type { ChatOwner } from "../contracts/chat-owner.ts";
+import type { OutgoingFile } from "../contracts/tool.ts";
 
 // Everything the host pushes (answers, task completions, reminders, files) goes through this
 // durable outbox: written to SQLite first, sent when the link is up, and sent again after every
 // reconnect until the router acknowledges it. The router delivers each `delivery_id` once, so
 // the wire is at-least-once and the user sees each item exactly once.
 
-type DeliverableFrame = Extract<
-  HostFrame,
-  { type: "notify" | "task_complete" | "send_file" | "forward_response" | "worker_result" }
->;
 /** A deliverable frame before the outbox gives it its delivery id. */
 export type OutboxItem = DeliverableFrame extends infer Frame
   ? Frame extends DeliverableFrame
@@ -18,8 +16,18 @@ export type OutboxItem = DeliverableFrame extends infer Frame
     : never
   : never;
 
+/**
+ * Which feature stored an item and what of its own it is about (a scheduled job's id): stored with
+ * the item, so the feature is told of its own acknowledgements without reading delivery ids.
+ */
+export interface OutboxOrigin {
+  feature: string;
+  ref: string;
+}
+
 export interface DeliveryResult {
   deliveryId: string;
+  origin?: OutboxOrigin;
   ok: boolean;
   messageId?: string;
   error?: string;
@@ -40,6 +48,14 @@ export const OUTBOX_MIGRATION = `
     created_at INTEGER NOT NULL
   );`;
 
+/** Items carry their origin as data; a scheduled job's items queued before this said it in their id. */
+export const OUTBOX_ORIGIN_MIGRATION = `
+  ALTER TABLE outbox ADD COLUMN origin TEXT;
+  UPDATE outbox
+     SET origin = json_object('feature', 'schedule', 'ref',
+                              substr(delivery_id, 5, instr(substr(delivery_id, 5), '-') - 1))
+   WHERE delivery_id GLOB 'job-[0-9]*-*';`;
+
 /**
  * Acknowledged rows are deleted in batches this often. A crash before the delete only means the
  * item is sent once more after a restart, and the router, which remembers delivered ids, answers
@@ -50,6 +66,8 @@ const ACK_BATCH_MS = 200;
 export class Outbox {
   /** Every unacknowledged item, encoded, in the order it was stored (the table, mirrored). */
   private readonly unacked = new Map<string, string>();
+  /** The origin of each unacknowledged item that has one. */
+  private readonly origins = new Map<string, OutboxOrigin>();
   /** Unacknowledged items not yet sent on the current connection; a reconnect refills it. */
   private unsent = new Set<string>();
   /** Acknowledged items whose rows are still to be deleted. */
@@ -60,7 +78,8 @@ export class Outbox {
   private readonly storedListeners = new Set<(frame: OutboxItem, deliveryId: string) => void>();
   private readonly flushSoon = atEndOfTurn(() => this.flush());
   /** Stored at the next flush, all in one transaction: one fsync for a burst of answers. */
-  private toInsert: Array<[deliveryId: string, encoded: string, createdAt: number]> = [];
+  private toInsert: Array<[deliveryId: string, encoded: string, createdAt: number, origin: string | null]> =
+    [];
   private readonly insert;
   private readonly remove;
 
@@ -70,14 +89,18 @@ export class Outbox {
     private readonly now: () => number = Date.now,
   ) {
     this.insert = db.prepare(
-      "INSERT OR IGNORE INTO outbox (delivery_id, frame, created_at) VALUES (?, ?, ?)",
+      "INSERT OR IGNORE INTO outbox (delivery_id, frame, created_at, origin) VALUES (?, ?, ?, ?)",
     );
     this.remove = db.prepare("DELETE FROM outbox WHERE delivery_id = ?");
-    const rows = db.prepare("SELECT delivery_id, frame FROM outbox ORDER BY seq").all() as Array<{
+    const rows = db.prepare("SELECT delivery_id, frame, origin FROM outbox ORDER BY seq").all() as Array<{
       delivery_id: string;
       frame: string;
+      origin: string | null;
     }>;
-    for (const row of rows) this.unacked.set(row.delivery_id, row.frame);
+    for (const row of rows) {
+      this.unacked.set(row.delivery_id, row.frame);
+      if (row.origin) this.origins.set(row.delivery_id, JSON.parse(row.origin) as OutboxOrigin);
+    }
   }
 
   attach(link: OutboxLink): void {
@@ -92,16 +115,18 @@ export class Outbox {
    * Stores the frame and sends it once stored. Inside a caller's transaction the row is part of
    * it (a reminder and its job's new state commit together); otherwise rows enqueued in the same
    * turn of the event loop are committed together (group commit) just before they are sent.
-   * Returns the delivery id (given, or a new uuid).
+   * Returns the delivery id (given, or a new uuid). `origin` comes back with the item's result.
    */
-  enqueue(frame: OutboxItem, deliveryId: string = randomUUID()): string {
+  enqueue(frame: OutboxItem, deliveryId: string = randomUUID(), origin?: OutboxOrigin): string {
     const stored = this.unacked.get(deliveryId);
     const encoded = stored ?? JSON.stringify({ ...frame, delivery_id: deliveryId });
     // Acknowledged but its row not yet deleted, and asked for again: the row stays.
     const rowKept = this.acked.delete(deliveryId);
     if (stored === undefined && !rowKept) {
-      if (this.db.inTransaction) this.insert.run(deliveryId, encoded, this.now());
-      else this.toInsert.push([deliveryId, encoded, this.now()]);
+      const row = [deliveryId, encoded, this.now(), origin ? JSON.stringify(origin) : null] as const;
+      if (this.db.inTransaction) this.insert.run(...row);
+      else this.toInsert.push([...row]);
+      if (origin) this.origins.set(deliveryId, origin);
       for (const listener of this.storedListeners) listener(frame, deliveryId);
     }
     this.unacked.set(deliveryId, encoded);
@@ -118,13 +143,43 @@ export class Outbox {
     this.acked.add(ack.delivery_id);
     this.ackTimer ??= setTimeout(() => this.deleteAcked(), ACK_BATCH_MS).unref();
     if (!ack.ok) this.logger.warn({ deliveryId: ack.delivery_id, error: ack.error }, "push not delivered");
+    const origin = this.origins.get(ack.delivery_id);
+    this.origins.delete(ack.delivery_id);
     const result: DeliveryResult = {
       deliveryId: ack.delivery_id,
+      ...(origin ? { origin } : {}),
       ok: ack.ok,
       ...(ack.message_id ? { messageId: ack.message_id } : {}),
       ...(ack.error ? { error: ack.error } : {}),
     };
     for (const listener of this.listeners) listener(result);
+  }
+
+  /** A message of the host's own to a chat; `editKey` keeps one message up to date (a plan's progress). */
+  notify(to: ChatOwner, text: string, options: { buttons?: Button[][]; editKey?: string } = {}): string {
+    return this.enqueue({
+      type: "notify",
+      ...wireOwner(to),
+      text,
+      ...(options.buttons?.length ? { buttons: options.buttons } : {}),
+      ...(options.editKey ? { edit_key: options.editKey } : {}),
+    });
+  }
+
+  /** A file for a chat. */
+  sendFile(to: ChatOwner, file: OutgoingFile): string {
+    return this.enqueue({
+      type: "send_file",
+      ...wireOwner(to),
+      name: file.name,
+      ...(file.mimeType ? { mime_type: file.mimeType } : {}),
+      data_base64: file.data.toString("base64"),
+    });
+  }
+
+  /** A background task's end, told to the chat that started it. */
+  taskComplete(to: ChatOwner, task: TaskCompletion): string {
+    return this.enqueue({ type: "task_complete", ...wireOwner(to), ...task });
   }
 
   onSettled(listener: (result: DeliveryResult) => void): () => void {
@@ -136,6 +191,20 @@ export class Outbox {
   onStored(listener: (frame: OutboxItem, deliveryId: string) => void): () => void {
     this.storedListeners.add(listener);
     return () => this.storedListeners.delete(listener);
+  }
+
+  /** The frames the outbox answers: the router's acknowledgements. */
+  readonly frames: FrameHandlers<PushAckFrame> = { push_ack: (ack) => this.acknowledge(ack) };
+
+  /**
+   * The router's error about one item. Over the push rate, or a worker result whose master is
+   * offline: kept, and sent again later. Anything else is logged (the router said why).
+   */
+  pushFailed(frame: Extract<RouterFrame, { type: "error" }>): void {
+    const retry = frame.code === "RATE_LIMITED" || frame.code === "NODE_OFFLINE";
+    if (retry && frame.delivery_id)
+      this.retryLater(frame.delivery_id, Math.max(1, frame.retry_after_s ?? 5) * 1000);
+    else this.logger.warn({ code: frame.code, deliveryId: frame.delivery_id }, frame.message);
   }
 
   /**
@@ -193,3 +262,19 @@ export class Outbox {
     }
   }
 }
+
+/** What a finished background task reports (task_complete without its chat). */
+export type TaskCompletion = Pick<
+  Extract<DeliverableFrame, { type: "task_complete" }>,
+  "task_id" | "ok" | "description" | "output" | "elapsed_ms"
+>;
+
+const wireOwner = (owner: ChatOwner) => ({
+  user_id: owner.userId,
+  platform: owner.platform,
+  chat_id: owner.chatId,
+});
+
+/** The user an item is for; worker results go to another node, not to a user. */
+export const recipientOf = (item: OutboxItem): string | undefined =>
+  item.type === "worker_result" ? undefined : item.user_id;

@@ -1,11 +1,9 @@
 import type { HostCommand } from "../contracts/host-command.ts";
-import type { Tool } from "../contracts/tool.ts";
-import type { SkillLibrary } from "../skills/skill-library.ts";
 import { channelOf } from "../workspace/workspace-layout.ts";
-import type { CustomTools } from "./custom-tools.ts";
+import type { SkillLibrary } from "./skill-library.ts";
 
-// /skills and /tools: what the workspace adds to the assistant, where each came from, and what
-// failed to load (the owner's feedback after editing a file in skills/ or tools/).
+// /skills: the skills the assistant has here (the workspace's and this chat's), and what failed
+// to load (the owner's feedback after editing a SKILL.md).
 
 export function skillsCommand(library: SkillLibrary): HostCommand {
   return {
@@ -24,26 +22,6 @@ export function skillsCommand(library: SkillLibrary): HostCommand {
       const broken = entries.filter((entry) => !entry.skill).length;
       const header = `Skills: ${entries.length - broken} loaded${broken > 0 ? `, ${broken} not loaded` : ""}`;
       return [header, ...lines].join("\n");
-    },
-  };
-}
-
-export function toolsCommand(builtIn: readonly Tool[], custom: CustomTools): HostCommand {
-  return {
-    name: "tools",
-    usage: "/tools",
-    description: "the assistant's tools: built-in and custom (with their files), and load errors",
-    run: async () => {
-      const entries = custom.list();
-      return [
-        `Built-in: ${builtIn.map((tool) => tool.name).join(", ")}`,
-        entries.length === 0 ? "Custom: none (add one as tools/<name>/index.ts in the workspace)" : "Custom:",
-        ...entries.map((entry) =>
-          entry.tool
-            ? `• ${entry.name} — ${entry.tool.description} (${entry.path})`
-            : `⚠️ ${entry.name} — ${entry.error} (${entry.path})`,
-        ),
-      ].join("\n");
     },
   };
 }

@@ -1,6 +1,6 @@
 import { NestedTooDeep, type SimpleCommand, simpleCommands } from "./shell-commands.ts";
 
-// A blocklist for the seed's destructive commands, judged per simple command after looking
+// A blocklist of destructive commands, judged per simple command after looking
 // through wrappers (sudo, env, sh -c, $(…), backticks, find -exec, xargs, here-documents). It
 // stops accidents and obvious mistakes by the model; it is NOT a sandbox: whatever is only
 // known at run time (an interpreter such as `python -c`, an encoded payload piped to a shell,

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { AgentThread, AgentThreads } from "../coding-agent.ts";
-import { JsonRpcError, type JsonRpcProcess } from "./json-rpc-process.ts";
+import { JsonRpcError, type JsonRpcProcess } from "./codex-json-rpc.ts";
+import type { AgentThread, AgentThreads } from "./coding-agent.ts";
 
 // The conversations Codex keeps on this machine (from PhoneWork or from the terminal), read from
 // the app-server's thread/list and thread/read, so a chat can continue one. Only the fields used

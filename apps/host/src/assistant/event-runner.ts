@@ -1,5 +1,5 @@
-import type { Assistant } from "../assistant/assistant.ts";
-import type { EventRunner } from "./scheduler.ts";
+import type { EventRunner } from "../schedule/scheduler.ts";
+import type { Assistant } from "./assistant.ts";
 
 // How an event job runs: its text goes to the assistant as a turn in the event's chat, marked as
 // coming from the system, and the assistant's answer is what the user gets. When the model

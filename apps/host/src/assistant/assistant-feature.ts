@@ -1,0 +1,96 @@
+import type { ForwardFrame } from "@phonework/protocol";
+import type { Clock, Logger } from "@phonework/runtime";
+import type { SessionManager } from "../coding/session-manager.ts";
+import type { HostConfig } from "../config/host-config.ts";
+import { featureTools, type HostFeature } from "../contracts/host-feature.ts";
+import type { MessageHandler } from "../contracts/message-handler.ts";
+import type { Outbox } from "../delivery/outbox.ts";
+import type { ModelClient } from "../model/model-client.ts";
+import type { EventRunner } from "../schedule/scheduler.ts";
+import type { ContextStore } from "../workspace/channel-context.ts";
+import { createAssistant, HELP_COMMAND, isAssistant, STOP_COMMAND } from "./assistant.ts";
+import { createEventRunner } from "./event-runner.ts";
+import { buildSystemPrompt } from "./system-prompt.ts";
+
+// The assistant ("mailboy"): every forwarded message goes to it. It is given every other
+// feature's tools, commands and prompt sections; a handler handed in (tests, embedding) replaces it.
+
+export interface AssistantFeatureDeps {
+  config: HostConfig;
+  displayName: string;
+  model: ModelClient | undefined;
+  /** Every other feature: what the assistant can do is what they offer. */
+  features: readonly HostFeature[];
+  /** Tools that are missing here, and why, for the assistant to say. */
+  unavailable: Record<string, string>;
+  sessions: SessionManager;
+  plans: { stop(userId: string): Array<{ id: string }> };
+  channels: { contexts: ContextStore };
+  outbox: Outbox;
+  /** Replaces the assistant (tests, embedding). */
+  handler?: MessageHandler | undefined;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface AssistantFeature extends HostFeature {
+  readonly handler: MessageHandler;
+  /** How a workspace event wakes the assistant (a replaced one gets the event's text as is). */
+  readonly eventRunner: EventRunner;
+  /** The tools the model has now (none when a handler replaces the assistant). */
+  toolNames(): string[];
+  /** Every command, the assistant's own included, as `register` lists them. */
+  commandList(): Array<{ usage: string; description: string }>;
+}
+
+export function createAssistantFeature(deps: AssistantFeatureDeps): AssistantFeature {
+  const { config, features, clock } = deps;
+  const builtIn = featureTools(features);
+  /** The assistant's tools as they are now: custom tools load and reload while the host runs. */
+  const tools = () => [...builtIn, ...features.flatMap((f) => f.liveTools?.() ?? [])];
+  const commands = features.flatMap((f) => f.commands ?? []);
+  const systemPrompt = (request: ForwardFrame) =>
+    [
+      buildSystemPrompt({
+        nodeId: config.NODE_ID,
+        displayName: deps.displayName,
+        workingDir: config.WORKING_DIR,
+        toolNames: tools().map((t) => t.name),
+        webAvailable: !("web" in deps.unavailable),
+        now: new Date(clock.now()),
+        ...(request.nodes ? { peers: request.nodes } : {}),
+      }),
+      // What the workspace adds for this chat (memory, skills): each section a provider.
+      ...features.flatMap((f) => f.promptSection?.(request) ?? []),
+    ].join("\n\n");
+  const handler =
+    deps.handler ??
+    createAssistant({
+      nodeId: config.NODE_ID,
+      model: deps.model,
+      tools,
+      commands,
+      sessions: deps.sessions,
+      plans: deps.plans,
+      unavailableTools: deps.unavailable,
+      systemPrompt,
+      maxSteps: config.AGENT_MAX_STEPS,
+      history: deps.channels.contexts,
+      sendFile: async (to, file) => void deps.outbox.sendFile(to, file),
+      clock,
+      logger: deps.logger,
+    });
+  return {
+    name: "assistant",
+    handler,
+    // Events wake the assistant; a handler handed in gets an event's text as is.
+    eventRunner: isAssistant(handler) ? createEventRunner(handler) : async (job) => job.text,
+    capabilities: () => (deps.model ? ["assistant"] : []),
+    toolNames: () => (deps.handler ? [] : tools().map((tool) => tool.name)),
+    commandList: () => [
+      ...commands.map(({ usage, description }) => ({ usage, description })),
+      STOP_COMMAND,
+      HELP_COMMAND,
+    ],
+  };
+}
