@@ -9,7 +9,7 @@ import { CHANNEL_MEMBERS_MIGRATION } from "./workspace/channel-access.ts";
 
 // The host's state.db: every feature's tables, in the order their migrations shipped. Append only:
 // each entry moves the schema one version forward on every host that already has the file.
-const HOST_MIGRATIONS = [
+export const HOST_MIGRATIONS = [
   OUTBOX_MIGRATION,
   JOBS_MIGRATION,
   TASKS_MIGRATION,
