@@ -19,6 +19,7 @@ export * from "./private-files.ts";
 export * from "./program.ts";
 export * from "./program-log.ts";
 export * from "./secret-values.ts";
+export * from "./socket-text.ts";
 export * from "./sqlite.ts";
 export * from "./startup-error.ts";
 export * from "./token-bucket.ts";

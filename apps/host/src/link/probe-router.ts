@@ -10,7 +10,8 @@ import {
   type RegisterFrame,
   RouterFrame,
 } from "@phonework/protocol";
-import { type RawData, WebSocket } from "ws";
+import { socketText } from "@phonework/runtime";
+import { WebSocket } from "ws";
 import type { NodeIdentity } from "../identity/node-identity.ts";
 import { peerFingerprint } from "./cert-pin.ts";
 import type { RouterTls } from "./router-link.ts";
@@ -85,7 +86,7 @@ export function probeRouter(options: ProbeOptions): Promise<ProbeOutcome> {
     socket.on("close", (code, reason) => finish({ kind: "closed", code, reason: reason.toString() }));
     socket.on("message", (data, isBinary) => {
       if (isBinary) return;
-      const decoded = decodeFrame(rawText(data), RouterFrame);
+      const decoded = decodeFrame(socketText(data), RouterFrame);
       if (!decoded.ok) return;
       const frame = decoded.frame;
       if (frame.type === "challenge") {
@@ -121,9 +122,4 @@ function probeFrame(options: ProbeOptions, nonce: string): RegisterFrame {
         }
       : {}),
   };
-}
-
-function rawText(data: RawData): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
-  return Buffer.from(data as ArrayBuffer).toString("utf8");
 }

@@ -13,8 +13,8 @@ import {
   type RegisterOkFrame,
   RouterFrame,
 } from "@phonework/protocol";
-import type { Logger } from "@phonework/runtime";
-import { type RawData, WebSocket } from "ws";
+import { type Logger, socketText } from "@phonework/runtime";
+import { WebSocket } from "ws";
 import type { NodeIdentity } from "../identity/node-identity.ts";
 import { type BackoffPolicy, reconnectDelay } from "./backoff.ts";
 import { peerFingerprint } from "./cert-pin.ts";
@@ -195,7 +195,7 @@ export class RouterLink {
       }, CHALLENGE_TIMEOUT_MS);
     });
     socket.on("message", (data, isBinary) => {
-      if (!isBinary) this.handle(socket, rawText(data));
+      if (!isBinary) this.handle(socket, socketText(data));
     });
     socket.on("error", (error) => {
       if (!reported) this.problems.report(connectErrorText(error), { url: this.options.url });
@@ -323,8 +323,3 @@ export class RouterLink {
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-function rawText(data: RawData): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
-  return Buffer.from(data as ArrayBuffer).toString("utf8");
-}
