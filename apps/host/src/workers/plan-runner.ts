@@ -235,21 +235,15 @@ export class PlanRunner {
     for (const action of actions) (this.handlers[action.type] as (action: PlanAction) => void)(action);
   }
 
-  /** A worker for the subtask: a free slot here (none free: it waits for the next), or its node. */
+  /** A worker for the subtask: a free slot here (none free: it waits for a release), or its node. */
   private startWorker(planId: string, subtaskId: string, node: string | null): void {
+    const slot = node ? undefined : this.deps.pool.acquire(`${planId}/${subtaskId}`);
+    if (!node && slot === undefined) return;
     const attemptId = `w-${(this.deps.newId ?? (() => randomBytes(6).toString("hex")))()}`;
-    const now = this.deps.now();
-    if (node) {
-      this.handle(planId, { type: "dispatched", subtaskId, attemptId, now });
-      return;
-    }
-    const slot = this.deps.pool.acquire(`${planId}/${subtaskId}`);
-    if (slot === undefined) return;
     const state = this.stateOf(planId);
-    const actions = state
-      ? planStep(state, { type: "dispatched", subtaskId, attemptId, slot, now }).actions
-      : [];
-    if (!actions.some((a) => a.type === "runLocal")) this.deps.pool.release(slot);
+    const event: PlanEvent = { type: "dispatched", subtaskId, attemptId, slot, now: this.deps.now() };
+    const actions = state ? planStep(state, event).actions : [];
+    if (slot !== undefined && !actions.some((a) => a.type === "runLocal")) this.deps.pool.release(slot);
     this.perform(actions);
   }
 
