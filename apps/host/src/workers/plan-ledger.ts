@@ -223,6 +223,24 @@ export function pendingSubtask(
   };
 }
 
+/** The next attempt at a subtask, DISPATCHED to `worker` (a slot here, or the subtask's node). */
+export function dispatchedAttempt(subtask: SubtaskRow, id: string, worker: string, at: number): AttemptRow {
+  return {
+    id,
+    plan_id: subtask.plan_id,
+    subtask_id: subtask.id,
+    n: subtask.attempts + 1,
+    node: subtask.node,
+    worker,
+    state: "DISPATCHED",
+    dispatched_at: at,
+    started_at: null,
+    finished_at: null,
+    error: null,
+    result: null,
+  };
+}
+
 const JSON_COLUMNS = new Set(["skills", "depends_on", "result"]);
 
 function toRow<T>(raw: Record<string, unknown> | undefined): T | undefined {

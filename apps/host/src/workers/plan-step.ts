@@ -1,5 +1,13 @@
 import type { WorkerOutcome, WorkerResult, WorkerTaskFrame } from "@phonework/protocol";
-import { type AttemptRow, ENDED, type SubtaskRow, type Transition, UNDER_WAY } from "./plan-ledger.ts";
+import {
+  type AttemptRow,
+  dispatchedAttempt,
+  ENDED,
+  type PlanRow,
+  type SubtaskRow,
+  type Transition,
+  UNDER_WAY,
+} from "./plan-ledger.ts";
 import {
   type AttemptEnd,
   applyTransition,
@@ -182,55 +190,41 @@ function advance(step: Step, now: number): void {
   else step.do(progress(step, false));
 }
 
-function dispatched(step: Step, event: Extract<PlanEvent, { type: "dispatched" }>): void {
+function dispatched(
+  step: Step,
+  { subtaskId, attemptId, slot, now }: Extract<PlanEvent, { type: "dispatched" }>,
+) {
   const { plan, subtasks } = step.state;
-  const subtask = step.subtask(event.subtaskId);
+  const subtask = step.subtask(subtaskId);
   if (plan.status !== "running" || subtask?.state !== "PENDING") return;
-  if (!subtask.node && event.slot === undefined) return;
-  const attempt: AttemptRow = {
-    id: event.attemptId,
-    plan_id: plan.id,
-    subtask_id: subtask.id,
-    n: subtask.attempts + 1,
-    node: subtask.node,
-    worker: subtask.node ? `Worker@${subtask.node}` : workerName(event.slot as number),
-    state: "DISPATCHED",
-    dispatched_at: event.now,
-    started_at: null,
-    finished_at: null,
-    error: null,
-    result: null,
-  };
-  const task = taskOf(attempt.id, subtask, subtasks);
+  const worker = subtask.node ? `Worker@${subtask.node}` : slot !== undefined ? workerName(slot) : undefined;
+  if (!worker) return;
+  const attempt = dispatchedAttempt(subtask, attemptId, worker, now);
+  const task = taskOf(attemptId, subtask, subtasks);
   step.write(markStepDispatched(attempt));
-  if (!subtask.node) {
-    step.write(markStepStarted(attempt, subtask, event.now));
-    step.do({
-      type: "runLocal",
-      attemptId: attempt.id,
-      slot: event.slot as number,
-      task,
-      owner: planOwner(plan),
-    });
-    return;
+  if (subtask.node) step.do({ type: "sendTask", frame: taskFrame(plan, subtask.node, task) });
+  else if (slot !== undefined) {
+    step.write(markStepStarted(attempt, subtask, now));
+    step.do({ type: "runLocal", attemptId, slot, task, owner: planOwner(plan) });
   }
-  step.do({
-    type: "sendTask",
-    frame: {
-      type: "worker_task",
-      task_id: attempt.id,
-      plan_id: plan.id,
-      ...(plan.request_id ? { request_id: plan.request_id } : {}),
-      user_id: plan.user_id,
-      platform: plan.platform,
-      chat_id: plan.chat_id,
-      node: subtask.node,
-      objective: task.objective,
-      context: task.context,
-      skills: task.skills,
-      ttl_s: task.ttlS,
-    },
-  });
+}
+
+/** The task as the router relays it to `node`, tied to the request that started the plan. */
+function taskFrame(plan: PlanRow, node: string, task: WorkerTask): WorkerTaskFrame {
+  return {
+    type: "worker_task",
+    task_id: task.taskId,
+    plan_id: plan.id,
+    ...(plan.request_id ? { request_id: plan.request_id } : {}),
+    user_id: plan.user_id,
+    platform: plan.platform,
+    chat_id: plan.chat_id,
+    node,
+    objective: task.objective,
+    context: task.context,
+    skills: task.skills,
+    ttl_s: task.ttlS,
+  };
 }
 
 /** What the worker is told: the objective, the results it depends on, and its last error. */
