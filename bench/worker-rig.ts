@@ -4,7 +4,7 @@ import type { PlanLedger } from "../apps/host/src/workers/plan-ledger.ts";
 import { createLogger } from "../packages/runtime/src/logger.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../packages/testkit/src/fake-openai.ts";
 import { kindOf, workerJson } from "../packages/testkit/src/plan-script.ts";
-import { waitFor } from "../packages/testkit/src/wait-for.ts";
+import { waitFor } from "../packages/testkit/src/shared/wait-for.ts";
 import type { Cleanup } from "./cleanup.ts";
 import { type InProcessRouter, startInProcessRouter } from "./in-process-router.ts";
 import { BENCH_SECRET } from "./router-control.ts";

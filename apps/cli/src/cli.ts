@@ -1,5 +1,6 @@
 import { Argument, Command } from "commander";
 import { PRECEDENCE_HELP, programArgs, withConfigFlags } from "./config-flags.ts";
+import { APPS, type AppName } from "./programs/app-name.ts";
 import { phoneworkVersion } from "./version.ts";
 
 // `phonework`: one executable for every role. Each subcommand loads only its own app (dynamic
@@ -11,9 +12,6 @@ export interface CliIo {
   /** Where a command's exit status goes (doctor: the number of ❌). */
   setExitCode: (code: number) => void;
 }
-
-const APPS = ["router", "host", "standalone"] as const;
-export type AppName = (typeof APPS)[number];
 
 export function buildCli(io: CliIo): Command {
   const program = new Command("phonework")

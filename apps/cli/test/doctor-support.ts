@@ -8,8 +8,8 @@ import {
   RouterConfigSchema,
 } from "@phonework/router";
 import { afterEachTest, CleanupScope, captureStream, createTestLogger, waitFor } from "@phonework/testkit";
-import type { AppName } from "../src/cli.ts";
 import { doctor } from "../src/doctor/run-doctor.ts";
+import type { AppName } from "../src/programs/app-name.ts";
 
 // Runs the doctor in-process against real routers, hosts and fake servers on loopback, with an
 // environment the test writes in full (nothing from this process's own).

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CleanupScope, captureStream } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AppName } from "../src/cli.ts";
+import type { AppName } from "../src/programs/app-name.ts";
 import { processRunner } from "../src/service/command-runner.ts";
 import { type ServiceDeps, type ServiceOptions, serviceCommand } from "../src/service/service-command.ts";
 import type { WhoAmI } from "../src/service/service-user.ts";

@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { openStateDatabase } from "../src/state-database.ts";
 import { PlanLedger } from "../src/workers/plan-ledger.ts";
+import { planStep } from "../src/workers/plan-step.ts";
 import { attemptRow, planRow, subtaskRow } from "./plan-rows.ts";
+import { STEP_CASES } from "./plan-step-cases.ts";
 
 // The plan ledger in a real state.db (in memory): rows round-trip with their JSON columns, and
-// old plans are forgotten with everything under them while running ones stay.
+// old plans are forgotten with everything under them while running ones stay; a step's transitions
+// leave the ledger holding the rows the step answered.
 
 const plan = planRow;
 const subtask = (planId: string) =>
@@ -48,5 +51,20 @@ describe("PlanLedger", () => {
       n: 0,
     });
     expect(ledger.attempt("w-1")).toBeUndefined();
+  });
+
+  it("holds, after a step's transitions, the rows the step answered (every case of the step's table)", () => {
+    for (const c of STEP_CASES) {
+      const ledger = new PlanLedger(openHostDatabase(":memory:"));
+      ledger.createPlan(c.state.plan, c.state.subtasks);
+      for (const attempt of c.state.attempts) ledger.addAttempt(attempt);
+      const { state, actions } = planStep(c.state, c.event);
+      for (const action of actions) if (action.type === "ledger") ledger.apply(action.transition);
+      const byId = <T extends { id: string }>(rows: T[]) =>
+        [...rows].sort((a, b) => a.id.localeCompare(b.id));
+      expect(ledger.plan("p1"), c.name).toEqual(state.plan);
+      expect(ledger.subtasks("p1"), c.name).toEqual(state.subtasks);
+      expect(byId(ledger.attempts("p1")), c.name).toEqual(byId(state.attempts));
+    }
   });
 });

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
-import { listenOnLoopback, sendJson } from "./http-server.ts";
 import { nextReply, waitWhileOpen } from "./scripted-replies.ts";
+import { listenOnLoopback, sendJson } from "./shared/http-server.ts";
 
 // An Anthropic Messages API for the real `claude` CLI to talk to (ANTHROPIC_BASE_URL).
 // Tests script the model's turns — text, or a tool_use such as Claude Code's Bash — and read

@@ -1,7 +1,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
-import { listenOnLoopback, sendJson } from "./http-server.ts";
+import { listenOnLoopback, sendJson } from "./shared/http-server.ts";
 
 // A Metaso-like MCP server over Streamable HTTP, built with the SDK's own server class.
 // Its tool names and parameter names follow Metaso's (`q`, `url`, `scope`, `format`), so a

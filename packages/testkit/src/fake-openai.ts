@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
-import { listenOnLoopback, sendJson } from "./http-server.ts";
 import { nextReply, waitWhileOpen } from "./scripted-replies.ts";
+import { listenOnLoopback, sendJson } from "./shared/http-server.ts";
 
 // An OpenAI-compatible chat completions server. Tests script its answers (text, tool calls,
 // errors, delays) and read back every request to assert what the model was shown.

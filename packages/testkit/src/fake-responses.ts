@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
-import { listenOnLoopback, sendJson } from "./http-server.ts";
 import { nextReply, waitWhileOpen } from "./scripted-replies.ts";
+import { listenOnLoopback, sendJson } from "./shared/http-server.ts";
 
 // An OpenAI Responses API (streaming SSE) for the real `codex` CLI, reached through a Codex
 // model provider whose base_url points here. Tests script the model's turns — text, or a call

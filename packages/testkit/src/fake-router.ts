@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { type WebSocket, WebSocketServer } from "ws";
 import { FrameInbox } from "./frame-inbox.ts";
-import { waitFor } from "./wait-for.ts";
+import { waitFor } from "./shared/wait-for.ts";
 
 // A router that speaks just enough of the protocol for host tests: it checks the bearer
 // secret (when given), opens each socket with a `challenge`, accepts `register`, and lets the

@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as deadline } from "node:timers/promises";
+import { waitFor } from "./shared/wait-for.ts";
 import { makeTempDir } from "./temp-dir.ts";
-import { waitFor } from "./wait-for.ts";
 
 // Real child processes for end-to-end tests: the built `phonework` (the files the package ships),
 // started with node, as a user starts it.

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitFor } from "./wait-for.ts";
+import { waitFor } from "./shared/wait-for.ts";
 
 export interface TempDir {
   path: string;

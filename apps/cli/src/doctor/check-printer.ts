@@ -1,5 +1,5 @@
 import { addConfigSecrets, type SecretValues } from "@phonework/runtime";
-import type { Check, CheckStatus } from "./check.ts";
+import type { Check, CheckStatus } from "./checks/check.ts";
 
 // Writes each check as one line the moment it is known (network checks take a while), and counts
 // them. Every line is redacted: a secret that an error message carries never reaches the screen.

@@ -1,6 +1,6 @@
 import { ConfigError, type ConfigSource, type LoadedConfig } from "@phonework/runtime";
-import { type Check, skipped, warn } from "./check.ts";
 import type { CheckPrinter } from "./check-printer.ts";
+import { type Check, skipped, warn } from "./checks/check.ts";
 import { checkConfig } from "./checks/config.ts";
 import { checkDataDir } from "./checks/data-dir.ts";
 

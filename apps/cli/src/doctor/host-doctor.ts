@@ -1,7 +1,7 @@
 import type { HostConfig } from "@phonework/host";
 import { type ConfigSource, loadConfig, withoutPackageManager } from "@phonework/runtime";
-import { type Check, skipped } from "./check.ts";
 import type { CheckPrinter } from "./check-printer.ts";
+import { type Check, skipped } from "./checks/check.ts";
 import { checkCodingCli, codingClis } from "./checks/coding-cli.ts";
 import { checkModelEndpoint } from "./checks/model-endpoint.ts";
 import { checkNodeKey, hostCredentials, untriedNodeKey } from "./checks/node-key.ts";

@@ -1,5 +1,5 @@
 import { addConfigSecrets, type ProgramArgs, SecretValues } from "@phonework/runtime";
-import type { AppName } from "../cli.ts";
+import type { AppName } from "../programs/app-name.ts";
 import { CheckPrinter } from "./check-printer.ts";
 import { checkNodeVersion } from "./checks/node-version.ts";
 import { type DoctorDeps, defaultDoctorDeps } from "./doctor-context.ts";

@@ -1,7 +1,7 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import type { AppName } from "../cli.ts";
+import type { AppName } from "../programs/app-name.ts";
 import { ServiceError } from "./service-error.ts";
 
 // The command line a service runs: this node, this phonework, the app, the config. Absolute paths

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { AppName } from "../cli.ts";
+import type { AppName } from "../programs/app-name.ts";
 import type { CommandRunner } from "./command-runner.ts";
 import { launchCommand } from "./launch-command.ts";
 import { launchdBackend } from "./launchd-backend.ts";

@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import type { AppName } from "../cli.ts";
+import type { AppName } from "../programs/app-name.ts";
 import { launchCommand } from "./launch-command.ts";
 import { type ServiceScope, type ServiceSpec, servicePath } from "./service-spec.ts";
 import type { ServiceUser } from "./service-user.ts";

@@ -1,4 +1,4 @@
-import type { AppName } from "../cli.ts";
+import type { AppName } from "../programs/app-name.ts";
 
 // What a service runs and as whom: everything the unit file and the plist are rendered from.
 

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AppName } from "../cli.ts";
+import type { AppName } from "../programs/app-name.ts";
 import { type CommandRunner, firstLine } from "./command-runner.ts";
 import {
   runStep,

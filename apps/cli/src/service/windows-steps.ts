@@ -1,4 +1,4 @@
-import type { AppName } from "../cli.ts";
+import type { AppName } from "../programs/app-name.ts";
 import type { ServiceAction } from "./service-backend.ts";
 import { CONFIG_ERROR_EXIT, RESTART_DELAY_S } from "./service-spec.ts";
 

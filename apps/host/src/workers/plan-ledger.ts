@@ -87,6 +87,8 @@ export type AttemptState =
   | "CANCELLED";
 
 export const ENDED: ReadonlySet<SubtaskState> = new Set(["COMPLETED", "FAILED", "TIMEOUT", "CANCELLED"]);
+/** An attempt in one of these states has a worker on it (here or on its node). */
+export const UNDER_WAY: ReadonlySet<AttemptState> = new Set(["DISPATCHED", "RUNNING"]);
 
 export interface PlanRow {
   id: string;
@@ -145,11 +147,50 @@ export interface AttemptRow {
   result: WorkerResult | null;
 }
 
+export type PlanChanges = Partial<Omit<PlanRow, "id">>;
+export type SubtaskChanges = Partial<Omit<SubtaskRow, "plan_id" | "id">>;
+export type AttemptChanges = Partial<Omit<AttemptRow, "id">>;
+
+/**
+ * One named change to a plan's rows (see plan-ledger-transitions.ts), written in one transaction:
+ * the attempt it adds, then its attempts', subtasks' and plan's changes.
+ */
+export interface Transition {
+  readonly name: string;
+  readonly planId: string;
+  readonly newAttempt?: AttemptRow;
+  readonly attempts: ReadonlyArray<{ id: string; changes: AttemptChanges }>;
+  readonly subtasks: ReadonlyArray<{ id: string; changes: SubtaskChanges }>;
+  readonly plan?: PlanChanges;
+}
+
 export interface RemoteWorkRow {
   task_id: string;
   from_node: string;
   frame: string;
   received_at: number;
+}
+
+/** A plan as the user starts it: running, no report yet. */
+export function newPlan(
+  id: string,
+  owner: { userId: string; chatId: string; platform: string },
+  goal: string,
+  requestId: string | null,
+  now: number,
+): PlanRow {
+  return {
+    id,
+    user_id: owner.userId,
+    platform: owner.platform,
+    chat_id: owner.chatId,
+    goal,
+    status: "running",
+    created_at: now,
+    finished_at: null,
+    report: null,
+    request_id: requestId,
+  };
 }
 
 /** A subtask as a plan starts it: PENDING, never tried. */
@@ -179,6 +220,24 @@ export function pendingSubtask(
     finished_at: null,
     not_before: null,
     offline_since: null,
+  };
+}
+
+/** The next attempt at a subtask, DISPATCHED to `worker` (a slot here, or the subtask's node). */
+export function dispatchedAttempt(subtask: SubtaskRow, id: string, worker: string, at: number): AttemptRow {
+  return {
+    id,
+    plan_id: subtask.plan_id,
+    subtask_id: subtask.id,
+    n: subtask.attempts + 1,
+    node: subtask.node,
+    worker,
+    state: "DISPATCHED",
+    dispatched_at: at,
+    started_at: null,
+    finished_at: null,
+    error: null,
+    result: null,
   };
 }
 
@@ -275,16 +334,29 @@ export class PlanLedger {
     this.insert("plan_attempts", attempt);
   }
 
-  updatePlan(id: string, changes: Partial<Omit<PlanRow, "id">>): void {
+  updatePlan(id: string, changes: PlanChanges): void {
     this.update("plans", "id = ?", [id], changes);
   }
 
-  updateSubtask(planId: string, id: string, changes: Partial<Omit<SubtaskRow, "plan_id" | "id">>): void {
+  updateSubtask(planId: string, id: string, changes: SubtaskChanges): void {
     this.update("plan_subtasks", "plan_id = ? AND id = ?", [planId, id], changes);
   }
 
-  updateAttempt(id: string, changes: Partial<Omit<AttemptRow, "id">>): void {
+  updateAttempt(id: string, changes: AttemptChanges): void {
     this.update("plan_attempts", "id = ?", [id], changes);
+  }
+
+  /**
+   * Writes a named transition in one transaction (nested: it joins the outer one). Through the
+   * methods above, so whoever watches them (the subtask bench) sees every change.
+   */
+  apply(transition: Transition): void {
+    this.transaction(() => {
+      if (transition.newAttempt) this.addAttempt(transition.newAttempt);
+      for (const { id, changes } of transition.attempts) this.updateAttempt(id, changes);
+      for (const { id, changes } of transition.subtasks) this.updateSubtask(transition.planId, id, changes);
+      if (transition.plan) this.updatePlan(transition.planId, transition.plan);
+    });
   }
 
   /** Forgets plans that ended before `before`, with their subtasks and attempts. */

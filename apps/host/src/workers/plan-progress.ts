@@ -1,6 +1,6 @@
 import { formatPlanProgress } from "./plan-format.ts";
 import type { PlanLedger } from "./plan-ledger.ts";
-import type { PlanOwner } from "./plan-runner.ts";
+import { type PlanOwner, planOwner } from "./plan-owner.ts";
 
 // A plan's one progress message: rendered from the ledger, sent under the key `plan:<id>` so the
 // router edits the same chat message, at most once per interval, and never twice with the same text
@@ -44,11 +44,7 @@ export class PlanProgress {
     if (text === this.shown.get(planId)) return;
     this.shown.set(planId, text);
     this.lastSent.set(planId, this.now());
-    this.send(
-      { userId: plan.user_id, chatId: plan.chat_id, platform: plan.platform },
-      text,
-      `plan:${planId}`,
-    );
+    this.send(planOwner(plan), text, `plan:${planId}`);
     if (plan.status !== "running") {
       this.shown.delete(planId);
       this.lastSent.delete(planId);

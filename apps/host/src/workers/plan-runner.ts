@@ -1,42 +1,27 @@
 import { randomBytes } from "node:crypto";
 import type {
   WorkerCancelFrame,
-  WorkerOutcome,
-  WorkerResult,
   WorkerResultAckFrame,
   WorkerResultFrame,
   WorkerStatusFrame,
   WorkerTaskFrame,
 } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
-import {
-  type AttemptRow,
-  ENDED,
-  type PlanLedger,
-  type PlanRow,
-  pendingSubtask,
-  type SubtaskRow,
-} from "./plan-ledger.ts";
+import { newPlan, type PlanLedger, type PlanRow, pendingSubtask, type SubtaskRow } from "./plan-ledger.ts";
+import type { PlanOwner } from "./plan-owner.ts";
 import { PlanProgress } from "./plan-progress.ts";
 import type { PlannedSubtask } from "./plan-spec.ts";
+import { type PlanAction, type PlanEvent, type PlanState, planStep } from "./plan-step.ts";
 import { RemoteAttempts } from "./remote-attempts.ts";
-import { afterFailure } from "./retry-policy.ts";
-import { workerContext } from "./worker-context.ts";
-import { type WorkerPool, workerName } from "./worker-pool.ts";
+import type { WorkerPool } from "./worker-pool.ts";
 import type { WorkerRun, WorkerTask } from "./worker-run.ts";
 
-// Runs plans: each subtask waits for its dependencies and a free worker (here, or on the node it
-// is pinned to), failed and timed-out attempts are retried up to max_retries with the error in
-// their context, and once every subtask has ended the master writes one report. Every change is
-// a row in the ledger first, so a restarted host carries on where it was.
+// Runs plans: what happens next is decided by planStep (plan-step.ts) from the plan's rows; this
+// file feeds it events — the user's start and /stop, the router's frames, workers ending, timers —
+// and does what it answers: ledger transitions, worker slots, aborts, frames, the report. Every
+// change is a row in the ledger first, so a restarted host carries on where it was.
 
-export interface PlanOwner {
-  userId: string;
-  chatId: string;
-  platform: string;
-  /** Only this chat's directory is visible to its commands, not the user's other chats (remote work). */
-  isolated?: boolean;
-}
+export type { PlanOwner } from "./plan-owner.ts";
 
 export interface PlanRunnerDeps {
   ledger: PlanLedger;
@@ -66,6 +51,11 @@ export interface PlanRunnerDeps {
 const KEEP_PLANS_MS = 30 * 24 * 3600 * 1000;
 
 type Live = { controller: AbortController; slot: number };
+type ActionHandlers = { [T in PlanAction["type"]]: (action: Extract<PlanAction, { type: T }>) => void };
+type Ended = Omit<Extract<PlanEvent, { type: "attemptEnded" }>, "type" | "attemptId" | "now">;
+
+/** Actions that commit with the ledger: the writes, and the report's delivery in the same transaction. */
+const inTransaction = (action: PlanAction) => action.type === "ledger" || action.type === "deliverReport";
 
 export class PlanRunner {
   private readonly live = new Map<string, Live>();
@@ -91,10 +81,10 @@ export class PlanRunner {
     const { ledger, now } = this.deps;
     ledger.prunePlans(now() - KEEP_PLANS_MS);
     const lost = ledger.loseUnfinished(now());
-    ledger.transaction(() => {
-      for (const attempt of lost) this.retryOrEnd(attempt, "FAILED", "lost: the host stopped while it ran");
-    });
-    for (const attempt of lost.filter((a) => a.node)) this.cancelRemote(attempt, "the master host restarted");
+    const after = ledger.transaction(() =>
+      lost.flatMap((attempt) => this.commit(attempt.plan_id, { type: "attemptLost", attempt, now: now() })),
+    );
+    this.perform(after);
     for (const plan of ledger.runningPlans()) this.progress.show(plan.id, true);
     this.pump();
   }
@@ -106,22 +96,11 @@ export class PlanRunner {
     planned: PlannedSubtask[],
     requestId?: string,
   ): { plan: PlanRow; workers: string[] } {
-    const { ledger, now } = this.deps;
-    const plan: PlanRow = {
-      id: this.newPlanId(),
-      user_id: owner.userId,
-      platform: owner.platform,
-      chat_id: owner.chatId,
-      goal,
-      status: "running",
-      created_at: now(),
-      finished_at: null,
-      report: null,
-      request_id: requestId ?? null,
-    };
+    const { ledger, now, maxRetries } = this.deps;
+    const plan = newPlan(this.newPlanId(), owner, goal, requestId ?? null, now());
     ledger.createPlan(
       plan,
-      planned.map((subtask, seq) => pendingSubtask(plan.id, seq, subtask, this.deps.maxRetries)),
+      planned.map((subtask, seq) => pendingSubtask(plan.id, seq, subtask, maxRetries)),
     );
     this.deps.logger.info(
       { planId: plan.id, subtasks: planned.length, userId: owner.userId },
@@ -135,30 +114,8 @@ export class PlanRunner {
 
   /** /stop: cancels the user's running plans and kills their workers. Returns the plans stopped. */
   stop(userId: string, reason = "stopped by the user"): PlanRow[] {
-    const { ledger, now } = this.deps;
-    const plans = ledger.runningPlans().filter((p) => p.user_id === userId);
-    for (const plan of plans) {
-      const active = ledger
-        .attempts(plan.id)
-        .filter((a) => a.state === "DISPATCHED" || a.state === "RUNNING");
-      ledger.transaction(() => {
-        for (const attempt of active)
-          ledger.updateAttempt(attempt.id, { state: "CANCELLED", finished_at: now(), error: reason });
-        for (const subtask of ledger.subtasks(plan.id).filter((s) => !ENDED.has(s.state)))
-          ledger.updateSubtask(plan.id, subtask.id, {
-            state: "CANCELLED",
-            finished_at: now(),
-            last_error: reason,
-          });
-        ledger.updatePlan(plan.id, { status: "stopped", finished_at: now() });
-      });
-      for (const attempt of active) {
-        this.live.get(attempt.id)?.controller.abort(new Error(reason));
-        if (attempt.node) this.cancelRemote(attempt, reason);
-      }
-      this.progress.show(plan.id, true);
-      this.deps.logger.info({ planId: plan.id, cancelled: active.length }, "plan stopped");
-    }
+    const plans = this.deps.ledger.runningPlans().filter((p) => p.user_id === userId);
+    for (const plan of plans) this.handle(plan.id, { type: "stop", reason, now: this.deps.now() });
     return plans;
   }
 
@@ -168,36 +125,23 @@ export class PlanRunner {
     const attempt = this.deps.ledger.attempt(frame.task_id);
     // The router names the node every status is about: only the attempt's own node counts.
     if (!attempt?.node || frame.from_node !== attempt.node) return;
-    if (attempt.state !== "DISPATCHED" && attempt.state !== "RUNNING") return;
     if (frame.ok) {
-      if (attempt.state === "RUNNING") return;
-      const started = this.deps.now();
-      this.deps.ledger.transaction(() => {
-        this.deps.ledger.updateAttempt(attempt.id, { state: "RUNNING", started_at: started });
-        const subtask = this.deps.ledger.subtask(attempt.plan_id, attempt.subtask_id);
-        this.deps.ledger.updateSubtask(attempt.plan_id, attempt.subtask_id, {
-          state: "RUNNING",
-          started_at: subtask?.started_at ?? started,
-          offline_since: null,
-        });
-      });
-      this.progress.show(attempt.plan_id);
+      this.handle(attempt.plan_id, { type: "remoteStarted", attemptId: attempt.id, now: this.deps.now() });
       return;
     }
     const error = frame.error ?? { code: "INTERNAL" as const, message: "refused" };
-    this.settle(
-      attempt.id,
-      "failed",
-      undefined,
-      `${error.code}: ${error.message}`,
-      error.code === "NODE_OFFLINE",
-    );
+    this.settle(attempt.id, {
+      outcome: "failed",
+      error: `${error.code}: ${error.message}`,
+      nodeOffline: error.code === "NODE_OFFLINE",
+    });
   }
 
   /** A result from the node that ran it: stored, then acknowledged (a resend is acknowledged again). */
   onResult(frame: WorkerResultFrame): void {
     const attempt = this.deps.ledger.attempt(frame.task_id);
-    if (attempt && attempt.node === frame.from_node) this.settle(attempt.id, frame.outcome, frame.result);
+    if (attempt && attempt.node === frame.from_node)
+      this.settle(attempt.id, { outcome: frame.outcome, result: frame.result });
     else
       this.deps.logger.warn(
         { taskId: frame.task_id, from: frame.from_node },
@@ -229,7 +173,8 @@ export class PlanRunner {
     try {
       do {
         this.pumpAgain = false;
-        for (const plan of this.deps.ledger.runningPlans()) this.advance(plan);
+        for (const plan of this.deps.ledger.runningPlans())
+          this.handle(plan.id, { type: "advance", now: this.deps.now() });
       } while (this.pumpAgain);
     } catch (error) {
       this.deps.logger.error({ err: error }, "plan scheduling failed");
@@ -238,216 +183,119 @@ export class PlanRunner {
     }
   }
 
-  private advance(plan: PlanRow): void {
-    const { ledger, now } = this.deps;
-    const subtasks = ledger.subtasks(plan.id);
-    const byId = new Map(subtasks.map((s) => [s.id, s]));
-    for (const subtask of subtasks) {
-      if (subtask.state !== "PENDING") continue;
-      const deps = subtask.depends_on.map((id) => byId.get(id));
-      const failed = deps.find((d) => d && ENDED.has(d.state) && d.state !== "COMPLETED");
-      if (failed) {
-        const error = `skipped: it needed [${failed.id}], which ${failed.state === "CANCELLED" ? "was cancelled" : "failed"}`;
-        ledger.updateSubtask(plan.id, subtask.id, { state: "FAILED", last_error: error, finished_at: now() });
-        subtask.state = "FAILED";
-        continue;
-      }
-      if (deps.some((d) => d?.state !== "COMPLETED")) continue;
-      if (subtask.not_before !== null && subtask.not_before > now()) {
-        this.wakeAt(subtask.not_before);
-        continue;
-      }
-      const started = subtask.node
-        ? this.dispatchRemote(plan, subtask, byId)
-        : this.dispatchLocal(plan, subtask, byId);
-      if (started) subtask.state = "DISPATCHED";
-    }
-    if (subtasks.every((s) => ENDED.has(s.state))) void this.finish(plan.id);
-    else this.progress.show(plan.id);
+  /** The plan's rows as the step sees them (undefined: no such plan). */
+  private stateOf(planId: string): PlanState | undefined {
+    const { ledger } = this.deps;
+    const plan = ledger.plan(planId);
+    if (!plan) return undefined;
+    const nodeRetryMs = this.deps.nodeRetryMs ?? 3000;
+    return { plan, subtasks: ledger.subtasks(planId), attempts: ledger.attempts(planId), nodeRetryMs };
   }
 
-  private newAttempt(plan: PlanRow, subtask: SubtaskRow, worker: string): AttemptRow {
-    const attempt: AttemptRow = {
-      id: `w-${(this.deps.newId ?? (() => randomBytes(6).toString("hex")))()}`,
-      plan_id: plan.id,
-      subtask_id: subtask.id,
-      n: subtask.attempts + 1,
-      node: subtask.node,
-      worker,
-      state: "DISPATCHED",
-      dispatched_at: this.deps.now(),
-      started_at: null,
-      finished_at: null,
-      error: null,
-      result: null,
-    };
-    this.deps.ledger.transaction(() => {
-      this.deps.ledger.addAttempt(attempt);
-      this.deps.ledger.updateSubtask(plan.id, subtask.id, {
-        state: "DISPATCHED",
-        attempts: attempt.n,
-        worker,
-        not_before: null,
-      });
-    });
-    return attempt;
+  /** Steps the plan and does what the step answers, in order. */
+  private handle(planId: string, event: PlanEvent): void {
+    const state = this.stateOf(planId);
+    if (state) this.perform(planStep(state, event).actions);
   }
 
-  private dispatchLocal(plan: PlanRow, subtask: SubtaskRow, byId: Map<string, SubtaskRow>): boolean {
-    const { ledger, now, pool } = this.deps;
-    const slot = pool.acquire(`${plan.id}/${subtask.id}`);
-    if (slot === undefined) return false;
-    const attempt = this.newAttempt(plan, subtask, workerName(slot));
-    const started = now();
-    ledger.transaction(() => {
-      ledger.updateAttempt(attempt.id, { state: "RUNNING", started_at: started });
-      ledger.updateSubtask(plan.id, subtask.id, {
-        state: "RUNNING",
-        started_at: subtask.started_at ?? started,
-      });
-    });
+  /** Steps the plan and writes what it answers; the other actions are returned, to follow the commit. */
+  private commit(planId: string, event: PlanEvent): PlanAction[] {
+    const state = this.stateOf(planId);
+    const actions = state ? planStep(state, event).actions : [];
+    this.perform(actions.filter(inTransaction));
+    return actions.filter((action) => !inTransaction(action));
+  }
+
+  /** An attempt ended: stale and repeated ends are ignored by the step. */
+  private settle(attemptId: string, ended: Ended): void {
+    this.remote.ended(attemptId);
+    if (this.stopped) return; // the host is stopping: the attempt stays open and is LOST at the next start
+    const attempt = this.deps.ledger.attempt(attemptId);
+    if (attempt)
+      this.handle(attempt.plan_id, { type: "attemptEnded", attemptId, ...ended, now: this.deps.now() });
+  }
+
+  /** What each action of a step means here: one handler per action type, checked by the compiler. */
+  private readonly handlers: ActionHandlers = {
+    ledger: (a) => this.deps.ledger.apply(a.transition),
+    start: (a) => this.startWorker(a.planId, a.subtaskId, a.node),
+    runLocal: (a) => this.runLocal(a),
+    sendTask: (a) => this.sendTask(a.frame),
+    abort: (a) => this.live.get(a.attemptId)?.controller.abort(new Error(a.reason)),
+    cancelRemote: (a) => this.remote.cancel(a.attemptId, a.userId, a.node, a.reason),
+    wakeAt: (a) => this.wakeAt(a.at),
+    showProgress: (a) => this.progress.show(a.planId, a.immediately),
+    writeReport: (a) => void this.finish(a.planId),
+    deliverReport: (a) => this.deps.deliverReport(a.plan, a.report),
+    pump: () => this.pump(),
+    log: (a) => this.deps.logger.info(a.fields, a.message),
+  };
+
+  private perform(actions: readonly PlanAction[]): void {
+    for (const action of actions) (this.handlers[action.type] as (action: PlanAction) => void)(action);
+  }
+
+  /** A worker for the subtask: a free slot here (none free: it waits for a release), or its node. */
+  private startWorker(planId: string, subtaskId: string, node: string | null): void {
+    const slot = node ? undefined : this.deps.pool.acquire(`${planId}/${subtaskId}`);
+    if (!node && slot === undefined) return;
+    const attemptId = `w-${(this.deps.newId ?? (() => randomBytes(6).toString("hex")))()}`;
+    const state = this.stateOf(planId);
+    const event: PlanEvent = { type: "dispatched", subtaskId, attemptId, slot, now: this.deps.now() };
+    const actions = state ? planStep(state, event).actions : [];
+    if (slot !== undefined && !actions.some((a) => a.type === "runLocal")) this.deps.pool.release(slot);
+    this.perform(actions);
+  }
+
+  private runLocal({ attemptId, slot, task, owner }: Extract<PlanAction, { type: "runLocal" }>): void {
     const controller = new AbortController();
-    this.live.set(attempt.id, { controller, slot });
-    const owner = { userId: plan.user_id, chatId: plan.chat_id, platform: plan.platform };
-    const task = this.taskOf(attempt.id, subtask, byId);
+    this.live.set(attemptId, { controller, slot });
     const run = this.deps
       .runLocal(task, owner, controller.signal)
       .then(
-        (run) => this.settle(attempt.id, run.outcome, run.result),
+        (run) => this.settle(attemptId, { outcome: run.outcome, result: run.result }),
         (error: unknown) =>
-          this.settle(attempt.id, "failed", undefined, `worker crashed: ${(error as Error)?.message}`),
+          this.settle(attemptId, {
+            outcome: "failed",
+            error: `worker crashed: ${(error as Error)?.message}`,
+          }),
       )
       .finally(() => {
-        this.live.delete(attempt.id);
+        this.live.delete(attemptId);
         this.runs.delete(run);
-        pool.release(slot);
+        this.deps.pool.release(slot);
       });
     this.runs.add(run);
-    return true;
   }
 
-  private dispatchRemote(plan: PlanRow, subtask: SubtaskRow, byId: Map<string, SubtaskRow>): boolean {
-    const node = subtask.node as string;
-    const attempt = this.newAttempt(plan, subtask, `Worker@${node}`);
-    const task = this.taskOf(attempt.id, subtask, byId);
-    const frame = {
-      type: "worker_task" as const,
-      task_id: attempt.id,
-      plan_id: plan.id,
-      ...(plan.request_id ? { request_id: plan.request_id } : {}),
-      user_id: plan.user_id,
-      platform: plan.platform,
-      chat_id: plan.chat_id,
-      node,
-      objective: task.objective,
-      context: task.context,
-      skills: task.skills,
-      ttl_s: task.ttlS,
-    };
+  /** To the attempt's node through the router; it counts as TIMEOUT when the node stays silent. */
+  private sendTask(frame: WorkerTaskFrame): void {
     const silent = () => {
-      this.remote.cancel(attempt.id, plan.user_id, node, "timed out");
-      this.settle(attempt.id, "timeout", undefined, `no result from node ${node} within ${subtask.ttl_s}s`);
+      const attempt = this.deps.ledger.attempt(frame.task_id);
+      if (attempt && !this.stopped)
+        this.handle(attempt.plan_id, { type: "remoteSilent", attemptId: attempt.id, now: this.deps.now() });
     };
     if (!this.remote.dispatch(frame, silent))
       queueMicrotask(() =>
-        this.settle(attempt.id, "failed", undefined, "NODE_OFFLINE: the router is not reachable", true),
+        this.settle(frame.task_id, {
+          outcome: "failed",
+          error: "NODE_OFFLINE: the router is not reachable",
+          nodeOffline: true,
+        }),
       );
-    return true;
   }
 
-  private taskOf(taskId: string, subtask: SubtaskRow, byId: Map<string, SubtaskRow>): WorkerTask {
-    const inputs = subtask.depends_on.flatMap((id) => {
-      const dep = byId.get(id);
-      return dep?.result ? [{ id, result: dep.result }] : [];
-    });
-    return {
-      taskId,
-      objective: subtask.objective,
-      context: workerContext(subtask.context, inputs, subtask.attempts > 0 ? subtask.last_error : null),
-      skills: subtask.skills,
-      ttlS: subtask.ttl_s,
-    };
-  }
-
-  /** An attempt ended: record it, and retry its subtask or end it. Stale and repeated ends are ignored. */
-  private settle(
-    attemptId: string,
-    outcome: WorkerOutcome,
-    result: WorkerResult | undefined,
-    error?: string,
-    nodeOffline = false,
-  ): void {
-    this.remote.ended(attemptId);
-    if (this.stopped) return; // the host is stopping: the attempt stays open and is LOST at the next start
-    const { ledger, now } = this.deps;
-    const attempt = ledger.attempt(attemptId);
-    if (!attempt || (attempt.state !== "DISPATCHED" && attempt.state !== "RUNNING")) return;
-    const state = outcome === "completed" ? "COMPLETED" : outcome === "timeout" ? "TIMEOUT" : "FAILED";
-    const reason =
-      error ?? (result?.errors.join("; ") || (state === "COMPLETED" ? null : (result?.result ?? "failed")));
-    ledger.transaction(() => {
-      ledger.updateAttempt(attempt.id, { state, finished_at: now(), error: reason, result: result ?? null });
-      if (state === "COMPLETED") {
-        ledger.updateSubtask(attempt.plan_id, attempt.subtask_id, {
-          state: "COMPLETED",
-          result: result ?? null,
-          last_error: null,
-          finished_at: now(),
-        });
-      } else this.retryOrEnd(attempt, state, reason ?? "failed", nodeOffline);
-    });
-    this.deps.logger.info(
-      { planId: attempt.plan_id, subtask: attempt.subtask_id, state },
-      "worker attempt ended",
-    );
-    this.progress.show(attempt.plan_id);
-    this.pump();
-  }
-
-  /** Inside a transaction: the subtask is retried or ends (see afterFailure). */
-  private retryOrEnd(
-    attempt: AttemptRow,
-    state: "FAILED" | "TIMEOUT",
-    error: string,
-    nodeOffline = false,
-  ): void {
-    const subtask = this.deps.ledger.subtask(attempt.plan_id, attempt.subtask_id);
-    if (!subtask || ENDED.has(subtask.state)) return;
-    const changes = afterFailure({
-      subtask,
-      attempt,
-      state,
-      error,
-      nodeOffline,
-      now: this.deps.now(),
-      nodeRetryMs: this.deps.nodeRetryMs ?? 3000,
-    });
-    this.deps.ledger.updateSubtask(subtask.plan_id, subtask.id, changes);
-  }
-
-  private cancelRemote(attempt: AttemptRow, reason: string): void {
-    const plan = this.deps.ledger.plan(attempt.plan_id);
-    if (attempt.node && plan) this.remote.cancel(attempt.id, plan.user_id, attempt.node, reason);
-  }
-
+  /** Every subtask has ended: the report is written, then the plan closes with it. */
   private async finish(planId: string): Promise<void> {
     if (this.reporting.has(planId) || this.stopped) return;
     this.reporting.add(planId);
     try {
-      const { ledger, now } = this.deps;
-      const plan = ledger.plan(planId);
-      if (plan?.status !== "running") return;
-      const subtasks = ledger.subtasks(planId);
-      const report = await this.deps.writeReport(plan, subtasks);
+      const state = this.stateOf(planId);
+      if (state?.plan.status !== "running") return;
+      const report = await this.deps.writeReport(state.plan, state.subtasks);
       if (this.stopped) return; // written again after the restart
-      const status = subtasks.some((s) => s.state === "COMPLETED") ? "done" : "failed";
-      ledger.transaction(() => {
-        if (ledger.plan(planId)?.status !== "running") return; // stopped while the report was written
-        ledger.updatePlan(planId, { status, finished_at: now(), report });
-        this.deps.deliverReport({ ...plan, status, report }, report);
-      });
-      this.progress.show(planId, true);
-      this.deps.logger.info({ planId, status }, "plan finished");
+      const event: PlanEvent = { type: "reportWritten", report, now: this.deps.now() };
+      this.perform(this.deps.ledger.transaction(() => this.commit(planId, event)));
     } catch (error) {
       this.deps.logger.error({ err: error, planId }, "could not finish the plan");
     } finally {

@@ -1,4 +1,4 @@
-import { waitFor } from "../wait-for.ts";
+import { waitFor } from "../shared/wait-for.ts";
 import { messageEvent } from "./events.ts";
 import type { FakeFeishu } from "./types.ts";
 

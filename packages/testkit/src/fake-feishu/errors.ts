@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { sendJson } from "../http-server.ts";
+import { sendJson } from "../shared/http-server.ts";
 import { newLogId } from "./ids.ts";
 
 // Feishu's error envelope and the codes the fake answers with. Open API errors come back as an HTTP
@@ -31,6 +31,9 @@ export interface FeishuError {
   msg: string;
   headers?: Record<string, string>;
 }
+
+/** What an Open API route answers: its `data`, or a Feishu error. */
+export type RouteResult = { data: unknown } | { error: FeishuError };
 
 export const feishuError = (status: number, code: number, msg: string): FeishuError => ({
   status,

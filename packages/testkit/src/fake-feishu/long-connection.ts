@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
-import { waitFor } from "../wait-for.ts";
+import { waitFor } from "../shared/wait-for.ts";
 import { FeishuCode } from "./errors.ts";
 import {
   decodeFrame,

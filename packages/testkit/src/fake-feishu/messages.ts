@@ -1,12 +1,10 @@
-import { FeishuCode, type FeishuError, feishuError, invalidParam } from "./errors.ts";
+import { FeishuCode, type FeishuError, feishuError, invalidParam, type RouteResult } from "./errors.ts";
 import { newMessageId, stableId } from "./ids.ts";
 import type { MessageContent, SentMessage, StoredMessage } from "./types.ts";
 
 // The im/v1 message routes: create, reply (idempotent by `uuid` for an hour; refused for a recalled
 // message), patch (shared cards only) and update (text/post only, at most 20 edits). The store also learns user messages and p2p
 // chats from the events the fake delivers, so replies to them resolve as in production.
-
-export type RouteResult = { data: unknown } | { error: FeishuError };
 
 const MSG_TYPES = new Set([
   "text",

@@ -1,10 +1,10 @@
 import type { IncomingHttpHeaders } from "node:http";
-import type { MultipartPart } from "../multipart.ts";
+import type { MultipartPart } from "../shared/multipart.ts";
 import type { TenantTokens } from "./auth.ts";
-import type { FeishuError } from "./errors.ts";
+import type { FeishuError, RouteResult } from "./errors.ts";
 import { newLogId } from "./ids.ts";
 import type { LongConnection } from "./long-connection.ts";
-import type { MessageStore, RouteResult } from "./messages.ts";
+import type { MessageStore } from "./messages.ts";
 import { type Upload, uploadFile, uploadImage } from "./uploads.ts";
 
 // Routing of the Open API surface the fake implements. Everything under /open-apis/ except the token

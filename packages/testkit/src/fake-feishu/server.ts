@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import { sendJson } from "../http-server.ts";
-import { describeMultipart, multipartBoundary, parseMultipart } from "../multipart.ts";
+import { sendJson } from "../shared/http-server.ts";
+import { describeMultipart, multipartBoundary, parseMultipart } from "../shared/multipart.ts";
 import { TenantTokens } from "./auth.ts";
 import { FAKE_TENANT_KEY, withAppId } from "./events.ts";
 import { FaultQueue } from "./faults.ts";

@@ -1,7 +1,6 @@
-import type { MultipartPart } from "../multipart.ts";
-import { FeishuCode, feishuError } from "./errors.ts";
+import type { MultipartPart } from "../shared/multipart.ts";
+import { FeishuCode, feishuError, type RouteResult } from "./errors.ts";
 import { hex } from "./ids.ts";
-import type { RouteResult } from "./messages.ts";
 
 // im/v1/files and im/v1/images: multipart uploads answered with a file_key / image_key. Feishu
 // refuses empty files and requires file_type/file_name (files) or image_type (images).

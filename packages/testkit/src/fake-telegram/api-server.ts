@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { BotApiError, errorBody, notFound, unauthorized } from "./api/errors.ts";
+import { routeOf } from "./api/request.ts";
 import type { CallLog } from "./calls.ts";
-import { BotApiError, errorBody, notFound, unauthorized } from "./errors.ts";
 import { type FaultQueue, faultError } from "./faults.ts";
 import { Described, methodHandler } from "./methods/index.ts";
-import { pause } from "./pause.ts";
-import { routeOf } from "./request.ts";
-import type { TelegramState } from "./state.ts";
+import { pause } from "./state/pause.ts";
+import type { TelegramState } from "./state/state.ts";
 
 // The Bot API over HTTP on 127.0.0.1, port 0: `/bot<token>/<method>` runs a method (after the token
 // check and any scripted fault), `/file/bot<token>/<file_path>` serves a stored file. Webhook replies

@@ -1,4 +1,4 @@
-import { waitFor } from "../wait-for.ts";
+import { waitFor } from "../shared/wait-for.ts";
 
 // Every Bot API call the fake received, in order, with its parsed parameters (uploads recorded as
 // filename/contentType/size) and, once answered, the status and result it got.

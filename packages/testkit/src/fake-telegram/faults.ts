@@ -1,4 +1,4 @@
-import { BotApiError, defaultDescription, tooManyRequests } from "./errors.ts";
+import { BotApiError, defaultDescription, tooManyRequests } from "./api/errors.ts";
 
 // Scripted failures: the next `times` calls of a method answer with the fault instead of running.
 // 429 comes with parameters.retry_after as the real flood control sends it; `delayMs` holds the answer

@@ -1,8 +1,8 @@
 import type { Chat, Message, MessageEntity, Update, User } from "grammy/types";
-import { type MessageFields, quoted } from "./chats.ts";
-import { mimeTypeFor } from "./files.ts";
-import { inlineKeyboardOf } from "./reply-markup.ts";
-import { type TelegramState, unixTime } from "./state.ts";
+import { type MessageFields, quoted } from "./state/chats.ts";
+import { mimeTypeFor } from "./state/files.ts";
+import { inlineKeyboardOf } from "./state/reply-markup.ts";
+import { type TelegramState, unixTime } from "./state/state.ts";
 import { userEntities } from "./user-entities.ts";
 
 // What users do, as updates queued for the bot: a text (with the entities a client would attach),

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type { Chat, User, UserFromGetMe } from "grammy/types";
-import { waitFor } from "../wait-for.ts";
+import { waitFor } from "../shared/wait-for.ts";
 import { type ApiDeps, listenBotApi, runCall } from "./api-server.ts";
 import { CallLog } from "./calls.ts";
 import { FaultQueue } from "./faults.ts";
 import { injectDocument, injectPhoto, injectText, pressButton, privateChatOf } from "./inject.ts";
-import { createState } from "./state.ts";
+import { createState } from "./state/state.ts";
 import { renderTranscript, transcriptEntry } from "./transcript.ts";
 import type { FakeTelegram, FakeTelegramOptions } from "./types.ts";
 

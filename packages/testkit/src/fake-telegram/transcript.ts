@@ -1,6 +1,6 @@
 import type { InlineKeyboardButton } from "grammy/types";
-import type { MessageVersion, StoredMessage } from "./chats.ts";
-import { inlineKeyboardOf } from "./reply-markup.ts";
+import type { MessageVersion, StoredMessage } from "./state/chats.ts";
+import { inlineKeyboardOf } from "./state/reply-markup.ts";
 
 // A chat as its user sees it: each message (the bot's and the users') with its current text or
 // caption, attachment, inline keyboard and the versions an edit replaced; and a plain-text

@@ -1,13 +1,13 @@
 import type { BotCommand, Chat, Message, ReactionTypeEmoji, Update, User, UserFromGetMe } from "grammy/types";
-import type { CallbackAnswer } from "./callback-queries.ts";
 import type { TelegramCall } from "./calls.ts";
 import type { TelegramFault } from "./faults.ts";
-import type { StoredFile } from "./files.ts";
 import type { ButtonPressInput, DocumentInput, PhotoInput, TextInput } from "./inject.ts";
-import type { SentFile } from "./state.ts";
+import type { CallbackAnswer } from "./state/callback-queries.ts";
+import type { StoredFile } from "./state/files.ts";
+import type { SentFile } from "./state/state.ts";
+import type { Acknowledgement, UpdateBody } from "./state/updates.ts";
+import type { WebhookAttempt, WebhookConfig } from "./state/webhook.ts";
 import type { TranscriptEntry } from "./transcript.ts";
-import type { Acknowledgement, UpdateBody } from "./updates.ts";
-import type { WebhookAttempt, WebhookConfig } from "./webhook.ts";
 
 export type {
   Acknowledgement,

@@ -1,4 +1,4 @@
-import { type Check, ok, warn } from "../check.ts";
+import { type Check, ok, warn } from "./check.ts";
 
 // Who may pair hosts and manage nodes from chat: ADMINS, else the only ALLOWED_USERS entry (the
 // router's rule, see its pairing/admins.ts).

@@ -1,6 +1,6 @@
 import { type AdapterConfig, type AdapterSpec, adapterSpecs } from "@phonework/router";
 import { ConfigError } from "@phonework/runtime";
-import { type Check, fail, ok, oneLine, skipped, warn } from "../check.ts";
+import { type Check, fail, ok, oneLine, skipped, warn } from "./check.ts";
 import { checkFeishuCredentials } from "./feishu-credentials.ts";
 import { checkTelegramToken } from "./telegram-token.ts";
 

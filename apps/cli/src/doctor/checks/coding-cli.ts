@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { findExecutable } from "@phonework/host";
-import { type Check, ok, warn } from "../check.ts";
+import { type Check, ok, warn } from "./check.ts";
 
 // `claude` and `codex`, found the way the host finds them (CLAUDE_BIN / CODEX_BIN, else PATH),
 // and asked for their version. Missing is a warning: commands and the assistant work without them.

@@ -1,5 +1,5 @@
 import { ConfigError, type LoadedConfig } from "@phonework/runtime";
-import { type Check, fail, ok, oneLine, warn } from "../check.ts";
+import { type Check, fail, ok, oneLine, warn } from "./check.ts";
 
 // The config as the program would load it (flags, environment, --config file, defaults). Invalid:
 // one ❌ naming the key(s), and the checks that need it are skipped.

@@ -1,6 +1,6 @@
 import { accessSync, constants, type Stats, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { type Check, fail, ok, warn } from "../check.ts";
+import { type Check, fail, ok, warn } from "./check.ts";
 
 // DATA_DIR holds the node key, history and logs: it must be a writable directory that only its
 // owner can read (0700). Looked at only; the programs create it and fix its mode at start.

@@ -1,6 +1,6 @@
 import { loadLarkClient } from "@phonework/router";
 import { createLogger } from "@phonework/runtime";
-import { type Check, fail, ok } from "../check.ts";
+import { type Check, fail, ok } from "./check.ts";
 
 // Does Feishu (Lark) accept the app's id and secret? Asked for a tenant access token through a
 // `lark.Client` built exactly as the router's Feishu adapter builds it (its domain, its own token

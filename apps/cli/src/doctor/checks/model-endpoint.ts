@@ -1,5 +1,5 @@
 import { createOpenAIModelClient, describeProviderError, type ModelClient } from "@phonework/host";
-import { type Check, fail, ok, skipped, warn } from "../check.ts";
+import { type Check, fail, ok, skipped, warn } from "./check.ts";
 
 // The assistant's model: one tiny chat completion, with the client the host builds (the `openai`
 // SDK), no retries and a short timeout.

@@ -7,7 +7,7 @@ import {
   type RouterTls,
   resolveIdentity,
 } from "@phonework/host";
-import { type Check, fail, ok, oneLine, skipped, warn } from "../check.ts";
+import { type Check, fail, ok, oneLine, skipped, warn } from "./check.ts";
 
 // Would the router let this host in? A dry handshake (`register` with `probe: true`): the router
 // checks the key or the shared secret and answers, registering nothing, so a running host with

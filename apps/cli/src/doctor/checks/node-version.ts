@@ -1,4 +1,4 @@
-import { type Check, fail, ok } from "../check.ts";
+import { type Check, fail, ok } from "./check.ts";
 
 // The Node.js lines PhoneWork supports, as the root package.json's `engines` says
 // ("^22.12 || >=24": the LTS lines). Node 20 reached its end of life on 30 April 2026 and is not

@@ -1,6 +1,6 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { type Check, fail, ok, warn } from "../check.ts";
+import { type Check, fail, ok, warn } from "./check.ts";
 
 // The certificate a router serves itself (TLS_CERT_FILE + TLS_KEY_FILE): readable, a pair, and
 // not about to expire. Hosts check the rest (trust) from their side.

@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { type Check, fail, ok } from "../check.ts";
+import { type Check, fail, ok } from "./check.ts";
 import { hostPort } from "./router-address.ts";
 import { type HealthProbe, routerHealth } from "./router-health.ts";
 

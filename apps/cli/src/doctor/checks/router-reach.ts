@@ -1,5 +1,5 @@
 import { connect } from "node:net";
-import { type Check, fail, ok } from "../check.ts";
+import { type Check, fail, ok } from "./check.ts";
 import { hostPort, type RouterAddress } from "./router-address.ts";
 
 // Can this machine open a TCP connection to the router at all (name resolves, something listens,

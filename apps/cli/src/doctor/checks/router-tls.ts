@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import { connect, type PeerCertificate, type TLSSocket } from "node:tls";
 import { peerFingerprint, type RouterTls, routerTlsFromConfig } from "@phonework/host";
 import { isLoopbackHost, StartupError } from "@phonework/runtime";
-import { type Check, fail, ok, warn } from "../check.ts";
+import { type Check, fail, ok, warn } from "./check.ts";
 import { hostPort, type RouterAddress } from "./router-address.ts";
 
 // The router's certificate, trusted the way the host trusts it: the system's CAs, ROUTER_CA_FILE,

@@ -1,5 +1,5 @@
 import { probeSandbox } from "@phonework/host";
-import { type Check, fail, ok, warn } from "../check.ts";
+import { type Check, fail, ok, warn } from "./check.ts";
 
 // The sandbox the host's commands run in: tried the way the host tries it at start (one trivial
 // bwrap run), so a bwrap that is installed but cannot create namespaces here shows up too. When it

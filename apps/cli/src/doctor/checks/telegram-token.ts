@@ -1,5 +1,5 @@
 import { loadTelegramApi } from "@phonework/router";
-import { type Check, fail, ok } from "../check.ts";
+import { type Check, fail, ok } from "./check.ts";
 
 // Does Telegram (or the local Bot API server of TELEGRAM_API_ROOT) accept the bot token? Asked
 // with getMe through the router's own grammY client (its API root, its retries), as the bot's first

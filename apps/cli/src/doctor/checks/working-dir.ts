@@ -1,5 +1,5 @@
 import { accessSync, constants } from "node:fs";
-import { type Check, ok, warn } from "../check.ts";
+import { type Check, ok, warn } from "./check.ts";
 
 // WORKING_DIR is where shell commands and coding sessions start. The config already refuses one
 // that is not an existing directory; here: can this user change files in it.

@@ -1,5 +1,5 @@
 import type { MessageEntity } from "grammy/types";
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../api/errors.ts";
 import { parseHtml } from "./html.ts";
 import { parseMarkdownV2 } from "./markdown-v2.ts";
 

@@ -1,7 +1,7 @@
 import type { BotCommand } from "grammy/types";
 import { z } from "zod";
-import { badRequest } from "../errors.ts";
-import { bool, int, json, parseParams } from "../params.ts";
+import { badRequest } from "../api/errors.ts";
+import { bool, int, json, parseParams } from "../api/params.ts";
 import type { MethodHandler } from "./method.ts";
 
 // getMe, the command lists (per scope and language) and answerCallbackQuery.

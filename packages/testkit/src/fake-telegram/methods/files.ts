@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { badRequest } from "../errors.ts";
-import { mimeTypeFor, type StoredFile } from "../files.ts";
-import { inputFile, parseParams } from "../params.ts";
-import { UploadedFile } from "../request.ts";
-import type { TelegramState } from "../state.ts";
+import { badRequest } from "../api/errors.ts";
+import { inputFile, parseParams } from "../api/params.ts";
+import { UploadedFile } from "../api/request.ts";
+import { mimeTypeFor, type StoredFile } from "../state/files.ts";
+import type { TelegramState } from "../state/state.ts";
 import type { MethodHandler } from "./method.ts";
 import { captionFields, captionOptions, postFromBot, sendOptions } from "./outgoing.ts";
 

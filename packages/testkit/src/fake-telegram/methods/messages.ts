@@ -1,12 +1,12 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Message } from "grammy/types";
 import { z } from "zod";
-import type { StoredMessage } from "../chats.ts";
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../api/errors.ts";
+import { chatId, int, json, parseParams } from "../api/params.ts";
 import { formatText } from "../formatting/format.ts";
-import { chatId, int, json, parseParams } from "../params.ts";
-import { checkReplyMarkup } from "../reply-markup.ts";
-import { type TelegramState, unixTime } from "../state.ts";
+import type { StoredMessage } from "../state/chats.ts";
+import { checkReplyMarkup } from "../state/reply-markup.ts";
+import { type TelegramState, unixTime } from "../state/state.ts";
 import type { MethodHandler } from "./method.ts";
 import { postFromBot, sendOptions, textOptions } from "./outgoing.ts";
 

@@ -1,4 +1,4 @@
-import type { TelegramState } from "../state.ts";
+import type { TelegramState } from "../state/state.ts";
 
 // The shape of a Bot API method in the fake: parameters in, result out (or a thrown BotApiError).
 

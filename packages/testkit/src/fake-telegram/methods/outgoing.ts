@@ -1,11 +1,11 @@
 import type { Chat, Message, User } from "grammy/types";
 import { z } from "zod";
-import { type MessageFields, quoted } from "../chats.ts";
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../api/errors.ts";
+import { bool, chatId, int, json, parseMode } from "../api/params.ts";
 import { formatText } from "../formatting/format.ts";
-import { bool, chatId, int, json, parseMode } from "../params.ts";
-import { checkReplyMarkup, inlineKeyboardOf } from "../reply-markup.ts";
-import { type TelegramState, unixTime } from "../state.ts";
+import { type MessageFields, quoted } from "../state/chats.ts";
+import { checkReplyMarkup, inlineKeyboardOf } from "../state/reply-markup.ts";
+import { type TelegramState, unixTime } from "../state/state.ts";
 
 // What every send method shares: the reply target (reply_parameters, or the older
 // reply_to_message_id), reply_markup, caption formatting, and appending the bot's message to the chat.

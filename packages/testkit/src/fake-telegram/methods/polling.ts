@@ -1,7 +1,7 @@
 import type { Update } from "grammy/types";
 import { z } from "zod";
-import { conflict } from "../errors.ts";
-import { int, json, parseParams } from "../params.ts";
+import { conflict } from "../api/errors.ts";
+import { int, json, parseParams } from "../api/params.ts";
 import type { MethodHandler } from "./method.ts";
 
 // getUpdates: `offset` confirms every update below it (recorded, so a test can see when the bot

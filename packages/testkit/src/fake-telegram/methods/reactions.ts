@@ -1,8 +1,8 @@
 import type { ReactionTypeEmoji } from "grammy/types";
 import { z } from "zod";
-import { badRequest } from "../errors.ts";
-import { bool, chatId, int, json, parseParams } from "../params.ts";
-import { REACTION_EMOJI } from "../reactions.ts";
+import { badRequest } from "../api/errors.ts";
+import { bool, chatId, int, json, parseParams } from "../api/params.ts";
+import { REACTION_EMOJI } from "../state/reactions.ts";
 import type { MethodHandler } from "./method.ts";
 
 // setMessageReaction as a bot may use it: one emoji reaction from Telegram's list (or none, which

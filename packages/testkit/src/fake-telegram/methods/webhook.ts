@@ -1,7 +1,7 @@
 import type { WebhookInfo } from "grammy/types";
 import { z } from "zod";
-import { badRequest } from "../errors.ts";
-import { bool, int, json, parseParams } from "../params.ts";
+import { badRequest } from "../api/errors.ts";
+import { bool, int, json, parseParams } from "../api/params.ts";
 import { Described, type MethodHandler } from "./method.ts";
 
 // setWebhook, deleteWebhook and getWebhookInfo. Simplified: any http(s) URL is accepted (the real

@@ -1,6 +1,6 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
 import { z } from "zod";
-import { badRequest } from "./errors.ts";
+import { badRequest } from "../api/errors.ts";
 
 // reply_markup checks the real API makes: an inline button needs exactly one action, callback_data is
 // 1–64 bytes. Reply keyboards, remove_keyboard and force_reply are kept as sent.

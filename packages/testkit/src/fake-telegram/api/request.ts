@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { type MultipartPart, multipartBoundary, parseMultipart } from "../multipart.ts";
+import { type MultipartPart, multipartBoundary, parseMultipart } from "../../shared/multipart.ts";
 
 // What an HTTP request to the Bot API asks for: `/bot<token>/<method>` with its parameters merged
 // from the query string and the body (JSON, urlencoded or multipart), or `/file/bot<token>/<path>`.

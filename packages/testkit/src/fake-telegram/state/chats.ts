@@ -1,5 +1,5 @@
 import type { Chat, Message } from "grammy/types";
-import { badRequest } from "./errors.ts";
+import { badRequest } from "../api/errors.ts";
 
 // The chats the fake knows and every message in them, the bot's and the users', as the chat shows
 // it now. Message ids count up per chat and are shared by both sides, as in private chats and basic

@@ -1,4 +1,4 @@
-import { badRequest } from "./errors.ts";
+import { badRequest } from "../api/errors.ts";
 
 // Callback queries the fake delivered (button presses) and the bot's answers. Each may be answered
 // once; an unknown or already answered id gets the real "query is too old" error.
