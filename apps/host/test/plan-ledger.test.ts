@@ -55,7 +55,7 @@ describe("PlanLedger", () => {
 
   it("holds, after a step's transitions, the rows the step answered (every case of the step's table)", () => {
     for (const c of STEP_CASES) {
-      const ledger = new PlanLedger(openHostDatabase(":memory:"));
+      const ledger = new PlanLedger(openStateDatabase(":memory:"));
       ledger.createPlan(c.state.plan, c.state.subtasks);
       for (const attempt of c.state.attempts) ledger.addAttempt(attempt);
       const { state, actions } = planStep(c.state, c.event);

@@ -11,8 +11,9 @@ import type { ModelClient } from "../model/model-client.ts";
 import { createPlanTools } from "./delegate-tool.ts";
 import { planCommands } from "./plan-commands.ts";
 import { PlanLedger } from "./plan-ledger.ts";
+import { type PlanOwner, planOwner } from "./plan-owner.ts";
 import { createReportWriter } from "./plan-report.ts";
-import { type PlanOwner, PlanRunner } from "./plan-runner.ts";
+import { PlanRunner } from "./plan-runner.ts";
 import { WORKER_SKILLS } from "./plan-spec.ts";
 import { RemoteWork } from "./remote-work.ts";
 import { WorkerPool } from "./worker-pool.ts";
@@ -82,7 +83,7 @@ export function createWorkers(deps: WorkersDeps): Workers {
     progress: notify,
     writeReport: createReportWriter(model, logger),
     deliverReport: (plan, text) => {
-      const owner = { userId: plan.user_id, chatId: plan.chat_id, platform: plan.platform };
+      const owner = planOwner(plan);
       notify(owner, text);
       try {
         deps.remember(owner, text);

@@ -8,7 +8,7 @@ import type {
 } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import type { PlanLedger } from "./plan-ledger.ts";
-import type { PlanOwner } from "./plan-runner.ts";
+import type { PlanOwner } from "./plan-owner.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 import type { WorkerRun, WorkerTask } from "./worker-run.ts";
 

@@ -1,4 +1,4 @@
-import type { AttemptRow, SubtaskRow } from "./plan-ledger.ts";
+import type { AttemptRow, SubtaskChanges, SubtaskRow } from "./plan-ledger.ts";
 
 // What becomes of a subtask when an attempt at it fails: PENDING again while it has retries left
 // (its next attempt is told the error), else it ends FAILED or TIMEOUT. An attempt refused because
@@ -14,8 +14,6 @@ export interface RetryInput {
   now: number;
   nodeRetryMs: number;
 }
-
-export type SubtaskChanges = Partial<Omit<SubtaskRow, "plan_id" | "id">>;
 
 export function afterFailure({
   subtask,
