@@ -5,7 +5,7 @@ import {
   type ProgramArgs,
   startProgram,
 } from "@phonework/runtime";
-import { HostConfigSchema } from "./config/host-config.ts";
+import { ensureWorkingDir, HostConfigSchema } from "./config/host-config.ts";
 import { createHost } from "./create-host.ts";
 import { resolveIdentity } from "./identity/resolve-identity.ts";
 import { routerTlsFromConfig } from "./link/router-tls-config.ts";
@@ -15,11 +15,14 @@ export async function runHost(args: ProgramArgs): Promise<void> {
   leavePackageManagerEnvironment(); // the commands this host runs are the user's own
   const { config: loaded, openLog } = startProgram(HostConfigSchema, "phonework-host", args);
   ensureWritableDir(loaded.DATA_DIR);
+  ensureWorkingDir(loaded);
   lockDataDir(loaded.DATA_DIR, "phonework-host"); // released at exit
   const { logger } = await openLog({ toFile: false }); // a host never chats: its log is on stderr
   const { nodeId, identity, replacing } = resolveIdentity(loaded);
   if (replacing) logger.warn(replacing);
   const config = { ...loaded, NODE_ID: nodeId };
+  const where = { workingDir: config.WORKING_DIR, dataDir: config.DATA_DIR, routerUrl: config.ROUTER_URL };
+  logger.info({ nodeId, ...where }, `host ${nodeId} starting: working in ${where.workingDir}`);
   const host = createHost(config, {
     logger,
     ...(identity ? { identity } : {}),
