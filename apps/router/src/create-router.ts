@@ -8,38 +8,38 @@ import {
   systemClock,
 } from "@phonework/runtime";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
-import { ChatAccess } from "./chat/chat-access.ts";
-import type { AccessPolicy } from "./chat/chat-intake.ts";
-import { ChatLayer } from "./chat/chat-layer.ts";
-import { DeliveryLedger } from "./chat/delivery-ledger.ts";
-import { MessageDispatcher } from "./chat/message-dispatcher.ts";
-import { NodeNotices } from "./chat/node-notices.ts";
-import type { PlatformAdapter } from "./chat/platform-adapter.ts";
-import { TERMINAL_PLATFORM, TERMINAL_USER } from "./chat/terminal-adapter.ts";
-import { registerWebhookRoutes } from "./chat/webhook/webhook-routes.ts";
-import type { RouterConfig } from "./config.ts";
+import type { AccessPolicy } from "./access/adapter-access.ts";
+import { Admins } from "./access/admins.ts";
+import { ChatAccess } from "./access/chat-access.ts";
+import type { RouterConfig } from "./config/router-config.ts";
 import { createConsole, type WebConsole } from "./console/create-console.ts";
+import { qualifyLegacyIds } from "./database/legacy-ids.ts";
+import { openRouterDatabase, routerDatabasePath } from "./database/router-db.ts";
+import { DeliveredStore } from "./delivery/delivered-store.ts";
+import { DeliveryLedger } from "./delivery/delivery-ledger.ts";
+import { NodeNotices } from "./delivery/node-notices.ts";
+import { RequestLog } from "./delivery/request-log.ts";
+import { createForwarder } from "./forwarding/forwarder.ts";
+import { MessageDispatcher } from "./forwarding/message-dispatcher.ts";
 import { createFrontDoor, type FrontDoor } from "./front-door/front-door.ts";
-import { registerHealthRoute } from "./health-route.ts";
-import { Admins } from "./pairing/admins.ts";
+import { readTlsFiles } from "./front-door/tls-files.ts";
+import { registerHealthRoute } from "./health/health-route.ts";
+import { routerVersion } from "./health/router-version.ts";
+import { TERMINAL_PLATFORM, TERMINAL_USER } from "./ids/qualified-id.ts";
+import { ChatLayer } from "./intake/chat-layer.ts";
+import type { NodeConnection } from "./node-link/node-connection.ts";
+import { registerNodeEndpoint } from "./node-link/node-endpoint.ts";
+import { attachNodeWebSocket } from "./node-link/node-websocket.ts";
 import { NodeStore } from "./pairing/node-store.ts";
 import { PairingService } from "./pairing/pairing-service.ts";
+import type { PlatformAdapter } from "./platforms/platform-adapter.ts";
+import { registerWebhookRoutes } from "./platforms/webhook/webhook-routes.ts";
 import { NodeRegistry } from "./registry/node-registry.ts";
-import { routerVersion } from "./router-version.ts";
 import { defaultRoutingSteps } from "./routing/default-routing.ts";
 import type { RoutingStep } from "./routing/routing-step.ts";
-import { createForwarder } from "./rpc/forwarder.ts";
-import { DeliveredStore } from "./state/delivered-store.ts";
-import { qualifyLegacyIds } from "./state/legacy-ids.ts";
-import { RequestLog } from "./state/request-log.ts";
-import { openRouterDatabase, routerDatabasePath } from "./state/router-db.ts";
-import { UserStateStore } from "./state/user-state-store.ts";
-import { readTlsFiles } from "./tls-files.ts";
+import { UserStateStore } from "./users/user-state-store.ts";
 import { PlanGrants } from "./workers/plan-grants.ts";
 import { WorkerRelay } from "./workers/worker-relay.ts";
-import type { NodeConnection } from "./ws/node-connection.ts";
-import { registerNodeEndpoint } from "./ws/node-endpoint.ts";
-import { attachNodeWebSocket } from "./ws/node-websocket.ts";
 
 // Composition root of the router: wires registry, node endpoint, chat adapters and routing.
 
@@ -129,7 +129,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   qualifyLegacyIds(
     db,
     userState,
-    chats.map((adapter) => adapter.name).filter((name) => name !== "terminal"),
+    chats.map((adapter) => adapter.name).filter((name) => name !== TERMINAL_PLATFORM),
     logger,
   );
   const nodes = new NodeStore(db);
@@ -252,7 +252,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       chat: () => chat.statuses(),
       clock,
       adminToken: config.ADMIN_TOKEN,
-      version: routerVersion(),
+      version: routerVersion(new URL("../package.json", import.meta.url)),
       startedAt: clock.now(),
     });
   });

@@ -1,6 +1,8 @@
 import type { Logger } from "@phonework/runtime";
 import { WebSocket } from "ws";
+import type { NodeOverview, OverviewRelay } from "../overview/overview-relay.ts";
 import type { NodeInfo } from "../registry/node-info.ts";
+import type { TerminalEndReason, TerminalRelay, TerminalViewer } from "../terminals/terminal-relay.ts";
 import type { ConsoleAdapter } from "./console-adapter.ts";
 import { consoleChatId } from "./console-adapter.ts";
 import { ConsoleCloseCode } from "./console-close-codes.ts";
@@ -8,8 +10,6 @@ import type { ChatFrame, ConsoleFeed } from "./console-feed.ts";
 import { ConsoleClientFrame, type ConsoleServerFrame } from "./console-frames.ts";
 import { adminNode, consoleNode } from "./console-node-view.ts";
 import type { ConsoleSession } from "./console-sessions.ts";
-import type { NodeOverview, OverviewRelay } from "./overview-relay.ts";
-import type { TerminalEndReason, TerminalRelay, TerminalViewer } from "./terminal-relay.ts";
 
 // One open console page: its WebSocket, from the `hello` with the user's nodes and recent chat to
 // the close. The page's frames are checked and handed to the chat adapter or the terminal relay;

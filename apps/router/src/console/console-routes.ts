@@ -6,7 +6,7 @@ import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { WebSocket } from "ws";
 import { z } from "zod";
-import type { AccessPolicy } from "../chat/chat-intake.ts";
+import type { AccessPolicy } from "../access/adapter-access.ts";
 import { ConsoleCloseCode } from "./console-close-codes.ts";
 import { clearedCookie, readCookie, SESSION_COOKIE, sessionCookie } from "./console-cookie.ts";
 import { ASSETS_PREFIX, appPage, loginPage, noticePage } from "./console-html.ts";

@@ -9,10 +9,10 @@ import {
   type WorkerTaskFrame,
 } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
+import type { WorkerFrame, WorkerFrames } from "../node-link/node-socket.ts";
 import { servesUser } from "../registry/node-info.ts";
 import type { LiveConnection, NodeDirectory, NodeRegistry } from "../registry/node-registry.ts";
-import { BoundedMap } from "../state/bounded-map.ts";
-import type { WorkerFrame, WorkerFrames } from "../ws/node-socket.ts";
+import { BoundedMap } from "../storage/bounded-map.ts";
 import type { PlanGrants } from "./plan-grants.ts";
 import { DEFAULT_WORKER_TASK_LIMITS, InFlightTasks, type WorkerTaskLimits } from "./worker-tasks.ts";
 
