@@ -13,9 +13,11 @@ import { Admins } from "./access/admins.ts";
 import { ChatAccess } from "./access/chat-access.ts";
 import type { RouterConfig } from "./config/router-config.ts";
 import { createConsole, type WebConsole } from "./console/create-console.ts";
+import { mergeFrameTables } from "./contracts/node-frames.ts";
 import { qualifyLegacyIds } from "./database/legacy-ids.ts";
 import { openRouterDatabase, routerDatabasePath } from "./database/router-db.ts";
 import { DeliveredStore } from "./delivery/delivered-store.ts";
+import { deliveryFrames } from "./delivery/delivery-frames.ts";
 import { DeliveryLedger } from "./delivery/delivery-ledger.ts";
 import { NodeNotices } from "./delivery/node-notices.ts";
 import { RequestLog } from "./delivery/request-log.ts";
@@ -30,15 +32,20 @@ import { ChatLayer } from "./intake/chat-layer.ts";
 import type { NodeConnection } from "./node-link/node-connection.ts";
 import { registerNodeEndpoint } from "./node-link/node-endpoint.ts";
 import { attachNodeWebSocket } from "./node-link/node-websocket.ts";
+import { overviewFrames } from "./overview/overview-frames.ts";
 import { NodeStore } from "./pairing/node-store.ts";
 import { PairingService } from "./pairing/pairing-service.ts";
 import type { PlatformAdapter } from "./platforms/platform-adapter.ts";
 import { registerWebhookRoutes } from "./platforms/webhook/webhook-routes.ts";
 import { NodeRegistry } from "./registry/node-registry.ts";
+import { registryFrames } from "./registry/registry-frames.ts";
 import { defaultRoutingSteps } from "./routing/default-routing.ts";
 import type { RoutingStep } from "./routing/routing-step.ts";
+import { rpcFrames } from "./rpc/rpc-frames.ts";
+import { terminalFrames } from "./terminals/terminal-frames.ts";
 import { UserStateStore } from "./users/user-state-store.ts";
 import { PlanGrants } from "./workers/plan-grants.ts";
+import { workerFrames } from "./workers/worker-frames.ts";
 import { WorkerRelay } from "./workers/worker-relay.ts";
 
 // Composition root of the router: wires registry, node endpoint, chat adapters and routing.
@@ -150,13 +157,11 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     nodes: registry,
     pushLimits: { maxChars: config.MAX_PUSH_CHARS, perMinute: config.PUSH_RATE_PER_MIN },
     now,
-    sendToNode: (nodeId, frame) => registry.connection(nodeId)?.send(frame) ?? false,
     logger: logger.child({ component: "push" }),
   });
   const workers = new WorkerRelay({
     nodes: registry,
     grants: new PlanGrants(db, requests, config.DELIVERED_TTL_S * 1000, now),
-    sendToNode: (nodeId, frame) => registry.connection(nodeId)?.send(frame) ?? false,
     now,
     logger: logger.child({ component: "workers" }),
   });
@@ -232,9 +237,17 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
         maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
         clock,
         logger: nodeLogger,
-        deliveries,
-        workers,
-        ...(webConsole ? { terminals: webConsole.terminals, overviews: webConsole.overviews } : {}),
+        frames: mergeFrameTables(
+          rpcFrames((nodeId, id, message) => webConsole?.overviews.refused(nodeId, id, message) ?? false),
+          registryFrames(registry),
+          deliveryFrames(deliveries, (id) => {
+            const user = access.qualifyServedUsers([id]);
+            return user.ok ? (user.ids[0] ?? id) : id;
+          }),
+          workerFrames(workers),
+          terminalFrames(webConsole?.terminals),
+          overviewFrames(webConsole?.overviews),
+        ),
         qualifyUsers: (ids) => access.qualifyServedUsers(ids),
         ownersOf: (paired) =>
           paired

@@ -66,10 +66,10 @@ function relayWorld(bufferBytes = 1024, reattachMs = 60_000) {
     nodes: {
       get: (id) => nodes.get(id),
       nodesForUser: (user) => [...nodes.values()].filter((n) => n.servesUsers.includes(user)),
-    },
-    sendToNode: (nodeId, frame) => {
-      sent.push({ nodeId, frame });
-      return nodes.get(nodeId)?.status === "online";
+      send: (nodeId, frame) => {
+        sent.push({ nodeId, frame });
+        return nodes.get(nodeId)?.status === "online";
+      },
     },
     bufferBytes,
     platform: "console",

@@ -1,5 +1,6 @@
 import type { Logger } from "@phonework/runtime";
 import { WebSocket } from "ws";
+import { rawBytes } from "../node-link/raw-text.ts";
 import type { NodeOverview, OverviewRelay } from "../overview/overview-relay.ts";
 import type { NodeInfo } from "../registry/node-info.ts";
 import type { TerminalEndReason, TerminalRelay, TerminalViewer } from "../terminals/terminal-relay.ts";
@@ -139,7 +140,7 @@ export class ConsolePage implements TerminalViewer {
   }
 
   private receive(data: WebSocket.RawData, isBinary: boolean): void {
-    const raw = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    const raw = rawBytes(data);
     if (isBinary || raw.length > MAX_PAGE_FRAME_BYTES) {
       this.close(ConsoleCloseCode.BAD_FRAME, isBinary ? "binary frames are not read" : "frame too large");
       return;

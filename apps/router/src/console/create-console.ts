@@ -74,7 +74,6 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
   const adapter = createConsoleAdapter(feed, now);
   const terminals = new TerminalRelay({
     nodes: deps.registry,
-    sendToNode: (nodeId, frame) => deps.registry.connection(nodeId)?.send(frame) ?? false,
     bufferBytes: config.CONSOLE_TERMINAL_BUFFER_BYTES,
     platform: adapter.name,
     reattachMs: config.CONSOLE_TERMINAL_REATTACH_S * 1000,
@@ -83,7 +82,6 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
   terminals.watch((listener) => deps.registry.subscribe(listener));
   const overviews = new OverviewRelay({
     nodes: deps.registry,
-    sendToNode: (nodeId, frame) => deps.registry.connection(nodeId)?.send(frame) ?? false,
     // A host that cannot answer within a heartbeat's timeout is as good as gone.
     timeoutMs: config.HEARTBEAT_TIMEOUT_S * 1000,
     logger,

@@ -1,11 +1,10 @@
-import type { ForwardResponseFrame, PushAckFrame, RouterFrame } from "@phonework/protocol";
+import type { ForwardResponseFrame, HostPushFrame, PushAckFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import type { SentMessage } from "../chat/chat-types.ts";
 import { lateReplyText, rpcErrorText } from "../chat/user-messages.ts";
 import { type NodeAnswer, nodeAnswerOf } from "../contracts/node-answer.ts";
-import type { Deliveries, PushFrame } from "../node-link/node-socket.ts";
-import type { NodeDirectory } from "../registry/node-registry.ts";
-import type { PendingRequests } from "../rpc/pending-requests.ts";
+import type { AnswerWaiters } from "../contracts/node-frames.ts";
+import type { NodeDirectory, NodeSender } from "../registry/node-registry.ts";
 import type { DeliveredStore } from "./delivered-store.ts";
 import type { NodeNotices, PushOutcome } from "./node-notices.ts";
 import { PushGuard, type PushLimits, type PushVerdict } from "./push-guard.ts";
@@ -24,16 +23,14 @@ export interface DeliveryLedgerDeps {
   notices: NodeNotices;
   delivered: DeliveredStore;
   requests: RequestLog;
-  /** Who each node serves, for the push guard. */
-  nodes: NodeDirectory;
+  /** Who each node serves, for the push guard; and where acks and refusals are sent. */
+  nodes: NodeDirectory & NodeSender;
   pushLimits: PushLimits;
   now: () => number;
-  /** Sends a frame on the node's current connection; false if it has none. */
-  sendToNode: (nodeId: string, frame: RouterFrame) => boolean;
   logger: Logger;
 }
 
-export class DeliveryLedger implements Deliveries {
+export class DeliveryLedger {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly guard: PushGuard;
 
@@ -41,14 +38,16 @@ export class DeliveryLedger implements Deliveries {
     this.guard = new PushGuard(deps.nodes, deps.pushLimits, deps.now);
   }
 
-  answer(nodeId: string, frame: ForwardResponseFrame, waiting: PendingRequests<NodeAnswer>): void {
+  /** An answer (or a failure): to the request still `waiting` for it, else shown as a late answer. */
+  answer(nodeId: string, frame: ForwardResponseFrame, waiting: AnswerWaiters): void {
     if (!this.claim(nodeId, frame.delivery_id)) return;
     const answer = nodeAnswerOf(frame, nodeId);
     if (waiting.resolve(frame.id, answer)) return; // acknowledged once shown, by `shown`
     this.deliverLate(nodeId, frame, answer);
   }
 
-  push(nodeId: string, frame: PushFrame): void {
+  /** A notification, task completion or file the node pushes on its own. */
+  push(nodeId: string, frame: HostPushFrame): void {
     if (!this.claim(nodeId, frame.delivery_id)) return;
     this.deliver(nodeId, frame, { userId: frame.user_id, type: frame.type });
   }
@@ -84,7 +83,7 @@ export class DeliveryLedger implements Deliveries {
       "answer for a request no longer waited for; sent as late",
     );
     const text = answer.ok ? answer.text : rpcErrorText(answer.error, nodeId);
-    const late: PushFrame = {
+    const late: HostPushFrame = {
       type: "notify",
       user_id: origin.userId,
       platform: origin.platform,
@@ -113,7 +112,7 @@ export class DeliveryLedger implements Deliveries {
   }
 
   /** Past the guard, into the chat, then acknowledged. */
-  private deliver(nodeId: string, frame: PushFrame, about: Record<string, unknown>): void {
+  private deliver(nodeId: string, frame: HostPushFrame, about: Record<string, unknown>): void {
     const verdict = this.guard.check(nodeId, frame);
     if (!verdict.ok) {
       this.refuse(nodeId, frame.delivery_id, verdict, about);
@@ -147,7 +146,7 @@ export class DeliveryLedger implements Deliveries {
     }
     this.deps.logger.warn({ nodeId, ...about }, "push over the node's rate; told to retry");
     this.deps.delivered.abandon(`${nodeId}/${deliveryId}`);
-    this.deps.sendToNode(nodeId, {
+    this.deps.nodes.send(nodeId, {
       type: "error",
       code: "RATE_LIMITED",
       message: `node ${nodeId} sent more pushes than the router takes per minute; retry later`,
@@ -174,7 +173,7 @@ export class DeliveryLedger implements Deliveries {
 
   private ack(nodeId: string, frame: PushAckFrame): void {
     // No connection now: the node resends after it reconnects and gets the ack then.
-    if (!this.deps.sendToNode(nodeId, frame))
+    if (!this.deps.nodes.send(nodeId, frame))
       this.deps.logger.info({ nodeId, deliveryId: frame.delivery_id }, "ack deferred");
   }
 }

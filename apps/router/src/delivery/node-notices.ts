@@ -1,3 +1,4 @@
+import type { HostPushFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import type { ChatHub } from "../chat/chat-hub.ts";
 import type { ChatAddress, SendOptions, SentMessage } from "../chat/chat-types.ts";
@@ -9,9 +10,8 @@ import {
   taskCompleteText,
 } from "../chat/user-messages.ts";
 import { splitQualified } from "../ids/qualified-id.ts";
-import type { PushFrame } from "../node-link/node-socket.ts";
 import type { NodeInfo } from "../registry/node-info.ts";
-import type { NodeDirectory, NodeRegistry } from "../registry/node-registry.ts";
+import type { LiveConnection, NodeDirectory, NodeRegistry } from "../registry/node-registry.ts";
 import { BoundedMap } from "../storage/bounded-map.ts";
 import type { UserStateStore } from "../users/user-state-store.ts";
 
@@ -37,7 +37,7 @@ export class NodeNotices {
   ) {}
 
   /** Tells affected users when a node drops or comes back. Returns the unsubscribe function. */
-  watch<C extends { close(code: number, reason: string): void }>(registry: NodeRegistry<C>): () => void {
+  watch<C extends LiveConnection>(registry: NodeRegistry<C>): () => void {
     return registry.subscribe((event) => {
       if (event.type === "offline") void this.tellUsersOf(event.node, nodeDisconnectedText(event.node));
       if (event.type === "online" && event.returning)
@@ -46,7 +46,7 @@ export class NodeNotices {
   }
 
   /** Hands a host's pushed item to the chat platform; says whether it got there. */
-  async deliverPush(nodeId: string, frame: PushFrame): Promise<PushOutcome> {
+  async deliverPush(nodeId: string, frame: HostPushFrame): Promise<PushOutcome> {
     const to = this.pushAddress(nodeId, frame);
     if (!to) {
       this.logger.warn(
@@ -115,7 +115,7 @@ export class NodeNotices {
    * A push lands only in a chat the user has written to the bot from: the chat the node names if
    * it is one of those, else the user's latest chat. A node cannot point a push at any other chat.
    */
-  private pushAddress(nodeId: string, frame: PushFrame): ChatAddress | undefined {
+  private pushAddress(nodeId: string, frame: HostPushFrame): ChatAddress | undefined {
     const { platform, chat_id: chatId } = frame;
     if (platform && chatId && this.userState.hasSeenChat(frame.user_id, { platform, chat_id: chatId }))
       return { platform, userId: frame.user_id, chatId };

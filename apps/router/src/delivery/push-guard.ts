@@ -1,5 +1,5 @@
+import type { HostPushFrame } from "@phonework/protocol";
 import { capText, TokenBucket } from "@phonework/runtime";
-import type { PushFrame } from "../node-link/node-socket.ts";
 import { servesUser } from "../registry/node-info.ts";
 import type { NodeDirectory } from "../registry/node-registry.ts";
 
@@ -8,7 +8,7 @@ import type { NodeDirectory } from "../registry/node-registry.ts";
 // without limit. (Which chat a push may land in is NodeNotices' rule: chats the user wrote from.)
 
 export type PushVerdict =
-  | { ok: true; frame: PushFrame }
+  | { ok: true; frame: HostPushFrame }
   /** Refused for good: acknowledged as not delivered, so the host stops resending it. */
   | { ok: false; kind: "refused"; error: string }
   /** Over the rate: the host keeps it and tries again later. */
@@ -29,7 +29,7 @@ export class PushGuard {
     private readonly now: () => number,
   ) {}
 
-  check(nodeId: string, frame: PushFrame): PushVerdict {
+  check(nodeId: string, frame: HostPushFrame): PushVerdict {
     const node = this.nodes.get(nodeId);
     if (!node || !servesUser(node, frame.user_id))
       return { ok: false, kind: "refused", error: `node ${nodeId} does not serve user ${frame.user_id}` };
@@ -47,7 +47,7 @@ export class PushGuard {
     return bucket;
   }
 
-  private capped(frame: PushFrame): PushFrame {
+  private capped(frame: HostPushFrame): HostPushFrame {
     const cut = (text: string) => capText(text, this.limits.maxChars);
     if (frame.type === "notify") return { ...frame, text: cut(frame.text) };
     if (frame.type === "task_complete")

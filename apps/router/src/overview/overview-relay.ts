@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { OVERVIEW_CAPABILITY, type Overview, type RouterFrame } from "@phonework/protocol";
+import { type HostOverviewFrame, OVERVIEW_CAPABILITY, type Overview } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
-import type { OverviewHostFrame } from "../node-link/node-socket.ts";
 import type { NodeInfo } from "../registry/node-info.ts";
 import { servesUser } from "../registry/node-info.ts";
-import type { NodeDirectory, RegistryEvent } from "../registry/node-registry.ts";
+import type { NodeDirectory, NodeSender, RegistryEvent } from "../registry/node-registry.ts";
 
 // What each host says a user is doing (sessions, tasks, plans, schedule, approvals), for the console
 // pages that user has open. Asked only while a page of the user is open: when the first one opens,
@@ -22,8 +21,8 @@ export interface NodeOverview {
 type Listener = (overview: NodeOverview) => void;
 
 export interface OverviewRelayDeps {
-  nodes: NodeDirectory;
-  sendToNode: (nodeId: string, frame: RouterFrame) => boolean;
+  /** Who each node serves, and where overview requests are sent. */
+  nodes: NodeDirectory & NodeSender;
   /** A request unanswered for this long is given up (the next change asks again). */
   timeoutMs: number;
   logger: Logger;
@@ -69,7 +68,7 @@ export class OverviewRelay {
   }
 
   /** `overview` and `overview_changed` from a node. */
-  receive(nodeId: string, frame: OverviewHostFrame): void {
+  receive(nodeId: string, frame: HostOverviewFrame): void {
     if (frame.type === "overview_changed") {
       const node = this.deps.nodes.get(nodeId);
       if (!node) return;
@@ -147,7 +146,7 @@ export class OverviewRelay {
     };
     this.inFlight.set(id, asked);
     this.asking.set(key, { again: false });
-    if (!this.deps.sendToNode(node.nodeId, { type: "overview_request", id, user_id: userId }))
+    if (!this.deps.nodes.send(node.nodeId, { type: "overview_request", id, user_id: userId }))
       this.settle(id, asked, false);
   }
 

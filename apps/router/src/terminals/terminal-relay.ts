@@ -1,10 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { type RouterFrame, TERMINAL_CAPABILITY, type TerminalExitReason } from "@phonework/protocol";
+import {
+  type HostTerminalFrame,
+  type RouterFrame,
+  TERMINAL_CAPABILITY,
+  type TerminalExitReason,
+} from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
-import type { TerminalFrame } from "../node-link/node-socket.ts";
 import type { NodeInfo } from "../registry/node-info.ts";
 import { servesUser } from "../registry/node-info.ts";
-import type { NodeDirectory, RegistryEvent } from "../registry/node-registry.ts";
+import type { NodeDirectory, NodeSender, RegistryEvent } from "../registry/node-registry.ts";
 
 // Console terminals, relayed between a page and a host. The router picks each terminal's id and
 // remembers which page opened it on which node: a page drives only its own terminals, only on
@@ -29,8 +33,8 @@ export interface TerminalViewer {
 }
 
 export interface TerminalRelayDeps {
-  nodes: NodeDirectory;
-  sendToNode: (nodeId: string, frame: RouterFrame) => boolean;
+  /** Who each node serves, and where terminal frames are sent. */
+  nodes: NodeDirectory & NodeSender;
   /** Output of one terminal the router holds unacknowledged, at most (CONSOLE_TERMINAL_BUFFER_BYTES). */
   bufferBytes: number;
   /** The platform name hosts record as the terminal's owner's. */
@@ -95,7 +99,7 @@ export class TerminalRelay {
     const id = `console-${this.deps.newId?.() ?? randomUUID()}`;
     const terminal: RelayedTerminal = { id, nodeId: node.nodeId, viewer, unacked: 0 };
     this.terminals.set(id, terminal);
-    const sent = this.deps.sendToNode(node.nodeId, {
+    const sent = this.deps.nodes.send(node.nodeId, {
       type: "terminal_open",
       id,
       user_id: viewer.userId,
@@ -200,7 +204,7 @@ export class TerminalRelay {
   }
 
   /** A terminal frame from `nodeId`; one about a terminal not on that node is ignored. */
-  receive(nodeId: string, frame: TerminalFrame): void {
+  receive(nodeId: string, frame: HostTerminalFrame): void {
     const terminal = this.terminals.get(frame.id);
     if (!terminal || terminal.nodeId !== nodeId) {
       this.deps.logger.debug(
@@ -299,7 +303,7 @@ export class TerminalRelay {
    * before the registry said so: the page is told what the registry's event would have told it.
    */
   private toHost(terminal: RelayedTerminal, frame: RouterFrame): void {
-    if (!this.deps.sendToNode(terminal.nodeId, frame))
+    if (!this.deps.nodes.send(terminal.nodeId, frame))
       this.end(terminal, { reason: "offline", message: `${terminal.nodeId} went offline` }, false);
   }
 
@@ -314,7 +318,7 @@ export class TerminalRelay {
     this.terminals.delete(terminal.id);
     if (terminal.viewer instanceof HeldTerminal) clearTimeout(terminal.viewer.expiry);
     if (closeOnHost)
-      this.deps.sendToNode(terminal.nodeId, {
+      this.deps.nodes.send(terminal.nodeId, {
         type: "terminal_close",
         id: terminal.id,
         user_id: terminal.viewer.userId,
