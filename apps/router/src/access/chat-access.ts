@@ -1,7 +1,7 @@
 import type { AccessSpec } from "../config/access-spec.ts";
 import { type AdapterConfig, adapterSpecs } from "../config/adapter-specs.ts";
 import { qualifyAll } from "../config/qualify-ids.ts";
-import { type QualifyResult, qualifyId, TERMINAL_PLATFORM } from "../ids/qualified-id.ts";
+import { type QualifyResult, qualifyId, TERMINAL_PLATFORM, TERMINAL_USER } from "../ids/qualified-id.ts";
 import type { PlatformAdapter } from "../platforms/platform-adapter.ts";
 import { AdapterAccess, routerAdmins, terminalAccessSpec } from "./adapter-access.ts";
 
@@ -15,7 +15,9 @@ export type QualifiedUsers = { ok: true; ids: string[] } | { ok: false; reason: 
 export class ChatAccess {
   private readonly byAdapter = new Map<string, AdapterAccess>();
   readonly admins: string[];
-  private readonly chatAdapters: string[];
+  /** The chat adapters' names, without the terminal's. */
+  readonly chatAdapters: string[];
+  private readonly hasTerminal: boolean;
 
   constructor(config: AdapterConfig, adapters: readonly PlatformAdapter[]) {
     const specs = new Map(adapterSpecs(config).map((spec) => [spec.name, spec.access]));
@@ -28,6 +30,17 @@ export class ChatAccess {
     for (const [name, spec] of accessSpecs) this.byAdapter.set(name, new AdapterAccess(spec));
     this.admins = routerAdmins(accessSpecs.map(([, access]) => ({ access })));
     this.chatAdapters = adapters.map((adapter) => adapter.name).filter((name) => name !== TERMINAL_PLATFORM);
+    this.hasTerminal = adapters.some((adapter) => adapter.name === TERMINAL_PLATFORM);
+  }
+
+  /**
+   * Who owns a node, as its host is told in `register_ok` (only they change its host-wide state).
+   * A paired node: its owner; one the shared secret admitted (this machine's own): the router's
+   * admins, and whoever types on its terminal when the terminal chat is on.
+   */
+  ownersOf(paired: { owner: string } | undefined): string[] {
+    if (paired) return [paired.owner];
+    return [...new Set(this.admins), ...(this.hasTerminal ? [TERMINAL_USER] : [])];
   }
 
   /** Unknown adapters let nobody in. */
@@ -41,6 +54,12 @@ export class ChatAccess {
    */
   qualifyUser(id: string): QualifyResult {
     return this.chatAdapters.length === 0 ? { ok: true, id } : qualifyId(id, this.chatAdapters);
+  }
+
+  /** One id as SERVES_USERS is read (a push's user, queued before adapters were named), else as it is. */
+  qualifyServedUser(id: string): string {
+    const user = this.qualifyServedUsers([id]);
+    return user.ok ? (user.ids[0] ?? id) : id;
   }
 
   /**

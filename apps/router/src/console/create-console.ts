@@ -63,6 +63,18 @@ export interface WebConsole {
   register(app: FastifyInstance): void;
 }
 
+/**
+ * The console when it is on (CONSOLE) and there is a chat to ask it from: it is one more chat
+ * adapter, for the users of the others, so with none nobody could sign in.
+ */
+export function consoleFor(
+  config: RouterConfig,
+  chats: readonly PlatformAdapter[],
+  deps: ConsoleDeps,
+): WebConsole | undefined {
+  return config.CONSOLE === "on" && chats.length > 0 ? createConsole(config, deps) : undefined;
+}
+
 export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConsole {
   const logger = deps.logger.child({ component: "console" });
   const now = () => deps.clock.now();

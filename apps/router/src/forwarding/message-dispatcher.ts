@@ -50,6 +50,17 @@ export interface DispatcherDeps extends RouterCommandDeps {
   deliveries: Pick<DeliveryLedger, "shown">;
 }
 
+/** The dispatcher's timings from the config. */
+export function dispatcherSettings(config: {
+  REQUEST_TIMEOUT_S: number;
+  PROGRESS_INTERVAL_S: number;
+}): Pick<DispatcherDeps, "requestTimeoutMs" | "progressIntervalMs"> {
+  return {
+    requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000,
+    progressIntervalMs: config.PROGRESS_INTERVAL_S * 1000,
+  };
+}
+
 export class MessageDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   /** Each user's messages, routed and forwarded one at a time. */
