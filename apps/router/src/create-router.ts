@@ -40,7 +40,8 @@ import { defaultRoutingSteps } from "./routing/default-routing.ts";
 import type { RoutingStep } from "./routing/routing-step.ts";
 import { rpcFrames } from "./rpc/rpc-frames.ts";
 import { terminalFrames } from "./terminals/terminal-frames.ts";
-import { UserStateStore } from "./users/user-state-store.ts";
+import { openUserState } from "./users/legacy-users-file.ts";
+import type { UserStateStore } from "./users/user-state-store.ts";
 import { PlanGrants } from "./workers/plan-grants.ts";
 import { workerFrames } from "./workers/worker-frames.ts";
 import { WorkerRelay } from "./workers/worker-relay.ts";
@@ -187,15 +188,17 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
 /** The logger, clock, database, registry and user state every other part is built on. */
 function openBase(config: RouterConfig, deps: RouterDeps): Base {
   const clock = deps.clock ?? systemClock;
+  const logger = deps.logger.child({ component: "router" });
+  const db = deps.db ?? openRouterDatabase(routerDatabasePath(config.DATA_DIR));
   return {
     config,
     deps,
-    logger: deps.logger.child({ component: "router" }),
+    logger,
     clock,
     now: () => clock.now(),
-    db: deps.db ?? openRouterDatabase(routerDatabasePath(config.DATA_DIR)),
+    db,
     registry: new NodeRegistry<NodeConnection>(clock),
-    userState: deps.userState ?? UserStateStore.open(join(config.DATA_DIR, "router", "users.json")),
+    userState: deps.userState ?? openUserState(db, join(config.DATA_DIR, "router", "users.json"), logger),
     listening: { url: "", closing: false },
     onSecret: deps.secrets ? (code: string) => deps.secrets?.add(code) : undefined,
   };

@@ -35,7 +35,7 @@ export function qualifyLegacyIds(
   if (!only) {
     logger.warn(
       { bareIds: total, adapters: chatAdapters },
-      "router.db and users.json hold ids from before adapters were named, and several adapters are configured: those owners and shares no longer match anyone until paired or shared again",
+      "router.db holds ids from before adapters were named, and several adapters are configured: those owners and shares no longer match anyone until paired or shared again",
     );
     return;
   }
