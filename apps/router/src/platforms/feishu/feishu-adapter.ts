@@ -8,6 +8,7 @@ import type {
   PlatformAdapter,
   PlatformEvents,
   PlatformSendOptions,
+  WebhookEndpoint,
 } from "../platform-adapter.ts";
 import { guardWebhook } from "../webhook/guard-webhook.ts";
 import { markdownCard, textContent } from "./card.ts";
@@ -67,6 +68,77 @@ const failureLog = (failure: FeishuError) => ({
   err: failure.message,
   logId: failure.logId,
 });
+
+/**
+ * The SDK's long connection (no public URL needed), resolved once it is ready. Each event is
+ * stored before its handler returns (the ack); Feishu redelivers after ~3 s without one.
+ */
+async function openLongConnection(
+  options: FeishuAdapterOptions,
+  receive: (event: ReceiveEvent) => Promise<void>,
+  opened: (client: lark.WSClient) => void,
+): Promise<void> {
+  const { logger } = options;
+  const dispatcher = new lark.EventDispatcher({
+    logger: larkLogger(logger),
+    loggerLevel: lark.LoggerLevel.warn,
+  }).register({
+    "im.message.receive_v1": (data: unknown) => receive(data as ReceiveEvent),
+  });
+  await new Promise<void>((resolve) => {
+    const client = new lark.WSClient({
+      appId: options.appId,
+      appSecret: options.appSecret,
+      domain: larkDomain(options.domain),
+      logger: larkLogger(logger),
+      loggerLevel: lark.LoggerLevel.warn,
+      autoReconnect: true,
+      onReady: () => resolve(),
+      onReconnected: () => logger.info("Feishu long connection re-established"),
+      onError: (error) => logger.error({ err: error.message }, "Feishu long connection gave up"),
+    });
+    opened(client);
+    void client.start({ eventDispatcher: dispatcher });
+  });
+  logger.info({ mode: "ws" }, "Feishu long connection ready");
+}
+
+/** An image as an image message, anything else as a file of the type its extension says. */
+async function sendFeishuFile(
+  api: FeishuApi,
+  to: Recipient,
+  file: OutgoingFile,
+  uuid: string,
+): Promise<string> {
+  if (file.mimeType?.startsWith("image/")) {
+    const key = await api.uploadImage(file.data);
+    return api.send(to, "image", { image_key: key }, uuid);
+  }
+  const extension = file.name.split(".").pop()?.toLowerCase() ?? "";
+  const key = await api.uploadFile(file.data, file.name, FILE_TYPES[extension] ?? "stream");
+  return api.send(to, "file", { file_key: key }, uuid);
+}
+
+/** Events posted to the router: through the shared webhook door, then as the long connection's. */
+function feishuWebhook(
+  options: FeishuAdapterOptions,
+  delivery: Extract<FeishuDelivery, { mode: "webhook" }>,
+  receive: (event: ReceiveEvent) => Promise<void>,
+): WebhookEndpoint {
+  return guardWebhook({
+    path: "/webhook/feishu",
+    verifier: feishuWebhookVerifier(delivery),
+    maxAgeMs: delivery.maxAgeMs,
+    clock: options.clock,
+    seen: options.seen,
+    acknowledge: { status: 200, body: { code: 0 } },
+    deliver(body) {
+      if (body.header?.event_type !== "im.message.receive_v1" || !body.event) return Promise.resolve();
+      return receive(body.event);
+    },
+    logger: options.logger,
+  });
+}
 
 export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdapter {
   const { logger } = options;
@@ -130,28 +202,9 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdap
         return undefined;
       });
       if (options.delivery.mode !== "ws") return;
-      const dispatcher = new lark.EventDispatcher({
-        logger: larkLogger(logger),
-        loggerLevel: lark.LoggerLevel.warn,
-      }).register({
-        // Stored before this returns (the ack); Feishu redelivers after ~3 s without one.
-        "im.message.receive_v1": (data: unknown) => receive(data as ReceiveEvent),
+      await openLongConnection(options, receive, (client) => {
+        wsClient = client; // closed by stop(), also while still connecting
       });
-      await new Promise<void>((resolve) => {
-        wsClient = new lark.WSClient({
-          appId: options.appId,
-          appSecret: options.appSecret,
-          domain: larkDomain(options.domain),
-          logger: larkLogger(logger),
-          loggerLevel: lark.LoggerLevel.warn,
-          autoReconnect: true,
-          onReady: () => resolve(),
-          onReconnected: () => logger.info("Feishu long connection re-established"),
-          onError: (error) => logger.error({ err: error.message }, "Feishu long connection gave up"),
-        });
-        void wsClient.start({ eventDispatcher: dispatcher });
-      });
-      logger.info({ mode: "ws" }, "Feishu long connection ready");
     },
 
     async stop() {
@@ -177,15 +230,7 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdap
     sendFile(to, file: OutgoingFile, sendOptions) {
       const target = recipient(to);
       const uuid = sendOptions.idempotencyKey;
-      return asPlatformCall(async () => {
-        if (file.mimeType?.startsWith("image/")) {
-          const key = await api.uploadImage(file.data);
-          return { messageId: await api.send(target, "image", { image_key: key }, uuid) };
-        }
-        const extension = file.name.split(".").pop()?.toLowerCase() ?? "";
-        const key = await api.uploadFile(file.data, file.name, FILE_TYPES[extension] ?? "stream");
-        return { messageId: await api.send(target, "file", { file_key: key }, uuid) };
-      });
+      return asPlatformCall(async () => ({ messageId: await sendFeishuFile(api, target, file, uuid) }));
     },
 
     status() {
@@ -198,22 +243,7 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdap
     },
 
     ...(options.delivery.mode === "webhook"
-      ? {
-          webhook: guardWebhook({
-            path: "/webhook/feishu",
-            verifier: feishuWebhookVerifier(options.delivery),
-            maxAgeMs: options.delivery.maxAgeMs,
-            clock: options.clock,
-            seen: options.seen,
-            acknowledge: { status: 200, body: { code: 0 } },
-            deliver(body) {
-              if (body.header?.event_type !== "im.message.receive_v1" || !body.event)
-                return Promise.resolve();
-              return receive(body.event);
-            },
-            logger,
-          }),
-        }
+      ? { webhook: feishuWebhook(options, options.delivery, receive) }
       : {}),
   };
 }

@@ -1,7 +1,7 @@
 import type { Logger } from "@phonework/runtime";
-import { InputFile } from "grammy";
+import { type Api, InputFile } from "grammy";
 import type { ReactionTypeEmoji } from "grammy/types";
-import type { Capabilities, PlatformAdapter } from "../platform-adapter.ts";
+import type { Capabilities, OutgoingFile, PlatformAdapter } from "../platform-adapter.ts";
 import { menuCommands } from "./bot-commands.ts";
 import { downloadFile } from "./file-download.ts";
 import { ALLOWED_UPDATES } from "./incoming-update.ts";
@@ -60,6 +60,63 @@ async function platformCall<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Webhook mode: the webhook registered at the configured URL (or left as set elsewhere). Polling:
+ * any webhook deleted first (Telegram refuses getUpdates while one is set), then getUpdates.
+ */
+async function receiveUpdates(
+  api: Api,
+  mode: TelegramAdapterOptions["mode"],
+  handler: UpdateHandler,
+  options: { logger: Logger; webhookPath: string | undefined; timeoutS: number; retryMs: number },
+): Promise<Polling | undefined> {
+  const { logger } = options;
+  if (mode.kind === "webhook") {
+    const { url, secret } = mode;
+    if (url) {
+      await platformCall(() =>
+        api.setWebhook(url, { secret_token: secret, allowed_updates: [...ALLOWED_UPDATES] }),
+      );
+    } else {
+      logger.warn(
+        { path: options.webhookPath },
+        "Telegram webhook URL not configured: setWebhook was not called; register the public URL with Telegram yourself",
+      );
+    }
+    return undefined;
+  }
+  await platformCall(() => api.deleteWebhook());
+  return startPolling({ api, handle: handler, timeoutS: options.timeoutS, retryMs: options.retryMs, logger });
+}
+
+/** An image as a photo (at most 10 MB) where Telegram takes it; anything else as a document (50 MB). */
+async function sendTelegramFile(
+  api: Api,
+  chatId: number | string,
+  file: OutgoingFile,
+  logger: Logger,
+): Promise<{ messageId: string }> {
+  const photo =
+    file.mimeType?.startsWith("image/") && file.data.length <= TELEGRAM_CAPABILITIES.maxImageBytes;
+  if (photo) {
+    try {
+      const sent = await api.sendPhoto(chatId, new InputFile(file.data, file.name));
+      return { messageId: String(sent.message_id) };
+    } catch (error) {
+      // A 400 means nothing was sent: Telegram would not take it as a photo (an SVG, odd
+      // dimensions), so it goes as a document, which Telegram takes as it is.
+      const failure = toPlatformError(error);
+      if (failure.details.status !== 400) throw failure;
+      logger.debug(
+        { error: failure.message, file: file.name },
+        "image refused as a photo; sent as a document",
+      );
+    }
+  }
+  const sent = await platformCall(() => api.sendDocument(chatId, new InputFile(file.data, file.name)));
+  return { messageId: String(sent.message_id) };
+}
+
 export function createTelegramAdapter(options: TelegramAdapterOptions): PlatformAdapter {
   const { name, mode } = options;
   if (mode.kind === "webhook" && !SECRET_TOKEN.test(mode.secret)) {
@@ -99,29 +156,12 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Platform
           lastUpdateId = Math.max(lastUpdateId ?? updateId, updateId);
         },
       });
-      if (mode.kind === "webhook") {
-        const { url, secret } = mode;
-        if (url) {
-          await platformCall(() =>
-            api.setWebhook(url, { secret_token: secret, allowed_updates: [...ALLOWED_UPDATES] }),
-          );
-        } else {
-          logger.warn(
-            { path: webhook?.path },
-            "Telegram webhook URL not configured: setWebhook was not called; register the public URL with Telegram yourself",
-          );
-        }
-      } else {
-        // Telegram refuses getUpdates while a webhook is set.
-        await platformCall(() => api.deleteWebhook());
-        polling = startPolling({
-          api,
-          handle: handler,
-          timeoutS: options.pollTimeoutS ?? 30,
-          retryMs: options.pollRetryMs ?? 1_000,
-          logger,
-        });
-      }
+      polling = await receiveUpdates(api, mode, handler, {
+        logger,
+        webhookPath: webhook?.path,
+        timeoutS: options.pollTimeoutS ?? 30,
+        retryMs: options.pollRetryMs ?? 1_000,
+      });
       logger.info({ bot: me.username, mode: mode.kind }, "Telegram adapter started");
     },
 
@@ -156,27 +196,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Platform
 
     async sendFile(to, file, fileOptions) {
       logger.debug({ idempotencyKey: fileOptions.idempotencyKey, file: file.name }, "Telegram file upload");
-      const chatId = chatIdOf(to);
-      // A photo is at most 10 MB; a bigger image goes as a document (up to 50 MB).
-      const photo =
-        file.mimeType?.startsWith("image/") && file.data.length <= TELEGRAM_CAPABILITIES.maxImageBytes;
-      if (photo) {
-        try {
-          const sent = await api.sendPhoto(chatId, new InputFile(file.data, file.name));
-          return { messageId: String(sent.message_id) };
-        } catch (error) {
-          // A 400 means nothing was sent: Telegram would not take it as a photo (an SVG, odd
-          // dimensions), so it goes as a document, which Telegram takes as it is.
-          const failure = toPlatformError(error);
-          if (failure.details.status !== 400) throw failure;
-          logger.debug(
-            { error: failure.message, file: file.name },
-            "image refused as a photo; sent as a document",
-          );
-        }
-      }
-      const sent = await platformCall(() => api.sendDocument(chatId, new InputFile(file.data, file.name)));
-      return { messageId: String(sent.message_id) };
+      return sendTelegramFile(api, chatIdOf(to), file, logger);
     },
 
     download: (attachment) =>
