@@ -2,7 +2,7 @@ import type { ButtonSpec } from "./button-store.ts";
 
 // The platform-neutral side of the chat layer: what the dispatcher, commands and notices see.
 // Ids here are qualified by adapter name (`telegram:123`, `feishu:ou_…`); `platform` is the
-// adapter's name. Platform adapters themselves implement PlatformAdapter (platform-adapter.ts).
+// adapter's name. Platform adapters themselves implement PlatformAdapter (platforms/platform-adapter.ts).
 
 export interface IncomingAttachment {
   name: string;

@@ -144,7 +144,7 @@ export const RouterConfigFields = z.object({
   TELEGRAM_API_ROOT: optionalHttpUrl(),
 
   /**
-   * Chat adapters by name, each `{ type, …its keys, admins, dm }` (chat/config/adapter-entries.ts).
+   * Chat adapters by name, each `{ type, …its keys, admins, dm }` (adapter-entries.ts).
    * Config file only. The flat FEISHU_* and TELEGRAM_* keys are a shorthand for one adapter of each
    * type, named feishu and telegram; both kinds can be combined.
    */
