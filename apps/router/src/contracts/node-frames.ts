@@ -1,4 +1,4 @@
-import type { FrameHandlers, WireError } from "@phonework/protocol";
+import type { FrameHandlers, HandledTwice, WireError } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import type { NodeAnswer } from "./node-answer.ts";
 
@@ -26,15 +26,7 @@ export interface FrameSource {
 export type FrameTable<F extends { type: string }> = (from: FrameSource) => FrameHandlers<F>;
 
 type AnyTable = (from: FrameSource) => object;
-type TypesOf<T extends AnyTable> = keyof ReturnType<T>;
-
-/** The frame types claimed by more than one of the tables. */
-type SharedTypes<T extends readonly AnyTable[], Seen = never> = T extends readonly [
-  infer Head extends AnyTable,
-  ...infer Rest extends readonly AnyTable[],
-]
-  ? (TypesOf<Head> & Seen) | SharedTypes<Rest, Seen | TypesOf<Head>>
-  : never;
+type Parts<T extends readonly AnyTable[]> = { [K in keyof T]: ReturnType<T[K]> };
 
 type Merged<T extends readonly AnyTable[]> = T extends readonly [
   infer Head extends AnyTable,
@@ -44,13 +36,14 @@ type Merged<T extends readonly AnyTable[]> = T extends readonly [
   : unknown;
 
 /**
- * The tables as one. Two tables that handle the same frame type give a type that no frame table
- * accepts, naming the types that have two owners.
+ * The tables as one, for each connection (the protocol's joinFrameHandlers, for tables made per
+ * connection). Two tables that handle the same frame type give a type that no frame table accepts,
+ * naming the types that have two owners.
  */
 export function mergeFrameTables<const T extends readonly AnyTable[]>(
   ...tables: T
-): [SharedTypes<T>] extends [never]
+): [HandledTwice<Parts<T>>] extends [never]
   ? (from: FrameSource) => Merged<T>
-  : { "frame types with two owners": SharedTypes<T> } {
+  : { "frame types with two owners": HandledTwice<Parts<T>> } {
   return ((from: FrameSource) => Object.assign({}, ...tables.map((table) => table(from)))) as never;
 }
