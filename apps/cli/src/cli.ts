@@ -1,5 +1,12 @@
 import { Argument, Command } from "commander";
-import { PRECEDENCE_HELP, programArgs, withConfigFlags } from "./config-flags.ts";
+import {
+  type ConfigFlag,
+  flagArguments,
+  PRECEDENCE_HELP,
+  programArgs,
+  withConfigFlags,
+  withSaveConfig,
+} from "./config-flags.ts";
 import { APPS, type AppName } from "./programs/app-name.ts";
 import { phoneworkVersion } from "./version.ts";
 
@@ -26,12 +33,10 @@ export function buildCli(io: CliIo): Command {
     });
 
   withConfigFlags(
-    program
-      .command("standalone")
-      .description(
-        "router and host in one process; chats on the configured platform (Feishu), else this terminal",
-      ),
-    ["dataDir", "workingDir", "nodeId"],
+    withSaveConfig(program.command("standalone")).description(
+      "router and host in one process; chats on the configured platform (Feishu), else this terminal",
+    ),
+    PROGRAM_FLAGS.standalone,
   )
     .addHelpText("after", PRECEDENCE_HELP)
     .action(async (options: Record<string, unknown>) => {
@@ -40,8 +45,10 @@ export function buildCli(io: CliIo): Command {
     });
 
   withConfigFlags(
-    program.command("router").description("the router (public VPS): chat platforms in, hosts over /ws/node"),
-    ["dataDir"],
+    withSaveConfig(program.command("router")).description(
+      "the router (public VPS): chat platforms in, hosts over /ws/node",
+    ),
+    PROGRAM_FLAGS.router,
   )
     .addHelpText("after", PRECEDENCE_HELP)
     .action(async (options: Record<string, unknown>) => {
@@ -50,8 +57,10 @@ export function buildCli(io: CliIo): Command {
     });
 
   withConfigFlags(
-    program.command("host").description("a host (one per PC): dials out to the router and does the work"),
-    ["dataDir", "workingDir", "routerUrl", "join", "nodeId"],
+    withSaveConfig(program.command("host")).description(
+      "a host (one per PC): dials out to the router and does the work",
+    ),
+    PROGRAM_FLAGS.host,
   )
     .addHelpText("after", PRECEDENCE_HELP)
     .action(async (options: Record<string, unknown>) => {
@@ -103,18 +112,35 @@ export function buildCli(io: CliIo): Command {
     ["uninstall", "stop, disable and remove the service"],
     ["status", "is the service installed and running"],
   ] as const) {
-    service
-      .command(action)
-      .description(description)
-      .addArgument(appArgument("which program the service runs"))
-      .option("--config <file>", "the config file the service starts with (baked into the unit)")
-      .option("--system", "a system-wide unit (root) instead of one for this user")
-      .option("--print", "only print the unit file and the steps; change nothing")
+    withConfigFlags(
+      service
+        .command(action)
+        .description(description)
+        .addArgument(appArgument("which program the service runs"))
+        .option("--system", "a system-wide unit (root) instead of one for this user")
+        .option("--print", "only print the unit file and the steps; change nothing"),
+      PROGRAM_FLAGS.host,
+    )
+      .addHelpText(
+        "after",
+        "\nThe flags are the program's own (as `phonework <app>` takes them): the service runs with\n" +
+          "exactly those, and --config (a file `phonework <app> --save-config <file>` wrote, say).\n",
+      )
       .action(async (app: AppName, options: Record<string, unknown>) => {
         const { runService } = await import("./service/run-service.ts");
+        // The service command takes every program's flags (the host's are all of them); each app its own.
+        const foreign = PROGRAM_FLAGS.host.filter((name) => !PROGRAM_FLAGS[app].includes(name));
+        const misplaced = flagArguments(options, foreign).filter((arg) => arg.startsWith("--"));
+        if (misplaced.length > 0) {
+          io.stderr.write(`phonework service: ${misplaced.join(", ")}: not a setting of phonework ${app}\n`);
+          io.setExitCode(2);
+          return;
+        }
         const code = await runService({
           action,
           app,
+          flags: flagArguments(options, PROGRAM_FLAGS[app]),
+          args: programArgs(options),
           configPath: typeof options.config === "string" ? options.config : undefined,
           system: options.system === true,
           printOnly: options.print === true,
@@ -126,6 +152,13 @@ export function buildCli(io: CliIo): Command {
   }
   return program;
 }
+
+/** The key flags each program takes (and `service install <app>` bakes into its unit). */
+const PROGRAM_FLAGS: Record<AppName, readonly ConfigFlag[]> = {
+  standalone: ["dataDir", "workingDir", "nodeId"],
+  router: ["dataDir"],
+  host: ["dataDir", "workingDir", "routerUrl", "join", "nodeId"],
+};
 
 /** An argument naming one of the programs; commander refuses any other value with a clear message. */
 function appArgument(description: string, required = true): Argument {

@@ -33,6 +33,22 @@ export function withConfigFlags(command: Command, flags: readonly ConfigFlag[]):
   return command;
 }
 
+/** `--save-config <file>`, for the programs a service runs. */
+export function withSaveConfig(command: Command): Command {
+  return command.option(
+    "--save-config <file>",
+    "write the settings given (flags, environment, config file) to this YAML file, then run: `phonework service install <app> --config <file>` runs exactly them",
+  );
+}
+
+/** The key flags given, as the command line that gives them again (a service's ExecStart). */
+export function flagArguments(options: Record<string, unknown>, flags: readonly ConfigFlag[]): string[] {
+  return flags.flatMap((name) => {
+    const value = options[name];
+    return typeof value === "string" ? [FLAGS[name].flag.split(" ")[0] as string, value] : [];
+  });
+}
+
 /** What a command's parsed options mean to the config loader. */
 export function programArgs(options: Record<string, unknown>): ProgramArgs {
   const overrides: Record<string, string> = {};
@@ -40,7 +56,11 @@ export function programArgs(options: Record<string, unknown>): ProgramArgs {
     const value = options[name];
     if (typeof value === "string") overrides[key] = value;
   }
-  return { configPath: typeof options.config === "string" ? options.config : undefined, overrides };
+  return {
+    configPath: typeof options.config === "string" ? options.config : undefined,
+    overrides,
+    ...(typeof options.saveConfig === "string" ? { saveConfigPath: options.saveConfig } : {}),
+  };
 }
 
 /** The precedence, as --help shows it. */

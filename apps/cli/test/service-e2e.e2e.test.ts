@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { builtCli, CleanupScope, type FakeRouter, spawnApp, startFakeRouter } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -144,10 +144,19 @@ describe("phonework service install host", () => {
     expect(printed).toMatch(/^# phonework-host.service: printed only, nothing was changed.\n/);
   });
 
-  it.runIf(canVerifyUnits)("systemd-analyze verify accepts it", () => {
+  it("ends with what it will run in plain lines: the command, the router, the working and data folders", () => {
+    const tail = printed.slice(printed.indexOf("\nIt will run: "));
+    expect(tail).toMatch(/^\nIt will run: \S+ .* host --config .*host\.yaml"?\n/);
+    expect(tail).toContain(`\n  router: ${router.url}\n`);
+    expect(tail).toContain(`\n  working folder: ${join(home, "work")}\n`);
+    expect(tail).toContain(`\n  data folder: ${join(home, "data")}\n`);
+    for (const line of tail.trim().split("\n")) expect(line.startsWith("#")).toBe(false);
+  });
+
+  it.runIf(canVerifyUnits)("systemd-analyze verify accepts it (the unit, before the plain lines)", () => {
     const dir = scope.tempDir();
     const file = join(dir, "phonework-host.service");
-    writeFileSync(file, printed);
+    writeFileSync(file, printed.slice(0, printed.indexOf("\nIt will run: ") + 1));
     expect(verifyUnit(file)).toEqual({ status: 0, output: "" });
   });
 
@@ -180,5 +189,73 @@ describe("phonework service install host", () => {
     expect(broken.stderr()).toMatch(/ROUTER_URL: must be a ws:\/\/ or wss:\/\/ URL/);
     expect(systemdRestarts(brokenUnit, exit)).toBe(false);
     expect(systemdRestarts(brokenUnit, { code: 1, signal: null })).toBe(true);
+  });
+});
+
+describe("the settings a user runs with, into a service", () => {
+  it("`phonework host … --save-config <file>` writes them (0600, no join code); a unit with that file runs exactly them", async () => {
+    const work = join(home, "saved work");
+    const data = join(home, "saved data");
+    mkdirSync(work, { recursive: true });
+    const saved = join(home, "saved host.yaml");
+    const args = [
+      "--router-url",
+      router.url,
+      "--working-dir",
+      work,
+      "--data-dir",
+      data,
+      "--node-id",
+      "saved-host",
+    ];
+    const before = router.registrations.length;
+    const ran = scope.track(
+      spawnApp(
+        "host",
+        { HOME: home, ROUTER_SECRET: SECRET, PHONEWORK_CONFIG: "", RECONNECT_MAX_DELAY_S: "0.3" },
+        [...args, "--save-config", saved],
+      ),
+    );
+    await router.waitForRegistrations(before + 1, 15_000);
+    expect(router.registrations.at(-1)?.node_id).toBe("saved-host");
+    ran.kill("SIGTERM");
+    await ran.exited;
+    expect(statSync(saved).mode & 0o777).toBe(0o600);
+    const text = readFileSync(saved, "utf8");
+    expect(text).toContain(`ROUTER_URL: ${router.url}`);
+    expect(text).toContain(`ROUTER_SECRET: ${SECRET}`); // from the environment: the service has none
+    expect(text).not.toMatch(/^JOIN_CODE:/m);
+
+    // The unit for that file starts the same host, with nothing from this shell but PATH.
+    const fromFile = parseUnitFile(await printUnit(saved));
+    const again = startUnit(fromFile);
+    await router.waitForRegistrations(before + 2, 15_000);
+    expect(router.registrations.at(-1)?.node_id).toBe("saved-host");
+    again.child.kill("SIGTERM");
+    await again.exited;
+  });
+
+  it("`service install host` takes the host's own flags and bakes them in; one of another program is refused", async () => {
+    const work = join(home, "work");
+    const cli = scope.track(
+      spawnApp("service", { HOME: home, XDG_CONFIG_HOME: "", PHONEWORK_CONFIG: "" }, [
+        ...["install", "host", "--print", "--router-url", "wss://router.example/ws/node"],
+        ...["--working-dir", work, "--node-id", "flag-host"],
+      ]),
+    );
+    expect((await cli.exited).code).toBe(0);
+    const argv = splitCommandLine(parseUnitFile(cli.stdout()).get("Service", "ExecStart") ?? "");
+    expect(argv.slice(2)).toEqual([
+      ...["host", "--working-dir", work, "--router-url", "wss://router.example/ws/node"],
+      ...["--node-id", "flag-host"],
+    ]);
+    expect(cli.stdout()).toContain("\n  router: wss://router.example/ws/node\n");
+    expect(cli.stdout()).toContain(`\n  working folder: ${work}\n`);
+
+    const wrong = scope.track(
+      spawnApp("service", { HOME: home }, ["install", "router", "--print", "--router-url", "x"]),
+    );
+    expect((await wrong.exited).code).toBe(2);
+    expect(wrong.stderr()).toContain("--router-url: not a setting of phonework router");
   });
 });

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AppName } from "../src/programs/app-name.ts";
 import { processRunner } from "../src/service/command-runner.ts";
 import { type ServiceDeps, type ServiceOptions, serviceCommand } from "../src/service/service-command.ts";
+import { settingsOf } from "../src/service/service-settings.ts";
 import type { WhoAmI } from "../src/service/service-user.ts";
 import { writeFakeCommand } from "./fake-command.ts";
 
@@ -23,7 +24,10 @@ interface Machine {
   /** Runs `phonework service <action> <app>` with these flags; its exit code and output. */
   service(
     action: ServiceOptions["action"],
-    flags?: Partial<Pick<ServiceOptions, "system" | "printOnly" | "configPath">> & { app?: AppName },
+    flags?: Partial<Pick<ServiceOptions, "system" | "printOnly" | "configPath" | "flags">> & {
+      app?: AppName;
+      overrides?: Record<string, string>;
+    },
   ): Promise<{ code: number; output: string }>;
 }
 
@@ -51,6 +55,7 @@ function machine(
     runner: processRunner(env),
     systemdRunDir: join(root, options.systemd === false ? "no-systemd" : "run-systemd"),
     systemUnitDir: join(root, "etc", "systemd", "system"),
+    settingsOf,
   };
   return {
     home,
@@ -64,6 +69,8 @@ function machine(
         {
           action,
           app: flags.app ?? "host",
+          flags: flags.flags ?? [],
+          args: { overrides: flags.overrides ?? {} },
           configPath: flags.configPath,
           system: flags.system ?? false,
           printOnly: flags.printOnly ?? false,

@@ -25,6 +25,8 @@ export interface LoadedConfig<T> {
   path: string | undefined;
   /** Keys in the file that this program does not know (likely typos, or another program's keys). */
   unknownKeys: string[];
+  /** Every key a flag, the environment or the file gave, as given (defaults not included). */
+  given: Record<string, unknown>;
 }
 
 /** The value of `--name value` or `--name=value` in argv, if given. */
@@ -104,5 +106,5 @@ export function loadConfig<S extends z.ZodType>(schema: S, source: ConfigSource)
     throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
   }
   const unknownKeys = Object.keys(fromFile).filter((key) => !keys.includes(key));
-  return { config: parsed.data, path, unknownKeys };
+  return { config: parsed.data, path, unknownKeys, given: merged };
 }

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { saveConfigFile } from "./config-file.ts";
 import { loadConfig } from "./config-loader.ts";
 import type { LogFormat } from "./log-format.ts";
 import type { Level } from "./logger.ts";
@@ -32,6 +33,8 @@ export interface Program<C> {
 export interface ProgramArgs {
   configPath?: string | undefined;
   overrides?: Readonly<Record<string, string | undefined>>;
+  /** `--save-config <file>`: the settings given are written there (for `phonework service install`). */
+  saveConfigPath?: string | undefined;
 }
 
 /**
@@ -42,7 +45,8 @@ export interface ProgramArgs {
 export function startProgram<
   S extends z.ZodType<{ LOG_LEVEL: string; LOG_FORMAT: LogFormat; DATA_DIR: string }>,
 >(schema: S, name: string, args: ProgramArgs = {}): Program<z.output<S>> {
-  const { config, path, unknownKeys } = loadConfig(schema, { ...args, env: process.env });
+  const { config, path, unknownKeys, given } = loadConfig(schema, { ...args, env: process.env });
+  const saved = args.saveConfigPath ? saveConfigFile(args.saveConfigPath, given, name) : undefined;
   const secrets = new SecretValues();
   addConfigSecrets(secrets, config as Record<string, unknown>);
   const openLog = async ({ toFile, stderrLevel }: LogPlacement): Promise<ProgramLog> => {
@@ -55,6 +59,11 @@ export function startProgram<
     });
     if (unknownKeys.length > 0)
       log.logger.warn({ keys: unknownKeys, path }, "config file has keys this program does not use");
+    if (saved)
+      log.logger.info(
+        { path: saved.path, keys: saved.keys },
+        `settings saved to ${saved.path}; a service runs exactly these with --config ${saved.path}`,
+      );
     return log;
   };
   return { config, secrets, openLog };

@@ -16,8 +16,13 @@ export interface LaunchInputs {
   entry: string | undefined;
   /** As given on the command line; resolved against `cwd`. */
   configPath: string | undefined;
+  /** The program's own key flags, as given (`--working-dir ./projects`); paths resolved against `cwd`. */
+  flags?: readonly string[];
   cwd: string;
 }
+
+/** Flags whose value is a path: a service starts elsewhere, so a relative one is made absolute. */
+const PATH_FLAGS = new Set(["--data-dir", "--working-dir"]);
 
 export interface LaunchCommand {
   argv: string[];
@@ -43,7 +48,14 @@ export function launchCommand(inputs: LaunchInputs): LaunchCommand {
   const configPath =
     inputs.configPath === undefined ? undefined : existingFile(inputs.configPath, inputs.cwd);
   return {
-    argv: [inputs.execPath, ...loader, entry, inputs.app, ...(configPath ? ["--config", configPath] : [])],
+    argv: [
+      inputs.execPath,
+      ...loader,
+      entry,
+      inputs.app,
+      ...(configPath ? ["--config", configPath] : []),
+      ...absoluteFlags(inputs.flags ?? [], inputs.cwd),
+    ],
     configPath,
     fromSource,
   };
@@ -84,4 +96,12 @@ function existingFile(path: string, cwd: string): string {
   }
   if (!isFile) throw new ServiceError(`config file ${absolute} is not a file`, 2);
   return absolute;
+}
+
+function absoluteFlags(flags: readonly string[], cwd: string): string[] {
+  return flags.map((value, i) => {
+    const flag = flags[i - 1] ?? "";
+    const relativePath = PATH_FLAGS.has(flag) && !value.startsWith("~") && !isAbsolute(value);
+    return relativePath ? resolve(cwd, value) : value;
+  });
 }

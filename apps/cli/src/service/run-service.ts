@@ -1,6 +1,7 @@
 import { homedir, userInfo } from "node:os";
 import { processRunner } from "./command-runner.ts";
 import { type ServiceOptions, serviceCommand } from "./service-command.ts";
+import { settingsOf } from "./service-settings.ts";
 
 // The composition root of `phonework service`: this process, this machine, the real systemctl and
 // launchctl. The command itself is in service-command.ts.
@@ -16,5 +17,6 @@ export async function runService(options: ServiceOptions): Promise<number> {
     runner: processRunner(options.env),
     systemdRunDir: "/run/systemd/system",
     systemUnitDir: "/etc/systemd/system",
+    settingsOf,
   });
 }

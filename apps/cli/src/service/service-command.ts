@@ -1,4 +1,5 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { ConfigError, type ProgramArgs } from "@phonework/runtime";
 import type { AppName } from "../programs/app-name.ts";
 import type { CommandRunner } from "./command-runner.ts";
 import { launchCommand } from "./launch-command.ts";
@@ -20,6 +21,10 @@ import { windowsSteps } from "./windows-steps.ts";
 export interface ServiceOptions {
   action: ServiceAction;
   app: AppName;
+  /** The program's key flags as given (`--working-dir`, `--router-url`…), baked into the unit. */
+  flags: readonly string[];
+  /** The same settings as the program would load them (for the lines saying what it will run). */
+  args: ProgramArgs;
   configPath: string | undefined;
   system: boolean;
   printOnly: boolean;
@@ -40,6 +45,11 @@ export interface ServiceDeps {
   systemdRunDir: string;
   /** Where system units go: /etc/systemd/system. */
   systemUnitDir: string;
+  /**
+   * What the program will run with, as it would load its settings under the service (the file and
+   * the flags; not this shell's environment): one line each. Throws ConfigError when it would not start.
+   */
+  settingsOf: (app: AppName, args: ProgramArgs) => Promise<string[]>;
 }
 
 export async function serviceCommand(options: ServiceOptions, deps: ServiceDeps): Promise<number> {
@@ -99,6 +109,7 @@ async function install(options: ServiceOptions, deps: ServiceDeps, backend: Serv
     app: options.app,
     scope: options.system ? "system" : "user",
     configPath: options.configPath,
+    flags: options.flags,
     env: options.env,
     execPath: deps.execPath,
     entry: deps.entry,
@@ -106,23 +117,31 @@ async function install(options: ServiceOptions, deps: ServiceDeps, backend: Serv
     user,
   });
   const text = backend.render(spec);
+  // Said in plain lines after the unit: what it runs, and with which folders and router.
+  const runs = await whatItRuns(options, deps, spec.argv);
   const header = (first: string) => [
     first,
     ...notes.map((note) => `note: ${note}`),
-    `To install ${backend.kind} by hand, save this as ${backend.file}, then run:`,
+    `To install ${backend.kind} by hand, save this (up to "It will run:") as ${backend.file}, then run:`,
     ...backend.manualSteps("install").map((step) => `  ${step}`),
   ];
   if (options.printOnly) {
     out.write(backend.annotate(text, header(`${backend.name}: printed only, nothing was changed.`)));
+    out.write(runs.text);
     return 0;
   }
+  // A unit that cannot start is not installed: it would only fail at every boot.
+  if (runs.problem) throw new ServiceError(`not installed: ${runs.problem}`, 2);
   const why = await backend.unavailable();
   if (why) {
     out.write(backend.annotate(text, header(`not installed: ${why}.`)));
+    out.write(runs.text);
     return 1;
   }
   for (const note of notes) out.write(`note: ${note}\n`);
-  return backend.install(text, out);
+  const code = await backend.install(text, out);
+  out.write(runs.text);
+  return code;
 }
 
 function printWindowsSteps(options: ServiceOptions, deps: ServiceDeps): number {
@@ -138,4 +157,27 @@ function printWindowsSteps(options: ServiceOptions, deps: ServiceDeps): number {
       : undefined;
   options.out.write(windowsSteps(options.action, options.app, argv));
   return options.printOnly ? 0 : 1;
+}
+
+/**
+ * "It will run: …" and one line per setting that says where it works, in plain lines after the
+ * unit; and, when its settings fail to load, why it would stop at its first start.
+ */
+async function whatItRuns(
+  options: ServiceOptions,
+  deps: ServiceDeps,
+  argv: readonly string[],
+): Promise<{ text: string; problem?: string }> {
+  // The file the unit names: --config, else this shell's PHONEWORK_CONFIG (baked in), from here.
+  const file = options.configPath ?? (options.env.PHONEWORK_CONFIG || undefined);
+  const configPath = file === undefined ? undefined : resolve(deps.cwd, file);
+  const head = ["", `It will run: ${argv.join(" ")}`];
+  try {
+    const settings = await deps.settingsOf(options.app, { ...options.args, configPath });
+    return { text: [...head, ...settings.map((line) => `  ${line}`), ""].join("\n") };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const problem = `it would stop at its first start: ${error.message}`;
+    return { text: [...head, problem, ""].join("\n"), problem };
+  }
 }

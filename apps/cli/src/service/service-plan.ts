@@ -16,6 +16,8 @@ export function planService(inputs: {
   app: AppName;
   scope: ServiceScope;
   configPath: string | undefined;
+  /** The program's key flags given to `service install`, baked in after the config file. */
+  flags: readonly string[];
   env: NodeJS.ProcessEnv;
   execPath: string;
   entry: string | undefined;
@@ -31,12 +33,16 @@ export function planService(inputs: {
     execPath: inputs.execPath,
     entry: inputs.entry,
     configPath: inputs.configPath ?? (env.PHONEWORK_CONFIG || undefined),
+    flags: inputs.flags,
     cwd: inputs.cwd,
   });
   if (fromEnv) notes.push(`the config file is PHONEWORK_CONFIG's: ${launch.configPath}`);
   if (launch.configPath === undefined)
     notes.push(
-      "no --config: the service runs on the defaults; it sees none of this shell's settings but PATH",
+      inputs.flags.length > 0
+        ? "no --config: the service runs with the flags given and the defaults; it sees none of this shell's environment but PATH"
+        : "no --config and no flags: the service runs on the defaults; it sees none of this shell's settings but PATH (`phonework " +
+            `${app} --save-config <file>\` saves the settings you run it with)`,
     );
   if (launch.fromSource)
     notes.push(
