@@ -98,7 +98,8 @@ export function brokenDocLinks(root = repoRoot): string[] {
           problems.push(`${where} (an anchor into a file that is not Markdown)`);
           continue;
         }
-        if (!anchorsIn(resolved).has(anchor)) problems.push(`${where} (no heading #${anchor} in ${resolved})`);
+        if (!anchorsIn(resolved).has(anchor))
+          problems.push(`${where} (no heading #${anchor} in ${resolved})`);
       }
     });
   }
@@ -108,6 +109,10 @@ export function brokenDocLinks(root = repoRoot): string[] {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const problems = brokenDocLinks();
   for (const problem of problems) console.error(problem);
-  console.log(problems.length === 0 ? `${docFiles().length} files, every link resolves` : `${problems.length} broken links`);
+  console.log(
+    problems.length === 0
+      ? `${docFiles().length} files, every link resolves`
+      : `${problems.length} broken links`,
+  );
   process.exitCode = problems.length === 0 ? 0 : 1;
 }

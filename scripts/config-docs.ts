@@ -21,7 +21,9 @@ const PROGRAMS: readonly Program[] = ["router", "host", "standalone"];
 /** What this script reads of a zod 4 schema: its definition and its `.describe()` text. */
 interface SchemaNode {
   description?: string | undefined;
-  _zod: { def: { type: string; in?: SchemaNode; innerType?: SchemaNode; shape?: Record<string, SchemaNode> } };
+  _zod: {
+    def: { type: string; in?: SchemaNode; innerType?: SchemaNode; shape?: Record<string, SchemaNode> };
+  };
 }
 
 /** The object under a schema's refinements and transforms (the standalone's is a pipe). */
@@ -78,7 +80,8 @@ export function configKeyRows(): KeyRow[] {
     const fields = programs.map((program) => shapes[program][key] as SchemaNode);
     const docs = KEY_DOCS[key];
     const description = fields.find((field) => field.description)?.description ?? docs?.description ?? "";
-    if (!description) problems.push(`${key}: no description (add .describe() to its schema, or an entry in KEY_DOCS)`);
+    if (!description)
+      problems.push(`${key}: no description (add .describe() to its schema, or an entry in KEY_DOCS)`);
     // The schema's default, one text when every program has the same, else the first's and the others'.
     const byProgram = programs.map(
       (program, index) => [program, display(inputDefault(fields[index] as SchemaNode)?.value)] as const,
@@ -96,7 +99,9 @@ export function configKeyRows(): KeyRow[] {
         problems.push(`${key}: the schema's default is ${fromSchema}; remove the default text in KEY_DOCS`);
       defaultText = docs.default;
     } else if (special) {
-      problems.push(`${key}: its default is worked out on each machine; write it as text in KEY_DOCS (default)`);
+      problems.push(
+        `${key}: its default is worked out on each machine; write it as text in KEY_DOCS (default)`,
+      );
     }
     return { key, programs, default: defaultText, description };
   });
@@ -127,20 +132,23 @@ export function configKeysMarkdown(): string {
     "and meaning; `pair`, `doctor` and `service` read the keys of the program they work for. How",
     "settings are given (flags, the environment, a YAML file) and how they are checked:",
     "[Configuration](configuration.md). A key's value in the environment is a string",
-    '(`KEY=value`; lists comma-separated); in the YAML file, `KEY: value` (lists as YAML lists).',
+    "(`KEY=value`; lists comma-separated); in the YAML file, `KEY: value` (lists as YAML lists).",
     "",
   ];
   for (const section of SECTIONS) {
     const inSection = rows.filter((row) => row.programs.join(",") === section.programs);
     if (inSection.length === 0) continue;
     lines.push(`## ${section.title}`, "", "| key | default | meaning |", "| --- | --- | --- |");
-    for (const row of inSection) lines.push(`| \`${row.key}\` | ${cell(row.default)} | ${cell(row.description)} |`);
+    for (const row of inSection)
+      lines.push(`| \`${row.key}\` | ${cell(row.default)} | ${cell(row.description)} |`);
     lines.push("");
   }
   const covered = new Set(SECTIONS.map((section) => section.programs));
   const stray = rows.filter((row) => !covered.has(row.programs.join(",")));
   if (stray.length > 0)
-    throw new Error(`no section for ${stray.map((row) => `${row.key} (${row.programs.join(", ")})`).join("; ")}`);
+    throw new Error(
+      `no section for ${stray.map((row) => `${row.key} (${row.programs.join(", ")})`).join("; ")}`,
+    );
   return lines.join("\n");
 }
 
