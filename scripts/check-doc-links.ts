@@ -108,11 +108,11 @@ export function brokenDocLinks(root = repoRoot): string[] {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const problems = brokenDocLinks();
-  for (const problem of problems) console.error(problem);
-  console.log(
+  for (const problem of problems) process.stderr.write(`${problem}\n`);
+  process.stdout.write(
     problems.length === 0
-      ? `${docFiles().length} files, every link resolves`
-      : `${problems.length} broken links`,
+      ? `${docFiles().length} files, every link resolves\n`
+      : `${problems.length} broken links\n`,
   );
   process.exitCode = problems.length === 0 ? 0 : 1;
 }

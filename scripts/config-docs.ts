@@ -165,5 +165,5 @@ export function committedConfigKeys(): string {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   writeFileSync(target, configKeysMarkdown());
-  console.log(`wrote ${CONFIG_KEYS_DOC}`);
+  process.stdout.write(`wrote ${CONFIG_KEYS_DOC}\n`);
 }

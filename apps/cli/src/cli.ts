@@ -1,5 +1,6 @@
 import { Argument, Command } from "commander";
-import { PRECEDENCE_HELP, programArgs, withConfigFlags } from "./config-flags.ts";
+import { programArgs, withConfigFlags } from "./config-flags.ts";
+import { HELP_AFTER } from "./help-texts.ts";
 import { APPS, type AppName } from "./programs/app-name.ts";
 import { phoneworkVersion } from "./version.ts";
 
@@ -23,17 +24,18 @@ export function buildCli(io: CliIo): Command {
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
-    });
+    })
+    .addHelpText("after", HELP_AFTER.program);
 
   withConfigFlags(
     program
       .command("standalone")
       .description(
-        "router and host in one process; chats on the configured platform (Feishu), else this terminal",
+        "router and host in one process on this PC; chats on the configured platforms, else this terminal",
       ),
     ["dataDir", "workingDir", "nodeId"],
   )
-    .addHelpText("after", PRECEDENCE_HELP)
+    .addHelpText("after", HELP_AFTER.standalone)
     .action(async (options: Record<string, unknown>) => {
       const { runStandalone } = await import("@phonework/standalone");
       await runStandalone(programArgs(options));
@@ -43,7 +45,7 @@ export function buildCli(io: CliIo): Command {
     program.command("router").description("the router (public VPS): chat platforms in, hosts over /ws/node"),
     ["dataDir"],
   )
-    .addHelpText("after", PRECEDENCE_HELP)
+    .addHelpText("after", HELP_AFTER.router)
     .action(async (options: Record<string, unknown>) => {
       const { runRouter } = await import("@phonework/router");
       await runRouter(programArgs(options));
@@ -53,7 +55,7 @@ export function buildCli(io: CliIo): Command {
     program.command("host").description("a host (one per PC): dials out to the router and does the work"),
     ["dataDir", "workingDir", "routerUrl", "join", "nodeId"],
   )
-    .addHelpText("after", PRECEDENCE_HELP)
+    .addHelpText("after", HELP_AFTER.host)
     .action(async (options: Record<string, unknown>) => {
       const { runHost } = await import("@phonework/host");
       await runHost(programArgs(options));
@@ -67,7 +69,7 @@ export function buildCli(io: CliIo): Command {
       .option("--owner <user>", "the chat user id that owns the node (default: the only admin)"),
     ["dataDir"],
   )
-    .addHelpText("after", PRECEDENCE_HELP)
+    .addHelpText("after", HELP_AFTER.pair)
     .action(async (name: string, options: Record<string, unknown>) => {
       const { runPair } = await import("@phonework/router");
       const owner = typeof options.owner === "string" ? options.owner : undefined;
@@ -82,7 +84,7 @@ export function buildCli(io: CliIo): Command {
       .option("--offline", "skip the checks that reach the network (router, model endpoint)"),
     ["dataDir", "workingDir", "routerUrl", "nodeId"],
   )
-    .addHelpText("after", PRECEDENCE_HELP)
+    .addHelpText("after", HELP_AFTER.doctor)
     .action(async (app: AppName, options: Record<string, unknown>) => {
       const { runDoctor } = await import("./doctor/run-doctor.ts");
       const failures = await runDoctor({
@@ -97,7 +99,8 @@ export function buildCli(io: CliIo): Command {
 
   const service = program
     .command("service")
-    .description("run PhoneWork as a service: systemd on Linux, launchd on macOS");
+    .description("run PhoneWork as a service: systemd on Linux, launchd on macOS")
+    .addHelpText("after", HELP_AFTER.service);
   for (const [action, description] of [
     ["install", "write and enable the service (a user unit; --system for a system unit)"],
     ["uninstall", "stop, disable and remove the service"],
@@ -110,6 +113,7 @@ export function buildCli(io: CliIo): Command {
       .option("--config <file>", "the config file the service starts with (baked into the unit)")
       .option("--system", "a system-wide unit (root) instead of one for this user")
       .option("--print", "only print the unit file and the steps; change nothing")
+      .addHelpText("after", HELP_AFTER.service)
       .action(async (app: AppName, options: Record<string, unknown>) => {
         const { runService } = await import("./service/run-service.ts");
         const code = await runService({
