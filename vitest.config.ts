@@ -8,7 +8,7 @@ import { LongestFirst } from "./scripts/vitest-sequencer.ts";
 // Integration and e2e files mostly wait on sockets and processes, so more of them run at once
 // than there are cores. `pnpm test:unit` runs the first alone.
 
-const tests = ["packages/*/test/**/", "apps/*/test/**/"];
+const tests = ["packages/*/test/**/", "apps/*/test/**/", "scripts/test/"];
 const timeouts = { testTimeout: 30_000, hookTimeout: 30_000 };
 /** Support modules' teardown after every test (testkit's afterEachTest). */
 const setupFiles = ["packages/testkit/src/vitest-setup.ts"];

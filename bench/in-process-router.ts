@@ -1,6 +1,9 @@
-import { createMemoryChatAdapter, type MemoryChatAdapter } from "../apps/router/src/chat/memory-adapter.ts";
-import { type RouterConfig, RouterConfigSchema } from "../apps/router/src/config.ts";
+import { type RouterConfig, RouterConfigSchema } from "../apps/router/src/config/router-config.ts";
 import { createRouter, type Router, type RouterDeps } from "../apps/router/src/create-router.ts";
+import {
+  createMemoryChatAdapter,
+  type MemoryChatAdapter,
+} from "../apps/router/src/platforms/memory/memory-adapter.ts";
 import { createLogger } from "../packages/runtime/src/logger.ts";
 import type { Cleanup } from "./cleanup.ts";
 import { BENCH_SECRET } from "./router-control.ts";

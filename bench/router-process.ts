@@ -1,7 +1,7 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { createMemoryChatAdapter } from "../apps/router/src/chat/memory-adapter.ts";
-import { RouterConfigSchema } from "../apps/router/src/config.ts";
+import { RouterConfigSchema } from "../apps/router/src/config/router-config.ts";
 import { createRouter } from "../apps/router/src/create-router.ts";
+import { createMemoryChatAdapter } from "../apps/router/src/platforms/memory/memory-adapter.ts";
 import { createLogger } from "../packages/runtime/src/logger.ts";
 import {
   BENCH_SECRET,

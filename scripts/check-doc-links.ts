@@ -6,7 +6,7 @@ import { repoRoot } from "./workspace-manifests.ts";
 // Every relative link in README.md and docs/*.md — `[text](path)`, `[text](path#anchor)`,
 // `[text](#anchor)`, `<img src="path">` — names a file that exists and, with an anchor, a heading
 // in it (GitHub's anchors: lower case, punctuation dropped, spaces as hyphens, -1, -2 for repeats).
-// Links in code blocks and code spans are text, not links. Run by apps/cli/test/doc-links.unit.test.ts,
+// Links in code blocks and code spans are text, not links. Run by scripts/test/docs.unit.test.ts,
 // or alone: `node --import tsx scripts/check-doc-links.ts`.
 
 /** The Markdown files checked: the README, and everything under docs/ and deploy/. */

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { repoRoot } from "./workspace-manifests.ts";
 
-// `pnpm check`'s dependency check: inside each app and package, no two folders import each other,
+// `pnpm check`'s structure check. Inside each app and package, no two folders import each other,
 // directly or through others, and no two files do. A folder is a concern (registry/, routing/,
 // coding/…); a cycle between two means neither can be read, changed or tested without the other.
 // Type-only imports count: they tie the folders' meanings together just as much.
@@ -17,6 +17,11 @@ const ROOTS = [
   "packages/runtime/src",
   "packages/testkit/src",
 ];
+
+// Both apps keep functions a reader can hold in their head, and composition roots that only wire.
+const APPS = ["apps/router/src", "apps/host/src"];
+const MAX_FUNCTION_LINES = 120;
+const ROOT_FUNCTIONS: Record<string, number> = { createRouter: 80, createHost: 80 };
 
 /** Every .ts/.tsx file under `dir`. */
 function sourceFiles(dir: string): string[] {
@@ -77,8 +82,13 @@ const addEdge = (graph: Map<string, Set<string>>, from: string, to: string) => {
 };
 
 const problems: string[] = [];
-for (const root of ROOTS) {
-  const base = join(repoRoot, root);
+// Given directories (tests of this check) are checked instead of the repository's trees.
+const given = process.argv.slice(2).map((dir) => resolve(dir));
+const trees = given.length > 0 ? given : ROOTS.map((root) => join(repoRoot, root));
+const apps = given.length > 0 ? given : APPS.map((root) => join(repoRoot, root));
+
+for (const base of trees) {
+  const root = relative(repoRoot, base);
   const folders = new Map<string, Set<string>>();
   const files = new Map<string, Set<string>>();
   for (const file of sourceFiles(base)) {
@@ -94,8 +104,38 @@ for (const root of ROOTS) {
     problems.push(`${root}: folders import each other: ${cycle.join(" ⇄ ")}`);
   for (const cycle of cycles(files)) problems.push(`${root}: files import each other: ${cycle.join(" ⇄ ")}`);
 }
+
+/** Every function in `file` with its name (where it has one) and its length in lines. */
+function functionLengths(file: string): Array<{ name: string; line: number; lines: number }> {
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  const found: Array<{ name: string; line: number; lines: number }> = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isFunctionLike(node) && "body" in node && node.body) {
+      const start = source.getLineAndCharacterOfPosition(node.getStart()).line;
+      const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+      const named = node.name ?? (ts.isVariableDeclaration(node.parent) ? node.parent.name : undefined);
+      found.push({ name: named?.getText(source) ?? "(anonymous)", line: start + 1, lines: end - start + 1 });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+for (const base of apps)
+  for (const file of sourceFiles(base))
+    for (const fn of functionLengths(file)) {
+      const limit = ROOT_FUNCTIONS[fn.name] ?? MAX_FUNCTION_LINES;
+      if (fn.lines > limit)
+        problems.push(
+          `${relative(repoRoot, file)}:${fn.line}: ${fn.name} is ${fn.lines} lines (at most ${limit})`,
+        );
+    }
+
 if (problems.length > 0) {
   process.stderr.write(`${problems.join("\n")}\n`);
   process.exit(1);
 }
-process.stdout.write(`no folder or file cycles in ${ROOTS.length} source trees\n`);
+process.stdout.write(
+  `no folder or file cycles in ${trees.length} source trees; no function over ${MAX_FUNCTION_LINES} lines in the apps, composition roots within 80\n`,
+);

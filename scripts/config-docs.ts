@@ -11,7 +11,7 @@ import { repoRoot } from "./workspace-manifests.ts";
 // `pnpm docs:config`: docs/configuration-keys.md, every key of the router's, the host's and the
 // standalone's config schemas with its default (read from the schema) and its meaning (the
 // schema's `.describe()` text, else KEY_DOCS beside this script). A unit test
-// (apps/cli/test/config-docs.unit.test.ts) fails when the committed file is not what this writes.
+// (scripts/test/docs.unit.test.ts) fails when the committed file is not what this writes.
 
 export const CONFIG_KEYS_DOC = "docs/configuration-keys.md";
 
@@ -59,6 +59,14 @@ function machineSpecific(field: SchemaNode): boolean {
   return [homedir(), hostname(), zone].some((local) => local.length > 1 && text.includes(local));
 }
 
+/** A default under this machine's home directory, as `~/…`. */
+function homeRelativeDefault(field: SchemaNode): string | undefined {
+  const value = inputDefault(field)?.value;
+  return typeof value === "string" && value.startsWith(homedir())
+    ? `~${value.slice(homedir().length)}`
+    : undefined;
+}
+
 export interface KeyRow {
   key: string;
   programs: Program[];
@@ -97,6 +105,12 @@ export function configKeyRows(): KeyRow[] {
       // Words in place of the schema's default only where it has none, or one it works out at start.
       if (!special && others.length === 0 && fromSchema !== "none")
         problems.push(`${key}: the schema's default is ${fromSchema}; remove the default text in KEY_DOCS`);
+      // A path under the home directory is checked all the same, written with `~`.
+      const home = fields.map(homeRelativeDefault).find((path) => path !== undefined);
+      if (home && !docs.default.includes(`\`${home}\``))
+        problems.push(
+          `${key}: the schema's default is \`${home}\`; the default text in KEY_DOCS does not say so`,
+        );
       defaultText = docs.default;
     } else if (special) {
       problems.push(

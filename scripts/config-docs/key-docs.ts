@@ -112,8 +112,9 @@ export const KEY_DOCS: Record<string, KeyDoc> = {
     default: "empty = all the router grants",
   },
   WORKING_DIR: {
-    description: "the projects folder; tools and sessions cannot leave it; must exist",
-    default: "your home directory (`~`)",
+    description:
+      "the projects folder; tools and sessions cannot leave it; must exist (the default is made at the first start); set it to your projects folder",
+    default: "`~/phonework` (made at the first start, 0700)",
   },
   DATA_DIR: {
     description:

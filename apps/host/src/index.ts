@@ -1,4 +1,10 @@
-export { defaultNodeId, type HostConfig, HostConfigFields, HostConfigSchema } from "./config/host-config.ts";
+export {
+  defaultNodeId,
+  ensureWorkingDir,
+  type HostConfig,
+  HostConfigFields,
+  HostConfigSchema,
+} from "./config/host-config.ts";
 export type { MessageHandler, RequestContext } from "./contracts/message-handler.ts";
 export type { Reply, ReplyValue } from "./contracts/reply.ts";
 export { createHost, type Host, type HostDeps } from "./create-host.ts";

@@ -94,9 +94,9 @@ describe("host config", () => {
       expect(load({ WORKING_DIR: "~" }).WORKING_DIR).toBe(home);
     });
 
-    it("WORKING_DIR defaults to the home directory, not wherever the process was started", () => {
+    it("WORKING_DIR defaults to a folder of its own in the home directory, not the home directory nor wherever the process was started", () => {
       expect(process.cwd()).not.toBe(home); // the tests run in the repository, as `pnpm host` did
-      expect(load({}).WORKING_DIR).toBe(home);
+      expect(load({}).WORKING_DIR).toBe(join(home, "phonework"));
     });
 
     it("leaves other paths as written, made absolute", () => {

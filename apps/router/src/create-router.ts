@@ -1,47 +1,56 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import {
-  type Clock,
-  isLoopbackHost,
-  type Logger,
-  type SqliteDatabase,
-  systemClock,
-} from "@phonework/runtime";
+import { type Clock, type Logger, type SqliteDatabase, systemClock } from "@phonework/runtime";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
-import { ChatAccess } from "./chat/chat-access.ts";
-import type { AccessPolicy } from "./chat/chat-intake.ts";
-import { ChatLayer } from "./chat/chat-layer.ts";
-import { DeliveryLedger } from "./chat/delivery-ledger.ts";
-import { MessageDispatcher } from "./chat/message-dispatcher.ts";
-import { NodeNotices } from "./chat/node-notices.ts";
-import type { PlatformAdapter } from "./chat/platform-adapter.ts";
-import { TERMINAL_PLATFORM, TERMINAL_USER } from "./chat/terminal-adapter.ts";
-import { registerWebhookRoutes } from "./chat/webhook/webhook-routes.ts";
-import type { RouterConfig } from "./config.ts";
-import { createConsole, type WebConsole } from "./console/create-console.ts";
+import type { AccessPolicy } from "./access/adapter-access.ts";
+import { Admins } from "./access/admins.ts";
+import { ChatAccess } from "./access/chat-access.ts";
+import type { ChatHub } from "./chat/chat-hub.ts";
+import type { RouterConfig } from "./config/router-config.ts";
+import { consoleFor, type WebConsole } from "./console/create-console.ts";
+import { type FrameTable, mergeFrameTables } from "./contracts/node-frames.ts";
+import { qualifyLegacyIds } from "./database/legacy-ids.ts";
+import { openRouterDatabase, routerDatabasePath } from "./database/router-db.ts";
+import { DeliveredStore } from "./delivery/delivered-store.ts";
+import { deliveryFrames } from "./delivery/delivery-frames.ts";
+import { DeliveryLedger } from "./delivery/delivery-ledger.ts";
+import { NodeNotices } from "./delivery/node-notices.ts";
+import { RequestLog } from "./delivery/request-log.ts";
+import { createForwarder } from "./forwarding/forwarder.ts";
+import { dispatcherSettings, MessageDispatcher } from "./forwarding/message-dispatcher.ts";
 import { createFrontDoor, type FrontDoor } from "./front-door/front-door.ts";
-import { registerHealthRoute } from "./health-route.ts";
-import { Admins } from "./pairing/admins.ts";
+import { listenUrl } from "./front-door/http-server.ts";
+import { readTlsFiles } from "./front-door/tls-files.ts";
+import { registerHealthRoute } from "./health/health-route.ts";
+import { routerVersion } from "./health/router-version.ts";
+import { ChatLayer } from "./intake/chat-layer.ts";
+import { linkPolicy, sharedSecret } from "./node-link/link-settings.ts";
+import type { NodeConnection } from "./node-link/node-connection.ts";
+import { registerNodeEndpoint } from "./node-link/node-endpoint.ts";
+import type { FeatureFrame } from "./node-link/node-socket.ts";
+import { attachNodeWebSocket } from "./node-link/node-websocket.ts";
+import { overviewFrames } from "./overview/overview-frames.ts";
 import { NodeStore } from "./pairing/node-store.ts";
 import { PairingService } from "./pairing/pairing-service.ts";
+import type { PlatformAdapter } from "./platforms/platform-adapter.ts";
+import { registerWebhookRoutes } from "./platforms/webhook/webhook-routes.ts";
 import { NodeRegistry } from "./registry/node-registry.ts";
-import { routerVersion } from "./router-version.ts";
+import { registryFrames } from "./registry/registry-frames.ts";
 import { defaultRoutingSteps } from "./routing/default-routing.ts";
 import type { RoutingStep } from "./routing/routing-step.ts";
-import { createForwarder } from "./rpc/forwarder.ts";
-import { DeliveredStore } from "./state/delivered-store.ts";
-import { qualifyLegacyIds } from "./state/legacy-ids.ts";
-import { RequestLog } from "./state/request-log.ts";
-import { openRouterDatabase, routerDatabasePath } from "./state/router-db.ts";
-import { UserStateStore } from "./state/user-state-store.ts";
-import { readTlsFiles } from "./tls-files.ts";
+import { rpcFrames } from "./rpc/rpc-frames.ts";
+import { terminalFrames } from "./terminals/terminal-frames.ts";
+import { openUserState } from "./users/legacy-users-file.ts";
+import type { UserStateStore } from "./users/user-state-store.ts";
 import { PlanGrants } from "./workers/plan-grants.ts";
+import { workerFrames } from "./workers/worker-frames.ts";
 import { WorkerRelay } from "./workers/worker-relay.ts";
-import type { NodeConnection } from "./ws/node-connection.ts";
-import { registerNodeEndpoint } from "./ws/node-endpoint.ts";
-import { attachNodeWebSocket } from "./ws/node-websocket.ts";
 
-// Composition root of the router: wires registry, node endpoint, chat adapters and routing.
+// Composition root of the router, in the order a message travels: the base (database, registry,
+// user state), the front door, the chat platforms with their access rules and the console, the
+// intake (ChatLayer), the delivery ledger, the dispatcher that routes and forwards, the frame
+// table every node's frames go through, and the HTTP server. It only wires: each part is built in
+// its folder.
 
 export interface RouterDeps {
   logger: Logger;
@@ -86,36 +95,45 @@ export interface Router {
   close(options?: { drainMs?: number }): Promise<void>;
 }
 
+/** What every phase of the wiring shares: the clock, the logger, the database and the node registry. */
+interface Base {
+  config: RouterConfig;
+  deps: RouterDeps;
+  logger: Logger;
+  clock: Clock;
+  now: () => number;
+  db: SqliteDatabase;
+  registry: NodeRegistry<NodeConnection>;
+  userState: UserStateStore;
+  /** The listen address once listening, and whether the router is closing (new hosts get 503). */
+  listening: { url: string; closing: boolean };
+  onSecret: ((code: string) => void) | undefined;
+}
+
 export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
-  const logger = deps.logger.child({ component: "router" });
-  const clock = deps.clock ?? systemClock;
-  const now = () => clock.now();
+  const base = openBase(config, deps);
+  const { logger, now, db, registry } = base;
   const tls = readTlsFiles(config);
-  const registry = new NodeRegistry<NodeConnection>(clock);
-  const userState = deps.userState ?? UserStateStore.open(join(config.DATA_DIR, "router", "users.json"));
-  const db = deps.db ?? openRouterDatabase(routerDatabasePath(config.DATA_DIR));
+  const frontDoor = createFrontDoor(config, { logger: logger.child({ component: "front-door" }), now, tls });
   const chats = deps.chat ?? [];
   const access = new ChatAccess(config, chats);
   const admins = new Admins(access.admins);
   const accessFor = deps.accessFor ?? ((adapter: PlatformAdapter) => access.forAdapter(adapter.name));
   // The console is one more chat adapter, for the users of the others: with none, nobody could sign in.
-  const webConsole: WebConsole | undefined =
-    config.CONSOLE === "on" && chats.length > 0
-      ? createConsole(config, {
-          db,
-          registry,
-          chats,
-          accessFor,
-          admins,
-          clock,
-          logger,
-          tls: tls !== undefined,
-          vouch: (socket) => frontDoor.vouch(socket),
-          listenUrl: () => baseUrl || undefined,
-          ...(deps.consoleAssets ? { assetsDir: deps.consoleAssets } : {}),
-          ...(deps.secrets ? { onSecret: (code: string) => deps.secrets?.add(code) } : {}),
-        })
-      : undefined;
+  const webConsole = consoleFor(config, chats, {
+    db,
+    registry,
+    chats,
+    accessFor,
+    admins,
+    clock: base.clock,
+    logger,
+    tls: tls !== undefined,
+    vouch: frontDoor.vouch,
+    listenUrl: () => base.listening.url || undefined,
+    ...(deps.consoleAssets ? { assetsDir: deps.consoleAssets } : {}),
+    ...(base.onSecret ? { onSecret: base.onSecret } : {}),
+  });
   const chatLayer = ChatLayer.forRouter(config, {
     adapters: webConsole ? [...chats, webConsole.adapter] : chats,
     accessFor: (adapter) => (adapter === webConsole?.adapter ? webConsole.access : accessFor(adapter)),
@@ -123,15 +141,9 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     now,
     logger: logger.child({ component: "chat" }),
   });
-  const chat = chatLayer.hub;
-  const notices = new NodeNotices(chat, userState, registry, logger);
+  const notices = new NodeNotices(chatLayer.hub, base.userState, registry, logger);
   notices.watch(registry);
-  qualifyLegacyIds(
-    db,
-    userState,
-    chats.map((adapter) => adapter.name).filter((name) => name !== "terminal"),
-    logger,
-  );
+  qualifyLegacyIds(db, base.userState, access.chatAdapters, logger);
   const nodes = new NodeStore(db);
   for (const paired of nodes.list()) registry.addPaired(paired);
   const pairing = new PairingService({
@@ -139,10 +151,64 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     registry,
     joinCodeTtlMs: config.JOIN_CODE_TTL_S * 1000,
     now,
-    ...(deps.secrets ? { onSecret: (code: string) => deps.secrets?.add(code) } : {}),
+    ...(base.onSecret ? { onSecret: base.onSecret } : {}),
   });
-  const delivered = new DeliveredStore(db, config.DELIVERED_TTL_S * 1000, now);
-  const requests = new RequestLog(db, config.DELIVERED_TTL_S * 1000, now);
+  const { deliveries, delivered, requests, workers } = wireDeliveries(base, notices);
+  const dispatcher = new MessageDispatcher({
+    ...dispatcherSettings(config),
+    registry,
+    userState: base.userState,
+    chat: chatLayer.hub,
+    requests,
+    admins,
+    pairing,
+    qualifyUser: (id) => access.qualifyUser(id),
+    forward: createForwarder(registry),
+    routing: deps.routing ?? defaultRoutingSteps(config, base.clock, logger),
+    clock: base.clock,
+    newId: deps.newId ?? randomUUID,
+    logger,
+    deliveries,
+    ...(webConsole ? { console: webConsole.command } : {}),
+  });
+  const frames = mergeFrameTables(
+    rpcFrames((nodeId, id, message) => webConsole?.overviews.refused(nodeId, id, message) ?? false),
+    registryFrames(registry),
+    deliveryFrames(deliveries, (id) => access.qualifyServedUser(id)),
+    workerFrames(workers),
+    terminalFrames(webConsole?.terminals),
+    overviewFrames(webConsole?.overviews),
+  );
+  const app = serveHttp(base, { frontDoor, tls, nodes, frames, access, chat: chatLayer.hub, webConsole });
+  const drained = () => Promise.all([chatLayer.drain(), dispatcher.drain(), deliveries.drain()]);
+  const parts = { app, registry, dispatcher, pairing, console: webConsole, frontDoor };
+  return routerHandle(base, parts, { tls, chatLayer, drained, closed: () => delivered.flush() });
+}
+
+/** The logger, clock, database, registry and user state every other part is built on. */
+function openBase(config: RouterConfig, deps: RouterDeps): Base {
+  const clock = deps.clock ?? systemClock;
+  const logger = deps.logger.child({ component: "router" });
+  const db = deps.db ?? openRouterDatabase(routerDatabasePath(config.DATA_DIR));
+  return {
+    config,
+    deps,
+    logger,
+    clock,
+    now: () => clock.now(),
+    db,
+    registry: new NodeRegistry<NodeConnection>(clock),
+    userState: deps.userState ?? openUserState(db, join(config.DATA_DIR, "router", "users.json"), logger),
+    listening: { url: "", closing: false },
+    onSecret: deps.secrets ? (code: string) => deps.secrets?.add(code) : undefined,
+  };
+}
+
+/** The delivery ledger and the Master/Worker relay, over the stores they keep in router.db. */
+function wireDeliveries({ config, db, now, registry, logger }: Base, notices: NodeNotices) {
+  const ttlMs = config.DELIVERED_TTL_S * 1000;
+  const delivered = new DeliveredStore(db, ttlMs, now);
+  const requests = new RequestLog(db, ttlMs, now);
   const deliveries = new DeliveryLedger({
     notices,
     delivered,
@@ -150,46 +216,33 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     nodes: registry,
     pushLimits: { maxChars: config.MAX_PUSH_CHARS, perMinute: config.PUSH_RATE_PER_MIN },
     now,
-    sendToNode: (nodeId, frame) => registry.connection(nodeId)?.send(frame) ?? false,
     logger: logger.child({ component: "push" }),
   });
   const workers = new WorkerRelay({
     nodes: registry,
-    grants: new PlanGrants(db, requests, config.DELIVERED_TTL_S * 1000, now),
-    sendToNode: (nodeId, frame) => registry.connection(nodeId)?.send(frame) ?? false,
+    grants: new PlanGrants(db, requests, ttlMs, now),
     now,
     logger: logger.child({ component: "workers" }),
   });
   workers.watch(registry);
-  // The shared secret admits hosts only where nobody but this machine can reach the router.
-  const secret =
-    config.ROUTER_SECRET && isLoopbackHost(config.ROUTER_HOST) ? config.ROUTER_SECRET : undefined;
-  if (config.ROUTER_SECRET && !secret)
-    logger.warn(
-      { ROUTER_HOST: config.ROUTER_HOST },
-      "ROUTER_SECRET is ignored on a router that is not bound to loopback: hosts must pair (/pair <name>)",
-    );
+  return { deliveries, delivered, requests, workers };
+}
 
-  const dispatcher = new MessageDispatcher({
-    registry,
-    userState,
-    chat,
-    requests,
-    admins,
-    pairing,
-    qualifyUser: (id) => access.qualifyUser(id),
-    forward: createForwarder(registry),
-    routing: deps.routing ?? defaultRoutingSteps(config, clock, logger),
-    requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000,
-    progressIntervalMs: config.PROGRESS_INTERVAL_S * 1000,
-    clock,
-    newId: deps.newId ?? randomUUID,
-    logger,
-    deliveries,
-    ...(webConsole ? { console: webConsole.command } : {}),
-  });
-
-  const frontDoor = createFrontDoor(config, { logger: logger.child({ component: "front-door" }), now, tls });
+/** The HTTP server: the node WebSocket endpoint, /health, the platforms' webhooks and the console. */
+function serveHttp(
+  base: Base,
+  parts: {
+    frontDoor: FrontDoor;
+    tls: { cert: Buffer; key: Buffer } | undefined;
+    nodes: NodeStore;
+    frames: FrameTable<FeatureFrame>;
+    access: ChatAccess;
+    chat: ChatHub;
+    webConsole: WebConsole | undefined;
+  },
+): FastifyInstance {
+  const { config, logger, clock, now, registry, listening } = base;
+  const { frontDoor, tls, nodes, webConsole } = parts;
   const app = Fastify({
     loggerInstance: logger.child({ component: "http" }) as FastifyBaseLogger,
     // The server is the front door's (its limits must be set at creation); `https` only tells
@@ -199,13 +252,14 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     trustProxy: frontDoor.trustProxy,
   }) as unknown as FastifyInstance;
   const nodeLogger = logger.child({ component: "nodes" });
+  const secret = sharedSecret(config, logger);
   attachNodeWebSocket(
     app,
     {
       secret,
       maxHandshakesPerS: config.MAX_HANDSHAKES_PER_S,
       maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
-      closing: () => closing,
+      closing: () => listening.closing,
       expectsNode: (nodeId) => nodes.expectsNode(nodeId, now()),
       clientOf: frontDoor.clientOf,
       now,
@@ -214,76 +268,61 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     nodeLogger,
   );
   app.register(async (scope) => {
+    const link = { ...linkPolicy(config), registry, nodes, clock, logger: nodeLogger };
     registerNodeEndpoint(
       scope,
       {
-        registry,
-        nodes,
-        heartbeat: {
-          intervalMs: config.HEARTBEAT_INTERVAL_S * 1000,
-          timeoutMs: config.HEARTBEAT_TIMEOUT_S * 1000,
-        },
-        backpressure: {
-          maxPending: config.MAX_NODE_PENDING,
-          slowSocketBytes: config.SLOW_SOCKET_BYTES,
-          slowSocketMs: config.SLOW_SOCKET_S * 1000,
-        },
-        handshakeTimeoutMs: config.HANDSHAKE_TIMEOUT_S * 1000,
-        maxPayloadBytes: config.MAX_PAYLOAD_BYTES,
-        clock,
-        logger: nodeLogger,
-        deliveries,
-        workers,
-        ...(webConsole ? { terminals: webConsole.terminals, overviews: webConsole.overviews } : {}),
-        qualifyUsers: (ids) => access.qualifyServedUsers(ids),
-        ownersOf: (paired) =>
-          paired
-            ? [paired.owner]
-            : [
-                ...admins.users,
-                ...(chats.some((chat) => chat.name === TERMINAL_PLATFORM) ? [TERMINAL_USER] : []),
-              ],
+        ...link,
+        frames: parts.frames,
+        qualifyUsers: (ids) => parts.access.qualifyServedUsers(ids),
+        ownersOf: (paired) => parts.access.ownersOf(paired),
       },
       secret,
       frontDoor.vouch,
     );
     registerHealthRoute(scope, {
       registry,
-      chat: () => chat.statuses(),
+      chat: () => parts.chat.statuses(),
       clock,
       adminToken: config.ADMIN_TOKEN,
-      version: routerVersion(),
+      version: routerVersion(new URL("../package.json", import.meta.url)),
       startedAt: clock.now(),
     });
   });
-  registerWebhookRoutes(app, chat.webhooks());
+  registerWebhookRoutes(app, parts.chat.webhooks());
   webConsole?.register(app);
+  return app;
+}
 
-  let baseUrl = "";
-  let closing = false;
+/** Listening, taking chat, and the ordered close. */
+function routerHandle(
+  { config, logger, registry, listening, db }: Base,
+  parts: Pick<Router, "app" | "registry" | "dispatcher" | "pairing" | "console" | "frontDoor">,
+  run: {
+    tls: unknown;
+    chatLayer: ChatLayer;
+    /** Every in-flight chat message, answer and push settled. */
+    drained: () => Promise<unknown>;
+    /** After the server closed: what must reach the disk before the database closes. */
+    closed: () => void;
+  },
+): Router {
+  const { app, dispatcher } = parts;
+  const { chatLayer } = run;
   return {
-    app,
-    registry,
-    dispatcher,
-    pairing,
-    console: webConsole,
-    frontDoor,
+    ...parts,
     get nodeUrl() {
-      return `${baseUrl.replace(/^http/, "ws")}/ws/node`;
+      return `${listening.url.replace(/^http/, "ws")}/ws/node`;
     },
     async listen() {
       await app.listen({ port: config.ROUTER_PORT, host: config.ROUTER_HOST });
-      const address = app.server.address();
-      const port = typeof address === "object" && address ? address.port : config.ROUTER_PORT;
-      const host =
-        config.ROUTER_HOST === "0.0.0.0" || config.ROUTER_HOST === "::" ? "127.0.0.1" : config.ROUTER_HOST;
-      baseUrl = `${tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
-      logger.info({ url: baseUrl }, "router listening");
-      return baseUrl;
+      listening.url = listenUrl(app.server, config, run.tls !== undefined);
+      logger.info({ url: listening.url }, "router listening");
+      return listening.url;
     },
     async startChat() {
       await chatLayer.start((message) => dispatcher.handle(message));
-      logger.info({ platforms: chat.platforms }, "chat started");
+      logger.info({ platforms: chatLayer.hub.platforms }, "chat started");
       chatLayer.followCommandMenu(registry);
     },
     async start() {
@@ -292,16 +331,13 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
       return url;
     },
     async close(options = {}) {
-      closing = true; // new hosts get 503: they reconnect to the next instance
+      listening.closing = true; // new hosts get 503: they reconnect to the next instance
       await chatLayer.stop(); // no new messages; replies still go out while draining
       const drainMs = options.drainMs ?? 5000;
-      await Promise.race([
-        Promise.all([chatLayer.drain(), dispatcher.drain(), deliveries.drain()]),
-        new Promise((resolve) => setTimeout(resolve, drainMs).unref()),
-      ]);
-      chat.mute(); // nodes dropping because we close is not news to users
+      await Promise.race([run.drained(), new Promise((resolve) => setTimeout(resolve, drainMs).unref())]);
+      chatLayer.hub.mute(); // nodes dropping because we close is not news to users
       await app.close();
-      delivered.flush();
+      run.closed();
       db.close();
     },
   };

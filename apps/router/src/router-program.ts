@@ -7,13 +7,13 @@ import {
   startProgram,
   systemClock,
 } from "@phonework/runtime";
-import { chooseChat, selectChatAdapters } from "./chat/select-adapters.ts";
-import { createTerminalAdapter } from "./chat/terminal-adapter.ts";
-import { RouterConfigSchema } from "./config.ts";
+import { RouterConfigSchema } from "./config/router-config.ts";
+import { chooseChat, selectChatAdapters } from "./config/select-adapters.ts";
 import { createRouter, type Router } from "./create-router.ts";
-import { listenFailure } from "./listen-failure.ts";
-import { reloadLogLevel } from "./reload-log-level.ts";
-import { openRouterDatabase, routerDatabasePath } from "./state/router-db.ts";
+import { openRouterDatabase, routerDatabasePath } from "./database/router-db.ts";
+import { createTerminalAdapter } from "./platforms/stdin/stdin-adapter.ts";
+import { listenFailure } from "./program/listen-failure.ts";
+import { reloadLogLevel } from "./program/reload-log-level.ts";
 
 // `phonework router`: the public router, chatting where CHAT says (see selectChatAdapters);
 // headless, it runs until SIGTERM or SIGINT. Exit 0 only for a requested stop (a signal, or the end

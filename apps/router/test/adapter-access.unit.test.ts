@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  AdapterAccess,
-  accessWarning,
-  routerAdmins,
-  terminalAccessSpec,
-} from "../src/chat/adapter-access.ts";
+import { AdapterAccess, routerAdmins, terminalAccessSpec } from "../src/access/adapter-access.ts";
+import { accessWarning } from "../src/config/access-spec.ts";
 
 // Who may use one adapter: its admins always, then its dm list, everyone, or nobody else — in
 // private chats and groups alike.

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { ConfigError, loadConfig } from "@phonework/runtime";
 import { makeTempDir } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { adapterSpecs } from "../src/chat/config/adapter-specs.ts";
-import { RouterConfigSchema } from "../src/config.ts";
+import { adapterSpecs } from "../src/config/adapter-specs.ts";
+import { RouterConfigSchema } from "../src/config/router-config.ts";
 
 // Chat adapters from the config: named under `adapters:`, or the flat FEISHU_* / TELEGRAM_* shorthand,
 // each with who may use it; ALLOWED_USERS and ADMINS qualified by adapter name.

@@ -1,10 +1,10 @@
 import { createTestLogger } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { createMemoryChatAdapter } from "../src/chat/memory-adapter.ts";
-import type { PlatformAdapter } from "../src/chat/platform-adapter.ts";
-import { chooseChat, selectChatAdapters } from "../src/chat/select-adapters.ts";
-import { RouterConfigSchema } from "../src/config.ts";
-import { openRouterDatabase, routerDatabasePath } from "../src/state/router-db.ts";
+import { RouterConfigSchema } from "../src/config/router-config.ts";
+import { chooseChat, selectChatAdapters } from "../src/config/select-adapters.ts";
+import { openRouterDatabase, routerDatabasePath } from "../src/database/router-db.ts";
+import { createMemoryChatAdapter } from "../src/platforms/memory/memory-adapter.ts";
+import type { PlatformAdapter } from "../src/platforms/platform-adapter.ts";
 import { onCleanup, tempDataDir } from "./support.ts";
 
 // Which chat CHAT gives the router, and what a headless router says about reaching it.

@@ -1,16 +1,16 @@
 import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
 import { createTestLogger, waitFor } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { AdapterAccess } from "../src/chat/adapter-access.ts";
-import type { IncomingMessage } from "../src/chat/chat-adapter.ts";
+import { AdapterAccess } from "../src/access/adapter-access.ts";
+import { BUTTONS_MIGRATION, ButtonStore } from "../src/chat/button-store.ts";
 import { ChatHub } from "../src/chat/chat-hub.ts";
-import { ChatLayer } from "../src/chat/chat-layer.ts";
-import { createMemoryChatAdapter, type MemoryChatAdapter } from "../src/chat/memory-adapter.ts";
-import { type Capabilities, PlatformError } from "../src/chat/platform-adapter.ts";
+import type { IncomingMessage } from "../src/chat/chat-types.ts";
 import { DEFAULT_RETRY } from "../src/chat/send-retry.ts";
-import { BUTTONS_MIGRATION, ButtonStore } from "../src/state/button-store.ts";
-import { CHAT_INBOX_MIGRATION } from "../src/state/chat-inbox.ts";
-import { SEEN_EVENTS_MIGRATION } from "../src/state/seen-events.ts";
+import { CHAT_INBOX_MIGRATION } from "../src/intake/chat-inbox.ts";
+import { ChatLayer } from "../src/intake/chat-layer.ts";
+import { createMemoryChatAdapter, type MemoryChatAdapter } from "../src/platforms/memory/memory-adapter.ts";
+import { type Capabilities, PlatformError } from "../src/platforms/platform-adapter.ts";
+import { SEEN_EVENTS_MIGRATION } from "../src/storage/seen-events.ts";
 
 // The shared chat layer, once, with an in-memory adapter: dedupe, storing before acknowledging,
 // access, group mentions, splitting, the per-chat queue, retries and buttons. Each platform's own

@@ -5,10 +5,10 @@ import { createHost, type Host, HostConfigSchema } from "@phonework/host";
 import { builtCli, createTestLogger, placeholderConsolePage, repoRoot, waitFor } from "@phonework/testkit";
 import { type Browser, chromium, type Download, type Page } from "playwright-core";
 import { inject } from "vitest";
-import type { MemoryChatAdapter } from "../src/chat/memory-adapter.ts";
-import { createTerminalAdapter } from "../src/chat/terminal-adapter.ts";
-import { RouterConfigSchema } from "../src/config.ts";
+import { RouterConfigSchema } from "../src/config/router-config.ts";
 import { createRouter, type Router } from "../src/create-router.ts";
+import type { MemoryChatAdapter } from "../src/platforms/memory/memory-adapter.ts";
+import { createTerminalAdapter } from "../src/platforms/stdin/stdin-adapter.ts";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium-options.ts";
 import { onCleanup, SECRET, tempDataDir } from "./support.ts";
 

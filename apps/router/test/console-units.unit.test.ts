@@ -8,10 +8,14 @@ import type { ConsoleServerFrame } from "../src/console/console-frames.ts";
 import { ConsoleSessions } from "../src/console/console-sessions.ts";
 import { consoleFileType, rasterImageType } from "../src/console/file-type.ts";
 import { LoginLinks } from "../src/console/login-links.ts";
-import { type TerminalEndReason, TerminalRelay, type TerminalViewer } from "../src/console/terminal-relay.ts";
 import type { NodeInfo } from "../src/registry/node-info.ts";
 import type { RegistryEvent } from "../src/registry/node-registry.ts";
-import { UserStateStore } from "../src/state/user-state-store.ts";
+import {
+  type TerminalEndReason,
+  TerminalRelay,
+  type TerminalViewer,
+} from "../src/terminals/terminal-relay.ts";
+import { UserStateStore } from "../src/users/user-state-store.ts";
 
 // The console's parts on their own: links, sessions, the chat feed, the type a file is given, who
 // may use it, and the terminal relay's rules (whose terminal, which node, how much output in flight).
@@ -62,10 +66,10 @@ function relayWorld(bufferBytes = 1024, reattachMs = 60_000) {
     nodes: {
       get: (id) => nodes.get(id),
       nodesForUser: (user) => [...nodes.values()].filter((n) => n.servesUsers.includes(user)),
-    },
-    sendToNode: (nodeId, frame) => {
-      sent.push({ nodeId, frame });
-      return nodes.get(nodeId)?.status === "online";
+      send: (nodeId, frame) => {
+        sent.push({ nodeId, frame });
+        return nodes.get(nodeId)?.status === "online";
+      },
     },
     bufferBytes,
     platform: "console",

@@ -1,11 +1,11 @@
 import type { Host, MessageHandler } from "@phonework/host";
 import type { Clock } from "@phonework/runtime";
 import { createTestLogger, type FakeFeishu } from "@phonework/testkit";
-import { selectChatAdapters } from "../src/chat/select-adapters.ts";
-import { createTerminalAdapter } from "../src/chat/terminal-adapter.ts";
-import { RouterConfigSchema } from "../src/config.ts";
+import { RouterConfigSchema } from "../src/config/router-config.ts";
+import { selectChatAdapters } from "../src/config/select-adapters.ts";
 import { createRouter, type Router } from "../src/create-router.ts";
-import { openRouterDatabase, routerDatabasePath } from "../src/state/router-db.ts";
+import { openRouterDatabase, routerDatabasePath } from "../src/database/router-db.ts";
+import { createTerminalAdapter } from "../src/platforms/stdin/stdin-adapter.ts";
 import { ADMIN_TOKEN, echoHandler, onCleanup, SECRET, startTestHost, tempDataDir } from "./support.ts";
 
 // A real router whose chat is Feishu (the real SDK against the fake Feishu server), as main.ts wires it.

@@ -1,13 +1,13 @@
 import { createCipheriv, createHash, randomBytes } from "node:crypto";
 import { makeTempDir } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { asPlatformCall, FeishuError } from "../src/chat/feishu/feishu-error.ts";
-import { parseReceiveEvent } from "../src/chat/feishu/incoming-event.ts";
-import { sdkLogEntry } from "../src/chat/feishu/lark-client.ts";
-import { feishuWebhookVerifier } from "../src/chat/feishu/webhook-verifier.ts";
 import { withPlatformRetry } from "../src/chat/send-retry.ts";
-import { openRouterDatabase, routerDatabasePath } from "../src/state/router-db.ts";
-import { SeenEvents } from "../src/state/seen-events.ts";
+import { openRouterDatabase, routerDatabasePath } from "../src/database/router-db.ts";
+import { asPlatformCall, FeishuError } from "../src/platforms/feishu/feishu-error.ts";
+import { parseReceiveEvent } from "../src/platforms/feishu/incoming-event.ts";
+import { sdkLogEntry } from "../src/platforms/feishu/lark-client.ts";
+import { feishuWebhookVerifier } from "../src/platforms/feishu/webhook-verifier.ts";
+import { SeenEvents } from "../src/storage/seen-events.ts";
 
 function encrypt(json: string, key: string): string {
   const iv = randomBytes(16);

@@ -14,7 +14,7 @@ import {
 } from "@phonework/testkit";
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
-import { RouterConfigSchema } from "../src/config.ts";
+import { RouterConfigSchema } from "../src/config/router-config.ts";
 import { recordingHost, sentTexts, startFeishuRouter } from "./feishu-support.ts";
 import { onCleanup, SECRET } from "./support.ts";
 

@@ -11,9 +11,9 @@ import {
 } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { createTelegramAdapter } from "../src/chat/telegram/telegram-adapter.ts";
-import { RouterConfigSchema } from "../src/config.ts";
+import { RouterConfigSchema } from "../src/config/router-config.ts";
 import { createRouter, type Router } from "../src/create-router.ts";
+import { createTelegramAdapter } from "../src/platforms/telegram/telegram-adapter.ts";
 import {
   ATTACKER,
   type Flood,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HandshakeThrottle } from "../src/ws/handshake-throttle.ts";
+import { HandshakeThrottle } from "../src/node-link/handshake-throttle.ts";
 
 // The handshake token bucket with an injected clock.
 

@@ -1,9 +1,9 @@
 import { openDatabase } from "@phonework/runtime";
 import { createTestLogger } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
+import { qualifyLegacyIds } from "../src/database/legacy-ids.ts";
 import { NODES_MIGRATION, NodeStore } from "../src/pairing/node-store.ts";
-import { qualifyLegacyIds } from "../src/state/legacy-ids.ts";
-import { UserStateStore } from "../src/state/user-state-store.ts";
+import { UserStateStore } from "../src/users/user-state-store.ts";
 
 // A router upgraded from before adapters were named keeps its owners, shares and active nodes.
 

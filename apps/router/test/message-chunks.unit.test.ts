@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { splitMarkdown } from "../src/chat/message-chunks.ts";
+import { splitMarkdown } from "../src/chat/render/message-chunks.ts";
 import { renderForPlatform } from "../src/chat/render/render-for-platform.ts";
 
 /** A reply split for a platform that shows text as written. */

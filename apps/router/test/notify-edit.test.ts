@@ -1,11 +1,11 @@
 import { connectFakeNode, createTestLogger, type FakeNode } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
+import { ButtonStore } from "../src/chat/button-store.ts";
 import { ChatHub } from "../src/chat/chat-hub.ts";
-import { createMemoryChatAdapter, type MemoryChatAdapter } from "../src/chat/memory-adapter.ts";
-import { NodeNotices } from "../src/chat/node-notices.ts";
-import { PlatformError } from "../src/chat/platform-adapter.ts";
-import { ButtonStore } from "../src/state/button-store.ts";
-import { UserStateStore } from "../src/state/user-state-store.ts";
+import { NodeNotices } from "../src/delivery/node-notices.ts";
+import { createMemoryChatAdapter, type MemoryChatAdapter } from "../src/platforms/memory/memory-adapter.ts";
+import { PlatformError } from "../src/platforms/platform-adapter.ts";
+import { UserStateStore } from "../src/users/user-state-store.ts";
 import { memoryId, onCleanup, SECRET, startTestRouter, type TestRouter } from "./support.ts";
 
 // A notify with an `edit_key` keeps one message up to date (a plan's progress): the router edits

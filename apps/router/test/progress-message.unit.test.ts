@@ -1,9 +1,9 @@
 import { createTestLogger } from "@phonework/testkit";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { ButtonStore } from "../src/chat/button-store.ts";
 import { ChatHub } from "../src/chat/chat-hub.ts";
-import { createMemoryChatAdapter, type MemoryChatAdapter } from "../src/chat/memory-adapter.ts";
-import { ProgressMessage } from "../src/chat/progress-message.ts";
-import { ButtonStore } from "../src/state/button-store.ts";
+import { ProgressMessage } from "../src/forwarding/progress-message.ts";
+import { createMemoryChatAdapter, type MemoryChatAdapter } from "../src/platforms/memory/memory-adapter.ts";
 
 // One progress message per request, edited at most once per PROGRESS_INTERVAL_S.
 

@@ -1,8 +1,8 @@
 import { createTestLogger, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
+import { ButtonStore } from "../src/chat/button-store.ts";
 import { ChatHub } from "../src/chat/chat-hub.ts";
-import { createMemoryChatAdapter } from "../src/chat/memory-adapter.ts";
-import { ButtonStore } from "../src/state/button-store.ts";
+import { createMemoryChatAdapter } from "../src/platforms/memory/memory-adapter.ts";
 import { ADMIN, ADMIN_ID, pairedNode, startPairingRouter } from "./pairing-support.ts";
 import { memoryId } from "./support.ts";
 

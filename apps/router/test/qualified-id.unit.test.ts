@@ -1,6 +1,7 @@
 import { ConfigError } from "@phonework/runtime";
 import { describe, expect, it } from "vitest";
-import { isQualified, qualify, qualifyAll, qualifyId, splitQualified } from "../src/chat/qualified-id.ts";
+import { qualify, qualifyAll } from "../src/config/qualify-ids.ts";
+import { isQualified, qualifyId, splitQualified } from "../src/ids/qualified-id.ts";
 
 // Ids qualified by their adapter's name: only the part before the first ":" is the adapter, and only
 // when it is one.

@@ -15,7 +15,7 @@ const register = (nodeId: string) => ({
   protocol_versions: [3],
   sessions: [],
 });
-const socket = () => ({ close: () => {} });
+const socket = () => ({ close: () => {}, send: () => true });
 
 describe("node registry bounds", () => {
   it("keeps only the 100 most recently offline unpaired nodes; a node back online is no longer counted", () => {

@@ -1,7 +1,7 @@
 import { ConfigError } from "@phonework/runtime";
 import { createTestLogger } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { reloadLogLevel } from "../src/reload-log-level.ts";
+import { reloadLogLevel } from "../src/program/reload-log-level.ts";
 
 describe("reloadLogLevel (SIGHUP)", () => {
   it("applies the new level to the logger and to the children made before it, and says so once", () => {

@@ -1,12 +1,12 @@
 import { fcParams, parseHtml } from "@phonework/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { MarkdownDialect } from "../src/chat/platform-adapter.ts";
 import {
   loadDialects,
   type RenderTarget,
   renderForPlatform as renderWith,
 } from "../src/chat/render/render-for-platform.ts";
+import type { MarkdownDialect } from "../src/platforms/platform-adapter.ts";
 
 // Every dialect's real renderer (the hub loads Telegram's parser only when a platform needs it).
 const dialects = await loadDialects(["telegram-html"]);

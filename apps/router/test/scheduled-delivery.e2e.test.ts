@@ -7,7 +7,7 @@ import {
   waitFor,
 } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import type { MemoryChatAdapter } from "../src/chat/memory-adapter.ts";
+import type { MemoryChatAdapter } from "../src/platforms/memory/memory-adapter.ts";
 import { memoryId, onCleanup, SECRET, startTestHost, startTestRouter, tempDataDir } from "./support.ts";
 
 // Reminders that survive outages: the host killed over the due time (a real `pnpm host` process,

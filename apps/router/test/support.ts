@@ -6,9 +6,9 @@ import {
   startTcpProxy,
   type TcpProxy,
 } from "@phonework/testkit";
-import { createMemoryChatAdapter, type MemoryChatAdapter } from "../src/chat/memory-adapter.ts";
-import { type RouterConfig, RouterConfigSchema } from "../src/config.ts";
+import { type RouterConfig, RouterConfigSchema } from "../src/config/router-config.ts";
 import { createRouter, type Router, type RouterDeps } from "../src/create-router.ts";
+import { createMemoryChatAdapter, type MemoryChatAdapter } from "../src/platforms/memory/memory-adapter.ts";
 
 // Builds real routers and hosts on loopback port 0 for the tests, and tears them down after each.
 

@@ -2,10 +2,10 @@ import { createTestLogger, fcParams } from "@phonework/testkit";
 import fc from "fast-check";
 import { GrammyError, HttpError } from "grammy";
 import { describe, expect, it } from "vitest";
-import { PlatformError } from "../src/chat/platform-adapter.ts";
-import { menuCommands } from "../src/chat/telegram/bot-commands.ts";
-import { readUpdate } from "../src/chat/telegram/incoming-update.ts";
-import { toPlatformError } from "../src/chat/telegram/telegram-error.ts";
+import { PlatformError } from "../src/platforms/platform-adapter.ts";
+import { menuCommands } from "../src/platforms/telegram/bot-commands.ts";
+import { readUpdate } from "../src/platforms/telegram/incoming-update.ts";
+import { toPlatformError } from "../src/platforms/telegram/telegram-error.ts";
 
 // The pure parts of the Telegram adapter: reading an update (every field hostile), addressing in
 // groups, attachments, the command menu and the error mapping.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PlatformError } from "../src/chat/platform-adapter.ts";
+import { PlatformError } from "../src/platforms/platform-adapter.ts";
 import { rejection, startFake, startPolling, telegramAdapter } from "./telegram-support.ts";
 
 // What the Telegram adapter sends, edits, uploads and downloads, checked on the fake Bot API; and

@@ -12,8 +12,11 @@ import type {
   ChannelMessage,
   PlatformAdapter,
   PlatformEvents,
-} from "../src/chat/platform-adapter.ts";
-import { createTelegramAdapter, type TelegramAdapterOptions } from "../src/chat/telegram/telegram-adapter.ts";
+} from "../src/platforms/platform-adapter.ts";
+import {
+  createTelegramAdapter,
+  type TelegramAdapterOptions,
+} from "../src/platforms/telegram/telegram-adapter.ts";
 
 // The Telegram adapter on its own against the fake Bot API: no router, a recording PlatformEvents
 // standing in for the shared layer, everything taken down after each test.

@@ -1,7 +1,7 @@
 import { createTestLogger, listenOnLoopback, sendJson } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import type { WebhookEndpoint } from "../src/chat/platform-adapter.ts";
-import { createTelegramAdapter } from "../src/chat/telegram/telegram-adapter.ts";
+import type { WebhookEndpoint } from "../src/platforms/platform-adapter.ts";
+import { createTelegramAdapter } from "../src/platforms/telegram/telegram-adapter.ts";
 import { deferred, onCleanup, RecordingEvents, startFake, telegramAdapter } from "./telegram-support.ts";
 
 // The Telegram adapter receiving by webhook: the fake Bot API POSTs each update to a loopback server

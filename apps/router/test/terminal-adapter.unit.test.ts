@@ -2,11 +2,11 @@ import { readFileSync } from "node:fs";
 import { PassThrough } from "node:stream";
 import { createTestLogger, makeTempDir, waitFor } from "@phonework/testkit";
 import { describe, expect, it, vi } from "vitest";
+import { ButtonStore } from "../src/chat/button-store.ts";
 import { ChatHub } from "../src/chat/chat-hub.ts";
-import type { ChannelMessage } from "../src/chat/platform-adapter.ts";
-import { ProgressMessage } from "../src/chat/progress-message.ts";
-import { createTerminalAdapter } from "../src/chat/terminal-adapter.ts";
-import { ButtonStore } from "../src/state/button-store.ts";
+import { ProgressMessage } from "../src/forwarding/progress-message.ts";
+import type { ChannelMessage } from "../src/platforms/platform-adapter.ts";
+import { createTerminalAdapter } from "../src/platforms/stdin/stdin-adapter.ts";
 
 function terminal() {
   const input = new PassThrough();

@@ -3,11 +3,11 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { createTestLogger, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { quote } from "../src/chat/answer-order.ts";
-import type { ChannelMessage } from "../src/chat/platform-adapter.ts";
-import { createTerminalAdapter } from "../src/chat/terminal-adapter.ts";
-import { RouterConfigSchema } from "../src/config.ts";
+import { RouterConfigSchema } from "../src/config/router-config.ts";
 import { createRouter } from "../src/create-router.ts";
+import type { ChannelMessage } from "../src/platforms/platform-adapter.ts";
+import { quote } from "../src/platforms/stdin/answer-order.ts";
+import { createTerminalAdapter } from "../src/platforms/stdin/stdin-adapter.ts";
 import { ADMIN_TOKEN, onCleanup, SECRET, startTestHost, tempDataDir } from "./support.ts";
 
 // The terminal has no replies: an answer that comes out of the order the messages were typed in

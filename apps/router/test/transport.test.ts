@@ -4,7 +4,7 @@ import { createHost, type Host, HostConfigSchema, newIdentity } from "@phonework
 import { loadConfig } from "@phonework/runtime";
 import { createTestLogger, tlsFixture, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { RouterConfigSchema } from "../src/config.ts";
+import { RouterConfigSchema } from "../src/config/router-config.ts";
 import { ADMIN, askJoinCode } from "./pairing-support.ts";
 import { echoHandler, onCleanup, SECRET, startTestRouter, tempDataDir } from "./support.ts";
 

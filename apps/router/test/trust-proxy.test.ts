@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { placeholderConsolePage, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { RouterConfigSchema } from "../src/config.ts";
+import { RouterConfigSchema } from "../src/config/router-config.ts";
 import { startTestRouter, type TestRouter, tempDataDir } from "./support.ts";
 
 // The console's sign-in behind a reverse proxy, over real sockets. Every request comes from

@@ -1,9 +1,9 @@
 import { sameSecret } from "@phonework/runtime";
 import { createManualClock, createTestLogger } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { guardWebhook, outsideWindow } from "../src/chat/webhook/guard-webhook.ts";
-import type { Verification, WebhookVerifier } from "../src/chat/webhook/webhook-verifier.ts";
-import { SeenEvents } from "../src/state/seen-events.ts";
+import { guardWebhook, outsideWindow } from "../src/platforms/webhook/guard-webhook.ts";
+import type { Verification, WebhookVerifier } from "../src/platforms/webhook/webhook-verifier.ts";
+import { SeenEvents } from "../src/storage/seen-events.ts";
 
 // The rules every platform's webhook shares, with a scripted verifier in place of a platform.
 

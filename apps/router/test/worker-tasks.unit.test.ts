@@ -1,6 +1,6 @@
 import { createManualClock } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { BoundedMap } from "../src/state/bounded-map.ts";
+import { BoundedMap } from "../src/storage/bounded-map.ts";
 import { InFlightTasks } from "../src/workers/worker-tasks.ts";
 
 // The router's in-memory tables for worker tasks are bounded: overall, per master, and with

@@ -1,3 +1,4 @@
+import { ensureWorkingDir } from "@phonework/host";
 import {
   ensureWritableDir,
   leavePackageManagerEnvironment,
@@ -16,6 +17,7 @@ export async function runStandalone(args: ProgramArgs): Promise<void> {
   leavePackageManagerEnvironment(); // the commands this host runs are the user's own
   const { config, secrets, openLog } = startProgram(StandaloneConfigSchema, "phonework", args);
   ensureWritableDir(config.DATA_DIR);
+  ensureWorkingDir(config);
   lockDataDir(config.DATA_DIR, "phonework-standalone"); // released at exit
   const chat = standaloneChat(config);
   // The terminal is the chat: the log goes to DATA_DIR/logs/phonework.log, warnings to stderr.
@@ -28,7 +30,12 @@ export async function runStandalone(args: ProgramArgs): Promise<void> {
     input: process.stdin,
     output: process.stdout,
   });
-  const ready = { nodeUrl: app.router.nodeUrl, nodeId: config.NODE_ID };
+  const ready = {
+    nodeUrl: app.router.nodeUrl,
+    nodeId: config.NODE_ID,
+    workingDir: config.WORKING_DIR,
+    dataDir: config.DATA_DIR,
+  };
   if (chat.platforms.length > 0) {
     const webhooks = app.webhooks.length > 0 ? { webhooks: app.webhooks } : {};
     const platforms = chat.platforms.map((spec) => `${spec.name} (${spec.type}, ${spec.settings.mode})`);
@@ -41,7 +48,8 @@ export async function runStandalone(args: ProgramArgs): Promise<void> {
     );
   if (chat.terminal && process.stdin.isTTY) {
     process.stdout.write(
-      `PhoneWork standalone: node "${config.NODE_ID}" is online. Type /help, Ctrl-D to quit. Log: ${file}\n`,
+      `PhoneWork standalone: node "${config.NODE_ID}" is online, working in ${config.WORKING_DIR} ` +
+        `(data in ${config.DATA_DIR}). Type /help, Ctrl-D to quit. Log: ${file}\n`,
     );
   }
   const quit = () => void app.stop().catch(() => undefined); // a failed stop rejects `finished`

@@ -88,7 +88,6 @@ describe("DATA_DIR permissions", () => {
     expect(after.files).toEqual(
       expect.arrayContaining([
         join("router", "router.db"),
-        join("router", "users.json"),
         join("host", "my-box", "state.db"),
         // The terminal chat's log and context in the workspace.
         join("host", "my-box", "workspace", "channels", "terminal", "terminal", "log.jsonl"),

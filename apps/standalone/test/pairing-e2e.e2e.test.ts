@@ -61,6 +61,9 @@ function host(dataDir: string, env: Record<string, string> = {}, args: string[] 
 }
 
 let chat: FeishuConversation;
+/** home-pc's DATA_DIR and its running host, from the first test on. */
+let homeData = "";
+let homePc: SpawnedProcess;
 const say = (text: string, expected: RegExp) => chat.say(text, expected);
 
 describe("pairing a PC, end to end (real router, pair CLI and host processes)", () => {
@@ -116,10 +119,13 @@ describe("pairing a PC, end to end (real router, pair CLI and host processes)", 
     expect(pair.stdout()).toContain(`phonework host --join ${code}`);
     joinCodes.push(code);
 
-    const homeData = temp();
+    homeData = temp();
     const home = host(homeData, {}, ["--join", code]);
     await router.waitForStderr(/"nodeId":"home-pc".*"msg":"node paired"/);
     await home.waitForStderr(/paired with the router/);
+    // Its start line names the working folder, the data folder and the router.
+    const [startLine = ""] = await home.waitForStderr(/.*"msg":"host home-pc starting: working in [^"]+".*/);
+    expect(JSON.parse(startLine)).toMatchObject({ workingDir: homeData, dataDir: homeData, routerUrl: nodeUrl });
     expect(await say("/nodes", /home-pc/)).toMatch(/→ home-pc\s+\[ACTIVE\]/);
     expect(await say("/shell echo paired-and-working", /paired-and-working/)).toContain("paired-and-working");
 
@@ -131,6 +137,7 @@ describe("pairing a PC, end to end (real router, pair CLI and host processes)", 
     home.kill("SIGTERM");
     await home.exited;
     const again = host(homeData);
+    homePc = again;
     await again.waitForStderr(/registered with router/);
     expect(await say("/shell echo back-again", /back-again/)).toContain("back-again");
 
@@ -148,6 +155,37 @@ describe("pairing a PC, end to end (real router, pair CLI and host processes)", 
     await work.waitForStderr(/paired with the router/);
     expect(await say("/nodes", /work-srv/)).toMatch(/work-srv/);
     expect(await say("@work-srv /shell echo from-work", /from-work/)).toContain("from-work");
+  });
+
+  it("a revoked host stops with the steps to pair again; a new code for its name pairs it again (old key kept as .bak); the same code again keeps the key", async () => {
+    const identity = join(homeData, "host", "identity.json");
+    const oldKey = JSON.parse(readFileSync(identity, "utf8")).public_key as string;
+    expect(await say("/revoke home-pc", /revoked/)).toContain("home-pc revoked");
+    expect((await homePc.exited).code).toBe(2);
+    expect(homePc.stderr()).toContain(
+      "home-pc was revoked, or the router no longer knows it; to pair it again, ask an admin for a join code (/pair home-pc in chat, or `phonework pair home-pc` on the router), then start this host once with `phonework host --join <code>`",
+    );
+
+    const reply = await say("/pair home-pc", /Join code for home-pc/);
+    const code = reply.split("\n").find((line) => line.startsWith("home-pc:")) ?? "";
+    joinCodes.push(code);
+    const repaired = host(homeData, {}, ["--join", code]);
+    await repaired.waitForStderr(/pairing as home-pc with the join code given/);
+    await repaired.waitForStderr(/paired with the router/);
+    expect(await say("@home-pc /shell echo paired-again", /paired-again/)).toContain("paired-again");
+    const newFile = JSON.parse(readFileSync(identity, "utf8"));
+    expect(newFile.public_key).not.toBe(oldKey);
+    expect(JSON.parse(readFileSync(`${identity}.bak`, "utf8")).public_key).toBe(oldKey);
+    expect(statSync(`${identity}.bak`).mode & 0o777).toBe(0o600);
+
+    // The same code left on the command line (or in a service file): the saved key, no new pairing.
+    repaired.kill("SIGTERM");
+    await repaired.exited;
+    const restarted = host(homeData, {}, ["--join", code]);
+    await restarted.waitForStderr(/registered with router/);
+    expect(restarted.stderr()).not.toContain("pairing as home-pc");
+    expect(JSON.parse(readFileSync(identity, "utf8")).public_key).toBe(newFile.public_key);
+    expect(await say("@home-pc /shell echo same-key", /same-key/)).toContain("same-key");
   });
 
   it("no log line of any process holds a secret it was given or made (Feishu 5xx included)", async () => {

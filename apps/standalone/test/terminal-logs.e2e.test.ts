@@ -53,6 +53,11 @@ describe("logs beside the terminal chat (real processes)", () => {
     expect(log.map((line) => line.msg)).toEqual(
       expect.arrayContaining(["router listening", "node registered", "standalone ready"]),
     );
+    // The ready line names the working folder and the data folder.
+    expect(log.find((line) => line.msg === "standalone ready")).toMatchObject({
+      dataDir,
+      workingDir: expect.any(String),
+    });
     expect(text).not.toContain(SECRET);
 
     // The terminal shows warnings and errors only: none here, and none of the info lines.

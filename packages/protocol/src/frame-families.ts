@@ -57,13 +57,15 @@ export type HostBoundFrame = Exclude<
   { type: "challenge" | "register_ok" | "register_error" | "ping" | "error" }
 >;
 
-type KeysOf<Parts extends readonly object[]> = Parts extends readonly [
+/** Every key of the parts. */
+export type KeysOf<Parts extends readonly object[]> = Parts extends readonly [
   infer Head,
   ...infer Rest extends readonly object[],
 ]
   ? keyof Head | KeysOf<Rest>
   : never;
-type HandledTwice<Parts extends readonly object[], Seen = never> = Parts extends readonly [
+/** The keys more than one of the parts has: frame types with two owners. */
+export type HandledTwice<Parts extends readonly object[], Seen = never> = Parts extends readonly [
   infer Head,
   ...infer Rest extends readonly object[],
 ]

@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { homedir, hostname } from "node:os";
 import { join } from "node:path";
 import {
@@ -63,9 +63,11 @@ export const HostConfigFields = z.object({
   WORKING_DIR: pathField()
     // The expanded, absolute path: what was checked, which may differ from what was typed.
     .refine(isDirectory, { error: (issue) => `${issue.input} is not an existing directory` })
-    // The home directory, not the current one: under a service manager or `pnpm host` that is
-    // `/` or the PhoneWork repository, never where the user's projects are.
-    .default(() => homedir()),
+    // Not the current directory (under a service manager or `pnpm host` that is `/` or the
+    // PhoneWork repository) and not the whole home directory (every file of the user's, writable
+    // by every command): a folder of its own, made at the first start (ensureWorkingDir). Set it
+    // to your projects folder.
+    .default(() => join(homedir(), "phonework")),
   DATA_DIR: pathField().default(() => join(homedir(), ".phonework")),
   RECONNECT_MAX_DELAY_S: seconds(30),
   MAX_PAYLOAD_BYTES: positiveInt(16 * 1024 * 1024),
@@ -219,3 +221,8 @@ export const HostConfigSchema = HostConfigFields.refine(
   });
 
 export type HostConfig = z.output<typeof HostConfigSchema>;
+
+/** WORKING_DIR, made if it is the default and not there yet (mode 0700: the user's work alone). */
+export function ensureWorkingDir(config: Pick<HostConfig, "WORKING_DIR">): void {
+  mkdirSync(config.WORKING_DIR, { recursive: true, mode: 0o700 });
+}

@@ -1,6 +1,12 @@
 import { parseJoinCode } from "@phonework/protocol";
 import { ConfigError, StartupError } from "@phonework/runtime";
-import { loadIdentity, type NodeIdentity, newIdentity } from "./node-identity.ts";
+import {
+  identityPath,
+  joinCodeDigest,
+  loadIdentity,
+  type NodeIdentity,
+  newIdentity,
+} from "./node-identity.ts";
 
 // Which node this host is, before anything starts: the node a join code names, else the identity
 // saved in DATA_DIR, else (shared secret, a router on this machine) NODE_ID or the machine's name.
@@ -9,6 +15,8 @@ export interface IdentityChoice {
   nodeId: string;
   /** Undefined: the host presents ROUTER_SECRET instead of a key. */
   identity: NodeIdentity | undefined;
+  /** A new join code for a node this DATA_DIR had a key for: said once at start. */
+  replacing?: string;
 }
 
 export interface IdentityConfig {
@@ -34,9 +42,18 @@ export function resolveIdentity(config: IdentityConfig): IdentityChoice {
       );
     if (config.nodeIdExplicit && config.NODE_ID !== code.nodeId)
       throw mismatch(code.nodeId, "the join code is for node");
-    // Already joined with this name (JOIN_CODE left in a service file): the saved key is used.
-    if (saved?.nodeId === code.nodeId) return { nodeId: saved.nodeId, identity: saved };
-    return { nodeId: code.nodeId, identity: newIdentity(config.DATA_DIR, code.nodeId, config.JOIN_CODE) };
+    // The code this key was paired with, left in a service file or a command line: already joined.
+    if (saved?.nodeId === code.nodeId && saved.pairedWith === joinCodeDigest(config.JOIN_CODE))
+      return { nodeId: saved.nodeId, identity: saved };
+    // A new code always wins (the node was revoked, or the router forgot it): a new key, which
+    // replaces the saved one once the router accepts it.
+    const identity = newIdentity(config.DATA_DIR, code.nodeId, config.JOIN_CODE);
+    if (!saved) return { nodeId: code.nodeId, identity };
+    return {
+      nodeId: code.nodeId,
+      identity,
+      replacing: `pairing as ${code.nodeId} with the join code given: the key saved for ${saved.nodeId} is replaced once the router accepts it (kept as ${identityPath(config.DATA_DIR)}.bak)`,
+    };
   }
   if (saved) {
     if (config.nodeIdExplicit && config.NODE_ID !== saved.nodeId)

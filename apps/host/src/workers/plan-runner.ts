@@ -21,7 +21,6 @@ import type { WorkerRun, WorkerTask } from "./worker-run.ts";
 // and does what it answers: ledger transitions, worker slots, aborts, frames, the report. Every
 // change is a row in the ledger first, so a restarted host carries on where it was.
 
-
 export interface PlanRunnerDeps {
   ledger: PlanLedger;
   pool: WorkerPool;

@@ -1,9 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { KeyedQueue, type Logger } from "@phonework/runtime";
-import type { ButtonStore } from "../state/button-store.ts";
-import type { ChatAddress, OutgoingFile, SendOptions, SentMessage } from "./chat-adapter.ts";
-import type { Capabilities, Destination, PlatformAdapter, PlatformEvents } from "./platform-adapter.ts";
-import { splitQualified } from "./qualified-id.ts";
+import { splitQualified } from "../ids/qualified-id.ts";
+import type {
+  Capabilities,
+  Destination,
+  PlatformAdapter,
+  PlatformEvents,
+} from "../platforms/platform-adapter.ts";
+import type { ButtonStore } from "./button-store.ts";
+import type { ChatAddress, OutgoingFile, SendOptions, SentMessage } from "./chat-types.ts";
 import {
   BASIC_DIALECTS,
   type Dialects,

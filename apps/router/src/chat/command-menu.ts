@@ -1,5 +1,5 @@
+import type { PlatformCommand } from "../platforms/platform-adapter.ts";
 import type { NodeInfo } from "../registry/node-info.ts";
-import type { PlatformCommand } from "./platform-adapter.ts";
 
 // The command menu a platform shows (Telegram's "/" menu): the router's own commands, then every
 // command the connected nodes offer, each once. Republished when a node brings a new one.

@@ -1,4 +1,4 @@
-import { PlatformError } from "./platform-adapter.ts";
+import { PlatformError } from "../platforms/platform-adapter.ts";
 
 // Retries one platform call the way every platform wants: after a rate limit, no sooner than the
 // platform said (Telegram's retry_after, Feishu's reset header); after a network or server error,

@@ -1,6 +1,6 @@
 import { lookupNode, type NodeInfo } from "../registry/node-info.ts";
+import type { Asker, RouterCommandDeps } from "./command-context.ts";
 import { formatStatus } from "./format-status.ts";
-import type { Asker, RouterCommandDeps } from "./router-commands.ts";
 
 // Pairing and sharing, for admins only: /pair, /revoke, /forget, /share, /unshare, /status.
 

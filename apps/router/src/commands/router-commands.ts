@@ -1,14 +1,8 @@
-import type { Clock } from "@phonework/runtime";
-import type { ChatReply } from "../chat/chat-adapter.ts";
-import type { QualifyResult } from "../chat/qualified-id.ts";
+import type { ChatReply } from "../chat/chat-types.ts";
 import { activeNodeSetText, resultModeText, unknownNodeText } from "../chat/user-messages.ts";
-import type { ConsoleCommand } from "../console/console-command.ts";
-import type { Admins } from "../pairing/admins.ts";
-import type { PairingService } from "../pairing/pairing-service.ts";
 import { lookupNode, type NodeInfo } from "../registry/node-info.ts";
-import type { NodeDirectory } from "../registry/node-registry.ts";
-import type { UserStateStore } from "../state/user-state-store.ts";
 import { ADMIN_COMMANDS, type AdminCommandName, runAdminCommand } from "./admin-commands.ts";
+import type { Asker, RouterCommandDeps } from "./command-context.ts";
 import { formatNodeList } from "./format-node-list.ts";
 
 // Commands the router answers itself, without asking any node.
@@ -62,27 +56,6 @@ export const ADMIN_HELP = [
   "/share <node> <user> · /unshare <node> <user> — who else a node serves",
   "/status — every node, its owner, users and sessions",
 ].join("\n");
-
-export interface RouterCommandDeps {
-  registry: NodeDirectory & { list(): NodeInfo[] };
-  userState: UserStateStore;
-  clock: Clock;
-  admins: Admins;
-  pairing: PairingService;
-  /** A user id typed in a command (/share), qualified as stored (default: taken as typed). */
-  qualifyUser?: (id: string) => QualifyResult;
-  /** The web console's /console; absent when the console is off. */
-  console?: Pick<ConsoleCommand, "run">;
-}
-
-/** Who is asking, and from which chat: admin commands, owner columns and chat settings depend on it. */
-export interface Asker {
-  userId: string;
-  platform: string;
-  chatId: string;
-  /** Where it was asked; a group's members all see the answer (default: private). */
-  chatType?: "private" | "group";
-}
 
 /** The node a user's messages go to: their explicit choice, else their only online node. */
 export function effectiveActiveNode(userId: string, deps: Pick<RouterCommandDeps, "registry" | "userState">) {

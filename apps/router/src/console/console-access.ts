@@ -1,6 +1,6 @@
-import type { AccessPolicy } from "../chat/chat-intake.ts";
-import type { PlatformAdapter } from "../chat/platform-adapter.ts";
-import { splitQualified } from "../chat/qualified-id.ts";
+import type { AccessPolicy } from "../access/adapter-access.ts";
+import { splitQualified } from "../ids/qualified-id.ts";
+import type { PlatformAdapter } from "../platforms/platform-adapter.ts";
 
 // Who may use the console: whoever may use the chat their id belongs to, by that chat's own rules
 // (its admins, its dm list). Asked when a link is redeemed, when a page connects and for every

@@ -4,8 +4,8 @@ import type {
   OutgoingButton,
   PlatformAdapter,
   PlatformEvents,
-} from "../chat/platform-adapter.ts";
-import { PlatformError } from "../chat/platform-adapter.ts";
+} from "../platforms/platform-adapter.ts";
+import { PlatformError } from "../platforms/platform-adapter.ts";
 import type { ConsoleFeed } from "./console-feed.ts";
 import type { ConsoleButton } from "./console-frames.ts";
 import { consoleFileType } from "./file-type.ts";

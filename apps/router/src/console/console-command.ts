@@ -1,5 +1,5 @@
 import { formatDuration } from "@phonework/runtime";
-import type { ChatReply } from "../chat/chat-adapter.ts";
+import type { ChatReply } from "../chat/chat-types.ts";
 import type { ConsoleSessions } from "./console-sessions.ts";
 import type { LoginLinks } from "./login-links.ts";
 

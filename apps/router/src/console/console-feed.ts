@@ -1,4 +1,4 @@
-import { BoundedMap } from "../state/bounded-map.ts";
+import { BoundedMap } from "../storage/bounded-map.ts";
 import type { ConsoleMessage, ConsoleServerFrame } from "./console-frames.ts";
 
 // The console chat of each user: what the router sends goes to every page that user has open,

@@ -1,6 +1,9 @@
 import type { Logger } from "@phonework/runtime";
 import { WebSocket } from "ws";
+import { rawBytes } from "../node-link/raw-text.ts";
+import type { NodeOverview, OverviewRelay } from "../overview/overview-relay.ts";
 import type { NodeInfo } from "../registry/node-info.ts";
+import type { TerminalEndReason, TerminalRelay, TerminalViewer } from "../terminals/terminal-relay.ts";
 import type { ConsoleAdapter } from "./console-adapter.ts";
 import { consoleChatId } from "./console-adapter.ts";
 import { ConsoleCloseCode } from "./console-close-codes.ts";
@@ -8,8 +11,6 @@ import type { ChatFrame, ConsoleFeed } from "./console-feed.ts";
 import { ConsoleClientFrame, type ConsoleServerFrame } from "./console-frames.ts";
 import { adminNode, consoleNode } from "./console-node-view.ts";
 import type { ConsoleSession } from "./console-sessions.ts";
-import type { NodeOverview, OverviewRelay } from "./overview-relay.ts";
-import type { TerminalEndReason, TerminalRelay, TerminalViewer } from "./terminal-relay.ts";
 
 // One open console page: its WebSocket, from the `hello` with the user's nodes and recent chat to
 // the close. The page's frames are checked and handed to the chat adapter or the terminal relay;
@@ -139,7 +140,7 @@ export class ConsolePage implements TerminalViewer {
   }
 
   private receive(data: WebSocket.RawData, isBinary: boolean): void {
-    const raw = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    const raw = rawBytes(data);
     if (isBinary || raw.length > MAX_PAGE_FRAME_BYTES) {
       this.close(ConsoleCloseCode.BAD_FRAME, isBinary ? "binary frames are not read" : "frame too large");
       return;

@@ -1,12 +1,12 @@
 import { existsSync } from "node:fs";
 import type { Socket } from "node:net";
-import helmet from "@fastify/helmet";
+import helmet, { type FastifyHelmetOptions } from "@fastify/helmet";
 import rateLimit from "@fastify/rate-limit";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { WebSocket } from "ws";
 import { z } from "zod";
-import type { AccessPolicy } from "../chat/chat-intake.ts";
+import type { AccessPolicy } from "../access/adapter-access.ts";
 import { ConsoleCloseCode } from "./console-close-codes.ts";
 import { clearedCookie, readCookie, SESSION_COOKIE, sessionCookie } from "./console-cookie.ts";
 import { ASSETS_PREFIX, appPage, loginPage, noticePage } from "./console-html.ts";
@@ -58,30 +58,33 @@ export function sessionOf(
   return session && deps.access.mayUse(session.userId, "private") ? session : undefined;
 }
 
-export async function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRoutesDeps): Promise<void> {
-  await app.register(helmet, {
-    enableCSPNonces: true, // only the style nonce is used (see appPage); no script is inline
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'none'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        // xterm.js colours cells with style attributes; no script can come in through them.
-        styleSrcAttr: ["'unsafe-inline'"],
-        // blob: the raster images hosts send (file-type.ts); data: the empty favicon (console-html.ts).
-        imgSrc: ["blob:", "data:"],
-        fontSrc: ["'self'"],
-        connectSrc: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-        objectSrc: ["'none'"],
-      },
+/** Security headers on every console response, with a CSP that allows no inline script. */
+const SECURITY_HEADERS: FastifyHelmetOptions = {
+  enableCSPNonces: true, // only the style nonce is used (see appPage); no script is inline
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: {
+      defaultSrc: ["'none'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'"],
+      // xterm.js colours cells with style attributes; no script can come in through them.
+      styleSrcAttr: ["'unsafe-inline'"],
+      // blob: the raster images hosts send (file-type.ts); data: the empty favicon (console-html.ts).
+      imgSrc: ["blob:", "data:"],
+      fontSrc: ["'self'"],
+      connectSrc: ["'self'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+      baseUri: ["'none'"],
+      objectSrc: ["'none'"],
     },
-    referrerPolicy: { policy: "same-origin" }, // see console-html.ts
-    crossOriginEmbedderPolicy: false,
-  });
+  },
+  referrerPolicy: { policy: "same-origin" }, // see console-html.ts
+  crossOriginEmbedderPolicy: false,
+};
+
+export async function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleRoutesDeps): Promise<void> {
+  await app.register(helmet, SECURITY_HEADERS);
   await app.register(rateLimit, { global: false });
   app.addContentTypeParser(
     "application/x-www-form-urlencoded",

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { openDatabase, PreparedStatements, type SqliteDatabase } from "@phonework/runtime";
-import { ExpiringRows } from "../state/expiring-rows.ts";
+import { ExpiringRows } from "../storage/expiring-rows.ts";
 import { newToken, tokenHash } from "./secret-token.ts";
 
 // Console sign-ins: the cookie holds a random token, router.db only its hash, so sessions survive a

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
-import type { AccessPolicy } from "../chat/chat-intake.ts";
-import type { UpgradeJudge } from "../ws/upgrade-gate.ts";
+import type { AccessPolicy } from "../access/adapter-access.ts";
+import type { UpgradeJudge } from "../node-link/upgrade-gate.ts";
 import { sessionOf } from "./console-routes.ts";
 import type { ConsoleSessions } from "./console-sessions.ts";
 

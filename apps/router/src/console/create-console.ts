@@ -5,14 +5,16 @@ import type { Clock, Logger, SqliteDatabase } from "@phonework/runtime";
 import { isLoopbackHost } from "@phonework/runtime";
 import type { FastifyInstance } from "fastify";
 import type { WebSocket } from "ws";
-import type { AccessPolicy } from "../chat/chat-intake.ts";
-import type { PlatformAdapter } from "../chat/platform-adapter.ts";
-import { splitQualified } from "../chat/qualified-id.ts";
-import type { RouterConfig } from "../config.ts";
-import type { Admins } from "../pairing/admins.ts";
+import type { AccessPolicy } from "../access/adapter-access.ts";
+import type { Admins } from "../access/admins.ts";
+import type { RouterConfig } from "../config/router-config.ts";
+import { splitQualified } from "../ids/qualified-id.ts";
+import type { NodeConnection } from "../node-link/node-connection.ts";
+import type { UpgradeJudge } from "../node-link/upgrade-gate.ts";
+import { OverviewRelay } from "../overview/overview-relay.ts";
+import type { PlatformAdapter } from "../platforms/platform-adapter.ts";
 import type { NodeRegistry } from "../registry/node-registry.ts";
-import type { NodeConnection } from "../ws/node-connection.ts";
-import type { UpgradeJudge } from "../ws/upgrade-gate.ts";
+import { TerminalRelay } from "../terminals/terminal-relay.ts";
 import { consoleAccess } from "./console-access.ts";
 import { type ConsoleAdapter, createConsoleAdapter } from "./console-adapter.ts";
 import { CONSOLE_ENTRY, consoleAssetsDir } from "./console-assets.ts";
@@ -25,8 +27,6 @@ import { type ConsoleSession, ConsoleSessions } from "./console-sessions.ts";
 import { consoleUpgradeJudge } from "./console-upgrade.ts";
 import { LoginCodeAttempts } from "./login-code-attempts.ts";
 import { LoginLinks } from "./login-links.ts";
-import { OverviewRelay } from "./overview-relay.ts";
-import { TerminalRelay } from "./terminal-relay.ts";
 
 // Composition root of the web console: its stores in router.db, its chat adapter, the terminal
 // relay, the open pages, and the HTTP routes. The router wires the pieces it exposes.
@@ -63,6 +63,18 @@ export interface WebConsole {
   register(app: FastifyInstance): void;
 }
 
+/**
+ * The console when it is on (CONSOLE) and there is a chat to ask it from: it is one more chat
+ * adapter, for the users of the others, so with none nobody could sign in.
+ */
+export function consoleFor(
+  config: RouterConfig,
+  chats: readonly PlatformAdapter[],
+  deps: ConsoleDeps,
+): WebConsole | undefined {
+  return config.CONSOLE === "on" && chats.length > 0 ? createConsole(config, deps) : undefined;
+}
+
 export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConsole {
   const logger = deps.logger.child({ component: "console" });
   const now = () => deps.clock.now();
@@ -74,7 +86,6 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
   const adapter = createConsoleAdapter(feed, now);
   const terminals = new TerminalRelay({
     nodes: deps.registry,
-    sendToNode: (nodeId, frame) => deps.registry.connection(nodeId)?.send(frame) ?? false,
     bufferBytes: config.CONSOLE_TERMINAL_BUFFER_BYTES,
     platform: adapter.name,
     reattachMs: config.CONSOLE_TERMINAL_REATTACH_S * 1000,
@@ -83,7 +94,6 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
   terminals.watch((listener) => deps.registry.subscribe(listener));
   const overviews = new OverviewRelay({
     nodes: deps.registry,
-    sendToNode: (nodeId, frame) => deps.registry.connection(nodeId)?.send(frame) ?? false,
     // A host that cannot answer within a heartbeat's timeout is as good as gone.
     timeoutMs: config.HEARTBEAT_TIMEOUT_S * 1000,
     logger,

@@ -1,4 +1,4 @@
-import { BoundedMap } from "../state/bounded-map.ts";
+import { BoundedMap } from "../storage/bounded-map.ts";
 import { tokenHash } from "./secret-token.ts";
 
 // Sign-in attempts counted per login code, from whatever address they come: the per-address limit

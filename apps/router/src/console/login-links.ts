@@ -1,5 +1,5 @@
 import { openDatabase, PreparedStatements, type SqliteDatabase } from "@phonework/runtime";
-import { ExpiringRows } from "../state/expiring-rows.ts";
+import { ExpiringRows } from "../storage/expiring-rows.ts";
 import { newToken, tokenHash } from "./secret-token.ts";
 
 // One-time console login links (`/console` in chat). A code works once: redeeming it deletes it,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Socket } from "node:net";
 import type { Logger } from "@phonework/runtime";
-import type { RouterConfig } from "../config.ts";
+import type { RouterConfig } from "../config/router-config.ts";
 import { ConnectionCaps } from "./connection-caps.ts";
 import { serverFactory } from "./http-server.ts";
 import { defaultMaxConnections, openFilesLimit } from "./open-files-limit.ts";

@@ -43,3 +43,16 @@ export function serverFactory(
     return server;
   };
 }
+
+/** http(s)://host:port of a listening server; a wildcard address is reached on loopback. */
+export function listenUrl(
+  server: { address(): ReturnType<Server["address"]> },
+  where: { ROUTER_HOST: string; ROUTER_PORT: number },
+  tls: boolean,
+): string {
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : where.ROUTER_PORT;
+  const host =
+    where.ROUTER_HOST === "0.0.0.0" || where.ROUTER_HOST === "::" ? "127.0.0.1" : where.ROUTER_HOST;
+  return `${tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}

@@ -1,5 +1,5 @@
 import type { Logger } from "@phonework/runtime";
-import { BoundedMap } from "../state/bounded-map.ts";
+import { BoundedMap } from "../storage/bounded-map.ts";
 import { addressKey } from "./address-key.ts";
 
 // Refusals at the front door are logged at warn once per address (per window), not once per

@@ -1,5 +1,5 @@
 import { BlockList, isIP } from "node:net";
-import { z } from "zod";
+import type { TrustProxy } from "../config/trust-proxy-setting.ts";
 
 // TRUST_PROXY: whose X-Forwarded-For the router believes. `off` (the default): nobody's, a client
 // is its TCP peer. `on`: every peer's (only for a router nobody reaches but through its proxy).
@@ -8,41 +8,6 @@ import { z } from "zod";
 // `trustProxy` (so `request.ip`, which the rate limits key on) and the same rule for the router's
 // own checks. Connections from a trusted proxy carry everybody's: they are exempt from the
 // per-address cap, which the proxy has to enforce itself.
-
-export type TrustProxy = { kind: "off" } | { kind: "all" } | { kind: "list"; entries: string[] };
-
-function validEntry(entry: string): boolean {
-  const [address = "", prefix, ...rest] = entry.split("/");
-  const version = isIP(address);
-  if (version === 0 || rest.length > 0) return false;
-  if (prefix === undefined) return true;
-  const bits = Number(prefix);
-  return /^\d{1,3}$/.test(prefix) && bits <= (version === 4 ? 32 : 128);
-}
-
-export const trustProxyField = () =>
-  z
-    .preprocess(
-      (value) => (Array.isArray(value) ? value.join(",") : value),
-      z.string({ error: "must be off, on, or proxy addresses and CIDR ranges (comma-separated)" }),
-    )
-    .default("off")
-    .transform((value, ctx): TrustProxy => {
-      const trimmed = value.trim().toLowerCase();
-      if (trimmed === "off" || trimmed === "") return { kind: "off" };
-      if (trimmed === "on") return { kind: "all" };
-      const entries = trimmed
-        .split(",")
-        .map((entry) => entry.trim())
-        .filter(Boolean);
-      const bad = entries.filter((entry) => !validEntry(entry));
-      if (bad.length > 0)
-        ctx.addIssue({
-          code: "custom",
-          message: `must be off, on, or proxy addresses and CIDR ranges (not ${bad.join(", ")})`,
-        });
-      return { kind: "list", entries };
-    });
 
 /** The value for fastify's `trustProxy` option. */
 export function fastifyTrustProxy(trust: TrustProxy): boolean | string[] {

@@ -1,5 +1,4 @@
 import { CloseCode } from "@phonework/protocol";
-import type { LiveConnection } from "../registry/node-registry.ts";
 import { mintJoinCode } from "./join-code.ts";
 import type { NodeStore, PairedNode } from "./node-store.ts";
 
@@ -13,7 +12,8 @@ export type PairingResult<T> = { ok: true; value: T } | { ok: false; error: stri
 /** The part of the node registry pairing changes. */
 export interface PairingRegistry {
   updatePairing(paired: PairedNode): void;
-  connection(nodeId: string): LiveConnection | undefined;
+  /** The node's live connection, closed when its key is revoked or it is forgotten. */
+  connection(nodeId: string): { close(code: number, reason: string): void } | undefined;
   forget(nodeId: string): boolean;
 }
 

@@ -1,4 +1,4 @@
-import type { RegisterFrame, SessionSummary } from "@phonework/protocol";
+import type { RegisterFrame, RouterFrame, SessionSummary } from "@phonework/protocol";
 import type { Clock } from "@phonework/runtime";
 import type { PairedNode } from "../pairing/node-store.ts";
 import type { NodeInfo } from "./node-info.ts";
@@ -25,7 +25,15 @@ export function nodeAudience(requested: readonly string[], paired: PairedNode | 
 
 /** The part of a live connection the registry needs. */
 export interface LiveConnection {
+  /** False when the frame could not be sent (the socket is closing). */
+  send(frame: RouterFrame): boolean;
   close(code: number, reason: string): void;
+}
+
+/** Sends frames to nodes by id, on whatever connection each has at the time. */
+export interface NodeSender {
+  /** False when the node has no open connection now. */
+  send(nodeId: string, frame: RouterFrame): boolean;
 }
 
 /** Read-only view of the registry, for code that only looks nodes up. */
@@ -46,7 +54,7 @@ interface Entry<C> {
   requested: readonly string[];
 }
 
-export class NodeRegistry<C extends LiveConnection = LiveConnection> implements NodeDirectory {
+export class NodeRegistry<C extends LiveConnection = LiveConnection> implements NodeDirectory, NodeSender {
   private readonly entries = new Map<string, Entry<C>>();
   /** Offline nodes without a pairing, oldest first (the order they went offline). */
   private readonly unpairedOffline = new Set<string>();
@@ -174,6 +182,10 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
 
   get(nodeId: string): NodeInfo | undefined {
     return this.entries.get(nodeId)?.info;
+  }
+
+  send(nodeId: string, frame: RouterFrame): boolean {
+    return this.entries.get(nodeId)?.connection?.send(frame) ?? false;
   }
 
   connection(nodeId: string): C | undefined {

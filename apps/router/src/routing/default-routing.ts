@@ -1,6 +1,6 @@
 import type { Clock, Logger } from "@phonework/runtime";
 import type OpenAI from "openai";
-import { type RouterConfig, routingLlmSettings } from "../config.ts";
+import { type RouterConfig, routingLlmSettings } from "../config/router-config.ts";
 import { onlyOnlineNodeStep, sessionOwnerStep } from "./basic-steps.ts";
 import { explicitTargetStep } from "./explicit-target.ts";
 import { routingLlmStep } from "./routing-llm.ts";

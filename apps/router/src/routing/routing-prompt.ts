@@ -4,7 +4,7 @@ import type { NodeInfo } from "../registry/node-info.ts";
 import type { RoutingContext } from "./routing-step.ts";
 
 // What the routing LLM is shown: the user's nodes with status, capabilities, sessions and the
-// active marker (seed M3.3). One system message, the user's text, no history.
+// active marker. One system message, the user's text, no history.
 
 export const ROUTE_TO = "route_to";
 export const ASK_USER = "ask_user";

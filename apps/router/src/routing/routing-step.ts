@@ -1,7 +1,7 @@
 import type { NodeInfo } from "../registry/node-info.ts";
 
 // Routing is a list of steps tried in order, cheapest first; the first decision wins.
-// create-router.ts lists the order: explicit target, only online node, session owner, routing LLM,
+// default-routing.ts lists the order: explicit target, only online node, session owner, routing LLM,
 // then `fallbackToActiveNode`.
 
 export interface RoutingContext {

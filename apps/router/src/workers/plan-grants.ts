@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from "@phonework/runtime";
-import { ExpiringRows } from "../state/expiring-rows.ts";
-import type { RequestOrigin } from "../state/request-log.ts";
+import type { RequestOrigin } from "../delivery/request-log.ts";
+import { ExpiringRows } from "../storage/expiring-rows.ts";
 
 // Which plans a master node may run subtasks of on the user's other nodes. A node serves a user's
 // requests, but never acts as that user on another node except for work that user started there:

@@ -1,6 +1,6 @@
 import {
   type ErrorCode,
-  type RouterFrame,
+  type HostWorkerFrame,
   WORKERS_CAPABILITY,
   type WorkerCancelFrame,
   type WorkerResultAckFrame,
@@ -10,9 +10,8 @@ import {
 } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import { servesUser } from "../registry/node-info.ts";
-import type { LiveConnection, NodeDirectory, NodeRegistry } from "../registry/node-registry.ts";
-import { BoundedMap } from "../state/bounded-map.ts";
-import type { WorkerFrame, WorkerFrames } from "../ws/node-socket.ts";
+import type { LiveConnection, NodeDirectory, NodeRegistry, NodeSender } from "../registry/node-registry.ts";
+import { BoundedMap } from "../storage/bounded-map.ts";
 import type { PlanGrants } from "./plan-grants.ts";
 import { DEFAULT_WORKER_TASK_LIMITS, InFlightTasks, type WorkerTaskLimits } from "./worker-tasks.ts";
 
@@ -32,11 +31,10 @@ export interface WorkerRelayLimits extends WorkerTaskLimits {
 }
 
 export interface WorkerRelayDeps {
-  nodes: NodeDirectory;
+  /** Who each node serves, and where frames are relayed to. */
+  nodes: NodeDirectory & NodeSender;
   /** Which plans each master may run subtasks of elsewhere. */
   grants: Pick<PlanGrants, "check">;
-  /** Sends a frame on the node's current connection; false if it has none. */
-  sendToNode: (nodeId: string, frame: RouterFrame) => boolean;
   now: () => number;
   logger: Logger;
   limits?: Partial<WorkerRelayLimits>;
@@ -47,7 +45,7 @@ interface Refusal {
   message: string;
 }
 
-export class WorkerRelay implements WorkerFrames {
+export class WorkerRelay {
   private readonly tasks: InFlightTasks;
   /** `master/delivery_id` → the worker whose result it is: its push_ack waits for the master's ack. */
   private readonly awaitingAck: BoundedMap<string, string>;
@@ -58,7 +56,7 @@ export class WorkerRelay implements WorkerFrames {
     this.awaitingAck = new BoundedMap(limits.maxAwaitingAck);
   }
 
-  receive(nodeId: string, frame: WorkerFrame): void {
+  receive(nodeId: string, frame: HostWorkerFrame): void {
     if (frame.type === "worker_task") this.task(nodeId, frame);
     else if (frame.type === "worker_status") this.status(nodeId, frame);
     else if (frame.type === "worker_result") this.result(nodeId, frame);
@@ -98,7 +96,7 @@ export class WorkerRelay implements WorkerFrames {
       userId: frame.user_id,
       expiresAt: this.deps.now() + frame.ttl_s * 1000,
     });
-    if (!this.deps.sendToNode(worker, { ...frame, from_node: master, platform, chat_id: chatId })) {
+    if (!this.deps.nodes.send(worker, { ...frame, from_node: master, platform, chat_id: chatId })) {
       this.tasks.remove(frame.task_id);
       this.refuseTask(master, frame, { code: "NODE_OFFLINE", message: `node "${worker}" is not connected` });
       return;
@@ -129,7 +127,7 @@ export class WorkerRelay implements WorkerFrames {
 
   private refuseTask(master: string, frame: WorkerTaskFrame, { code, message }: Refusal): void {
     this.deps.logger.warn({ master, worker: frame.node, taskId: frame.task_id, code }, "worker task refused");
-    this.deps.sendToNode(master, {
+    this.deps.nodes.send(master, {
       type: "worker_status",
       task_id: frame.task_id,
       ok: false,
@@ -148,7 +146,7 @@ export class WorkerRelay implements WorkerFrames {
       return;
     }
     if (!frame.ok) this.tasks.remove(frame.task_id);
-    if (!this.deps.sendToNode(task.master, { ...frame, from_node: worker }))
+    if (!this.deps.nodes.send(task.master, { ...frame, from_node: worker }))
       this.deps.logger.info(
         { master: task.master, taskId: frame.task_id },
         "master offline; worker_status dropped",
@@ -160,7 +158,7 @@ export class WorkerRelay implements WorkerFrames {
     const refused = this.resultRefusal(worker, frame);
     if (refused) {
       this.deps.logger.warn({ worker, master, taskId: frame.task_id }, `worker_result refused: ${refused}`);
-      this.deps.sendToNode(worker, {
+      this.deps.nodes.send(worker, {
         type: "push_ack",
         delivery_id: frame.delivery_id,
         ok: false,
@@ -168,9 +166,9 @@ export class WorkerRelay implements WorkerFrames {
       });
       return;
     }
-    if (!this.deps.sendToNode(master, { ...frame, from_node: worker })) {
+    if (!this.deps.nodes.send(master, { ...frame, from_node: worker })) {
       // Kept in the worker's outbox: it reaches the master once both are connected.
-      this.deps.sendToNode(worker, {
+      this.deps.nodes.send(worker, {
         type: "error",
         code: "NODE_OFFLINE",
         delivery_id: frame.delivery_id,
@@ -206,7 +204,7 @@ export class WorkerRelay implements WorkerFrames {
       return;
     }
     // Not connected: the worker sends the result again after reconnecting, and the master acks again.
-    if (!this.deps.sendToNode(worker, { type: "push_ack", delivery_id: frame.delivery_id, ok: true }))
+    if (!this.deps.nodes.send(worker, { type: "push_ack", delivery_id: frame.delivery_id, ok: true }))
       this.deps.logger.info({ worker, deliveryId: frame.delivery_id }, "worker offline; its ack is dropped");
   }
 
@@ -224,7 +222,7 @@ export class WorkerRelay implements WorkerFrames {
       return;
     }
     this.tasks.remove(frame.task_id);
-    if (!this.deps.sendToNode(frame.node, { ...frame, from_node: master }))
+    if (!this.deps.nodes.send(frame.node, { ...frame, from_node: master }))
       this.deps.logger.debug(
         { worker: frame.node, taskId: frame.task_id },
         "worker offline; cancel not relayed",
@@ -233,7 +231,7 @@ export class WorkerRelay implements WorkerFrames {
 
   private workerOffline(worker: string): void {
     for (const task of this.tasks.takeRunningOn(worker))
-      this.deps.sendToNode(task.master, {
+      this.deps.nodes.send(task.master, {
         type: "worker_status",
         task_id: task.taskId,
         ok: false,

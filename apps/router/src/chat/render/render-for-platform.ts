@@ -1,10 +1,11 @@
 // Turns an answer's markdown into the messages one platform gets: the source is split (so a code
 // block is never cut, only re-fenced), each piece rendered to the platform's dialect, and every
 // rendered message kept within the platform's limit, "[i/n]" header included.
-import { splitMarkdown } from "../message-chunks.ts";
-import type { Capabilities, MarkdownDialect } from "../platform-adapter.ts";
+
+import type { Capabilities, MarkdownDialect } from "../../platforms/platform-adapter.ts";
 import { renderFeishuMd } from "./feishu-md.ts";
 import { escapeHtml } from "./html-escape.ts";
+import { splitMarkdown } from "./message-chunks.ts";
 import { renderPlain } from "./plain.ts";
 
 /** How one dialect renders markdown. */

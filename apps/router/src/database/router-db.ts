@@ -1,0 +1,39 @@
+import { join } from "node:path";
+import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
+import { BUTTONS_MIGRATION } from "../chat/button-store.ts";
+import { CONSOLE_SESSIONS_MIGRATION } from "../console/console-sessions.ts";
+import { CONSOLE_LINKS_MIGRATION } from "../console/login-links.ts";
+import { DELIVERED_MIGRATION } from "../delivery/delivered-store.ts";
+import { REQUESTS_MIGRATION } from "../delivery/request-log.ts";
+import { CHAT_INBOX_MIGRATION } from "../intake/chat-inbox.ts";
+import { NODES_MIGRATION } from "../pairing/node-store.ts";
+import { SEEN_EVENTS_MIGRATION } from "../storage/seen-events.ts";
+import { USER_STATE_MIGRATION } from "../users/user-state-store.ts";
+import { PLAN_GRANTS_MIGRATION } from "../workers/plan-grants.ts";
+
+// The router's SQLite file. Append-only migrations: each entry moves the schema one version forward.
+const ROUTER_MIGRATIONS = [
+  DELIVERED_MIGRATION,
+  SEEN_EVENTS_MIGRATION,
+  NODES_MIGRATION,
+  REQUESTS_MIGRATION,
+  CHAT_INBOX_MIGRATION,
+  BUTTONS_MIGRATION,
+  CONSOLE_LINKS_MIGRATION,
+  CONSOLE_SESSIONS_MIGRATION,
+  PLAN_GRANTS_MIGRATION,
+  USER_STATE_MIGRATION,
+];
+
+/**
+ * synchronous=NORMAL (with WAL): a commit survives the router process crashing or being killed,
+ * which is what a restart needs; only a power cut of the VPS can lose the last ones, and then a
+ * host's resend could show the user an item twice. FULL would cost an fsync per delivered item.
+ * The host's outbox, which holds the only copy of an answer, is FULL.
+ */
+export function openRouterDatabase(path: string): SqliteDatabase {
+  return openDatabase(path, { migrations: ROUTER_MIGRATIONS, synchronous: "NORMAL" });
+}
+
+/** Where the router keeps its database under DATA_DIR. */
+export const routerDatabasePath = (dataDir: string): string => join(dataDir, "router", "router.db");

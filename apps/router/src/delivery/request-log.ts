@@ -1,0 +1,56 @@
+import type { SqliteDatabase } from "@phonework/runtime";
+import { ExpiringRows } from "../storage/expiring-rows.ts";
+
+// Where each forwarded message came from, so an answer that arrives after the router forgot the
+// request (it restarted, or gave up waiting) still goes to that chat, and only there: never to
+// a chat the host names, and never for a request that was not forwarded to that node.
+
+export const REQUESTS_MIGRATION = `
+  CREATE TABLE requests (
+    id TEXT PRIMARY KEY,
+    node_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    chat_id TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX requests_at ON requests (at);`;
+
+export interface RequestOrigin {
+  nodeId: string;
+  userId: string;
+  platform: string;
+  chatId: string;
+}
+
+export class RequestLog {
+  private readonly insert;
+  private readonly select;
+  private readonly expiring;
+
+  constructor(
+    db: SqliteDatabase,
+    ttlMs: number,
+    private readonly now: () => number,
+  ) {
+    this.insert = db.prepare(
+      "INSERT OR REPLACE INTO requests (id, node_id, user_id, platform, chat_id, at) VALUES (?, ?, ?, ?, ?, ?)",
+    );
+    this.select = db.prepare("SELECT node_id, user_id, platform, chat_id FROM requests WHERE id = ?");
+    this.expiring = new ExpiringRows(db, "requests", ttlMs, now);
+  }
+
+  record(id: string, origin: RequestOrigin): void {
+    this.expiring.sweepIfDue();
+    this.insert.run(id, origin.nodeId, origin.userId, origin.platform, origin.chatId, this.now());
+  }
+
+  /** Where request `id` came from, if it was forwarded to `nodeId`. */
+  originOf(nodeId: string, id: string): RequestOrigin | undefined {
+    const row = this.select.get(id) as
+      | { node_id: string; user_id: string; platform: string; chat_id: string }
+      | undefined;
+    if (!row || row.node_id !== nodeId) return undefined;
+    return { nodeId: row.node_id, userId: row.user_id, platform: row.platform, chatId: row.chat_id };
+  }
+}

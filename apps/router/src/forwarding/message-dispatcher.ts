@@ -1,0 +1,243 @@
+import { WireError } from "@phonework/protocol";
+import { KeyedQueue, type Logger } from "@phonework/runtime";
+import type { ChatHub } from "../chat/chat-hub.ts";
+import type { ChatAddress, ChatReply, IncomingMessage } from "../chat/chat-types.ts";
+import { bindToNode } from "../chat/node-buttons.ts";
+import { fromNode, rpcErrorText } from "../chat/user-messages.ts";
+import type { RouterCommandDeps } from "../commands/command-context.ts";
+import { effectiveActiveNode, parseRouterCommand, runRouterCommand } from "../commands/router-commands.ts";
+import type { DeliveryLedger } from "../delivery/delivery-ledger.ts";
+import type { RequestLog } from "../delivery/request-log.ts";
+import type { NodeInfo } from "../registry/node-info.ts";
+import { peersOf } from "../registry/peer-nodes.ts";
+import { fallbackToActiveNode } from "../routing/basic-steps.ts";
+import { EXPLICIT_BY_NAME } from "../routing/explicit-target.ts";
+import { type RoutingStep, routeMessage } from "../routing/routing-step.ts";
+import type { Forwarder } from "./forwarder.ts";
+import { ProgressMessage } from "./progress-message.ts";
+
+// Every incoming chat message ends here: router command, or routed to a node and answered.
+// Nothing is dropped: each message gets a reply, a question, or a clear error — sent as a reply
+// to it, where the platform has replies.
+//
+// Order: a user's messages are routed and forwarded one at a time, in the order they came, so a
+// node receives them in that order (routing can take a while: the routing LLM). A node answers
+// each user's messages one at a time, in that order, and its outbox sends the answers in order
+// too; the router shows a node's answers as they arrive, so they appear in the order asked.
+// Answers from different nodes, and the router's own answers, are not held back behind a slow
+// node's: they may overtake, and the reply (or the terminal's quote) says which message they answer.
+
+/** How long after a start a message waits for its user's node to reconnect: a host's longest backoff. */
+const RECONNECT_GRACE_MS = 30_000;
+
+export interface DispatcherDeps extends RouterCommandDeps {
+  /** `subscribe`: messages that come just after a start wait for their node to reconnect. */
+  registry: RouterCommandDeps["registry"] & {
+    subscribe(listener: (event: { type: string; node: NodeInfo }) => void): () => void;
+  };
+  /** How long after the start that wait may last (default 30 s). */
+  reconnectGraceMs?: number;
+  chat: ChatHub;
+  /** Where each forwarded message came from: late answers go back there and nowhere else. */
+  requests: RequestLog;
+  forward: Forwarder;
+  routing: readonly RoutingStep[];
+  requestTimeoutMs: number;
+  progressIntervalMs: number;
+  newId: () => string;
+  logger: Logger;
+  /** Told once a node's answer is in the chat (or could not be put there): the node's outbox gets its ack. */
+  deliveries: Pick<DeliveryLedger, "shown">;
+}
+
+/** The dispatcher's timings from the config. */
+export function dispatcherSettings(config: {
+  REQUEST_TIMEOUT_S: number;
+  PROGRESS_INTERVAL_S: number;
+}): Pick<DispatcherDeps, "requestTimeoutMs" | "progressIntervalMs"> {
+  return {
+    requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000,
+    progressIntervalMs: config.PROGRESS_INTERVAL_S * 1000,
+  };
+}
+
+export class MessageDispatcher {
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Each user's messages, routed and forwarded one at a time. */
+  private readonly intake = new KeyedQueue();
+  private readonly startedAt: number;
+
+  constructor(private readonly deps: DispatcherDeps) {
+    this.startedAt = deps.clock.now();
+  }
+
+  /**
+   * Handles a message in the background; `drain()` waits for all of them. Resolves (never
+   * rejects) once the message is accepted: answered by the router, or sent on to a node.
+   */
+  handle(message: IncomingMessage): Promise<void> {
+    const accepted = this.intake.run(`${message.platform}/${message.userId}`, () => this.accept(message));
+    const work = accepted
+      .then((taken) => taken.answered)
+      .catch((error: unknown) => {
+        this.deps.logger.error({ err: error, userId: message.userId }, "message handling failed");
+      });
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+    return accepted.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  get pending(): number {
+    return this.inFlight.size;
+  }
+
+  /** Resolves once every message received so far has been answered. */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
+   * Answers the message, or routes and forwards it; resolves as soon as the user's next message
+   * may be taken, with the answer still to come (wrapped, so the queue does not wait for it).
+   */
+  private async accept(message: IncomingMessage): Promise<{ answered: Promise<void> }> {
+    const { deps } = this;
+    const to: ChatAddress = { platform: message.platform, userId: message.userId, chatId: message.chatId };
+    const answer = (reply: ChatReply) =>
+      deps.chat.sendText(to, reply.text, {
+        replyTo: message.messageId,
+        ...(reply.buttons ? { buttons: reply.buttons } : {}),
+      });
+    // A companion (the web console) is a chat pushes may name, not where the user's notices move to.
+    const latest = deps.chat.adapter(message.platform)?.companion !== true;
+    deps.userState.rememberChat(
+      message.userId,
+      { platform: message.platform, chat_id: message.chatId },
+      { latest },
+    );
+
+    const command = parseRouterCommand(message.text);
+    if (command) {
+      const asker = {
+        userId: message.userId,
+        platform: message.platform,
+        chatId: message.chatId,
+        chatType: message.chatType,
+      };
+      return { answered: answer(runRouterCommand(asker, command, deps)).then(() => undefined) };
+    }
+
+    await this.nodeReturning(message.userId);
+    const nodes = deps.registry.nodesForUser(message.userId);
+    const activeNodeId = effectiveActiveNode(message.userId, deps);
+    const decision = await routeMessage(
+      { userId: message.userId, text: message.text, nodes, activeNodeId },
+      deps.routing,
+      fallbackToActiveNode(deps.clock),
+    );
+    if (decision.kind === "reply") {
+      if (decision.activeNodeId) deps.userState.setActiveNode(message.userId, decision.activeNodeId);
+      return { answered: answer({ text: decision.text }).then(() => undefined) };
+    }
+
+    // Going somewhere other than where the user was talking, or to a node reached by the display
+    // name its host chose: the answer says (by id) which node it came from.
+    const switched =
+      nodes.length > 1 && (decision.nodeId !== activeNodeId || decision.reason === EXPLICIT_BY_NAME);
+    const nodeId = decision.nodeId;
+    deps.userState.setActiveNode(message.userId, nodeId);
+    const progress = new ProgressMessage(deps.chat, to, deps.progressIntervalMs, () => deps.clock.now());
+    const id = deps.newId();
+    const log = deps.logger.child({ requestId: id, nodeId, userId: message.userId });
+    log.info({ reason: decision.reason }, "forwarding message");
+    deps.requests.record(id, {
+      nodeId,
+      userId: message.userId,
+      platform: message.platform,
+      chatId: message.chatId,
+    });
+    // Sent to the node before this returns: the user's next message cannot overtake it.
+    const reply = deps.forward(
+      nodeId,
+      {
+        type: "forward",
+        id,
+        user_id: message.userId,
+        chat_id: message.chatId,
+        platform: message.platform,
+        text: decision.text ?? message.text,
+        message_id: message.messageId,
+        nodes: peersOf(nodes, nodeId),
+        ...(message.attachments
+          ? {
+              attachments: message.attachments.map((file) => ({
+                name: file.name,
+                data_base64: file.data.toString("base64"),
+                ...(file.mimeType ? { mime_type: file.mimeType } : {}),
+              })),
+            }
+          : {}),
+      },
+      { timeoutMs: deps.requestTimeoutMs, onProgress: (line) => progress.add(line) },
+    );
+    const answered = (async () => {
+      try {
+        const { answer: result, deliveryId } = await reply;
+        let text: string;
+        if (result.ok) text = switched ? fromNode(nodeId, result.text) : result.text;
+        else {
+          log.warn(
+            { code: result.error.code, message: result.error.message },
+            "node answered with a failure",
+          );
+          text = rpcErrorText(result.error, nodeId);
+        }
+        const shown = await progress.conclude(
+          { ok: result.ok, text, ...(result.buttons ? { buttons: bindToNode(nodeId, result.buttons) } : {}) },
+          deps.userState.resultMode(message.userId, message.chatId),
+          { replyTo: message.messageId },
+        );
+        // Shown (or refused by the platform): the ledger acknowledges it to the node's outbox.
+        deps.deliveries.shown(nodeId, deliveryId, shown);
+      } catch (error) {
+        if (!(error instanceof WireError)) throw error;
+        log.warn({ code: error.code, message: error.message }, "forward failed");
+        await progress.conclude({ ok: false, text: rpcErrorText(error, nodeId) }, "send", {
+          replyTo: message.messageId,
+        });
+      }
+    })();
+    return { answered };
+  }
+
+  /**
+   * Just after a (re)start hosts are still reconnecting, and messages stored or sent while the
+   * router was down arrive at once: one for the node the user was talking to, not back since the
+   * start, waits for it (bounded by the grace) rather than being told that node is offline.
+   */
+  private async nodeReturning(userId: string): Promise<void> {
+    const { deps } = this;
+    const nodeId = deps.userState.activeNode(userId);
+    const left = this.startedAt + (deps.reconnectGraceMs ?? RECONNECT_GRACE_MS) - deps.clock.now();
+    if (!nodeId || left <= 0) return;
+    const node = deps.registry.get(nodeId);
+    // Online, revoked, or seen going offline since the start: not on its way back.
+    if (node && (node.status === "online" || node.revoked || node.lastSeen >= this.startedAt)) return;
+    deps.logger.info({ userId, nodeId }, "waiting for the node to reconnect after the start");
+    await new Promise<void>((resolve) => {
+      const unsubscribe = deps.registry.subscribe((event) => {
+        if (event.type === "online" && event.node.nodeId === nodeId) done();
+      });
+      const timer = setTimeout(() => done(), left);
+      timer.unref();
+      const done = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve();
+      };
+    });
+  }
+}

@@ -1,0 +1,102 @@
+import type { ChatHub } from "../chat/chat-hub.ts";
+import type { ChatAddress, ChatReply, SendOptions, SentMessage } from "../chat/chat-types.ts";
+
+// The progress of one running request. Where the platform can edit, one message is created on
+// the first status line and edited with the latest lines at most once per interval; where it
+// cannot, the new lines go out as new messages, at most once per interval. When the answer comes,
+// the chat's result mode decides: `replace` puts the answer in place of the progress message;
+// `send` marks the progress message done (or failed) and sends the answer as a new message.
+
+const MAX_LINES = 8;
+
+export type ResultMode = "replace" | "send";
+
+export class ProgressMessage {
+  private readonly lines: string[] = [];
+  private messageId: Promise<string | undefined> | undefined;
+  private lastOutAt = Number.NEGATIVE_INFINITY;
+  private timer: NodeJS.Timeout | undefined;
+  private finished = false;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly chat: ChatHub,
+    private readonly to: ChatAddress,
+    private readonly intervalMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  add(line: string): void {
+    if (this.finished) return;
+    const text = line.trim();
+    if (!text) return;
+    this.lines.push(`… ${text}`);
+    if (this.editable && this.lines.length > MAX_LINES) this.lines.splice(0, this.lines.length - MAX_LINES);
+    if (this.editable && !this.messageId) {
+      this.lastOutAt = this.now();
+      this.messageId = this.chat.sendText(this.to, this.render()).then((sent) => sent?.messageId);
+      return;
+    }
+    if (this.timer) return; // an update is already scheduled; it will carry this line too
+    const wait = Math.max(0, this.lastOutAt + this.intervalMs - this.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flushing = this.flush();
+    }, wait);
+  }
+
+  /** Stops further updates. */
+  finish(): void {
+    this.finished = true;
+    clearTimeout(this.timer);
+  }
+
+  /**
+   * Shows the answer by the chat's result mode, after any update already on its way. Replacing
+   * needs an editable progress message and an answer that fits in one message; otherwise the
+   * answer is sent. Buttons always come with a message of their own.
+   */
+  async conclude(
+    reply: ChatReply & { ok: boolean },
+    mode: ResultMode,
+    options: SendOptions,
+  ): Promise<SentMessage | undefined> {
+    this.finish();
+    await this.flushing;
+    const id = this.messageId ? await this.messageId : undefined;
+    const send = () =>
+      this.chat.sendText(this.to, reply.text, {
+        ...options,
+        ...(reply.buttons ? { buttons: reply.buttons } : {}),
+      });
+    if (!id) return send();
+    const noButtons = !reply.buttons || reply.buttons.length === 0;
+    if (mode === "replace" && noButtons && this.chat.fitsOneMessage(this.to.platform, reply.text)) {
+      if (await this.chat.editText(this.to, id, reply.text)) return { messageId: id };
+      return send();
+    }
+    await this.chat.editText(this.to, id, `${this.render()}\n${reply.ok ? "✅ done" : "❌ failed"}`);
+    return send();
+  }
+
+  private get editable(): boolean {
+    return this.chat.canEdit(this.to.platform);
+  }
+
+  private async flush(): Promise<void> {
+    if (this.finished) return;
+    this.lastOutAt = this.now();
+    if (!this.editable) {
+      const fresh = this.lines.splice(0); // out as a message of their own: not kept
+      if (fresh.length > 0) await this.chat.sendText(this.to, fresh.join("\n"));
+      return;
+    }
+    const id = await this.messageId;
+    if (!id || this.finished) return;
+    await this.chat.editText(this.to, id, this.render());
+  }
+
+  private render(): string {
+    return this.lines.join("\n");
+  }
+}

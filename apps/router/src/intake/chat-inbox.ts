@@ -1,0 +1,81 @@
+import { openDatabase, PreparedStatements, type SqliteDatabase } from "@phonework/runtime";
+import type { ChannelMessage } from "../platforms/platform-adapter.ts";
+
+// Incoming chat messages, stored before the platform is told they arrived: an adapter
+// acknowledges an update only once it is here, and a message not yet handled when the router
+// stopped is handled at the next start. "Handled" means answered by the router or sent on to a
+// node (whose answer then finds its way back through the delivery ledger). Handled rows are kept
+// a while for inspection, then pruned.
+
+export const CHAT_INBOX_MIGRATION = `
+  CREATE TABLE chat_inbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    adapter TEXT NOT NULL,
+    message TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    handled_at INTEGER
+  );
+  CREATE INDEX chat_inbox_unhandled ON chat_inbox (adapter, handled_at);`;
+
+export interface StoredMessage {
+  seq: number;
+  adapter: string;
+  message: ChannelMessage;
+}
+
+const KEEP_HANDLED_MS = 86_400_000;
+
+export class ChatInbox {
+  private readonly sql: PreparedStatements;
+  private lastPrune = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly now: () => number,
+  ) {
+    this.sql = new PreparedStatements(db);
+  }
+
+  static inMemory(now: () => number): ChatInbox {
+    return new ChatInbox(openDatabase(":memory:", { migrations: [CHAT_INBOX_MIGRATION] }), now);
+  }
+
+  /** The database, so a caller can store a message and remember its keys in one transaction. */
+  get database(): SqliteDatabase {
+    return this.db;
+  }
+
+  store(adapter: string, message: ChannelMessage): StoredMessage {
+    const { lastInsertRowid } = this.sql
+      .sql("INSERT INTO chat_inbox (adapter, message, at) VALUES (?, ?, ?)")
+      .run(adapter, JSON.stringify(message), this.now());
+    return { seq: Number(lastInsertRowid), adapter, message };
+  }
+
+  markHandled(seq: number): void {
+    this.sql.sql("UPDATE chat_inbox SET handled_at = ? WHERE seq = ?").run(this.now(), seq);
+    if (this.now() - this.lastPrune > 3_600_000) this.prune();
+  }
+
+  /** Messages of this adapter stored but never handled, oldest first (a restart in between). */
+  unhandled(adapter: string): StoredMessage[] {
+    const rows = this.sql
+      .sql("SELECT seq, message FROM chat_inbox WHERE adapter = ? AND handled_at IS NULL ORDER BY seq")
+      .all(adapter) as Array<{ seq: number; message: string }>;
+    return rows.flatMap((row) => {
+      try {
+        return [{ seq: row.seq, adapter, message: JSON.parse(row.message) as ChannelMessage }];
+      } catch {
+        this.markHandled(row.seq); // unreadable: never retried forever
+        return [];
+      }
+    });
+  }
+
+  prune(): number {
+    this.lastPrune = this.now();
+    return this.sql
+      .sql("DELETE FROM chat_inbox WHERE handled_at IS NOT NULL AND handled_at <= ?")
+      .run(this.now() - KEEP_HANDLED_MS).changes;
+  }
+}

@@ -1,0 +1,196 @@
+import { KeyedQueue, type Logger } from "@phonework/runtime";
+import type { AccessPolicy } from "../access/adapter-access.ts";
+import type { ButtonStore } from "../chat/button-store.ts";
+import type { ChatHub } from "../chat/chat-hub.ts";
+import type { ChatAddress, IncomingAttachment, IncomingMessage } from "../chat/chat-types.ts";
+import {
+  attachmentSkippedText,
+  buttonAnsweredText,
+  buttonExpiredText,
+  buttonNotYoursText,
+  buttonPressedText,
+  unknownUserText,
+  unsupportedMessageText,
+} from "../chat/user-messages.ts";
+import { qualifiedId } from "../ids/qualified-id.ts";
+import type {
+  ButtonPress,
+  ChannelMessage,
+  PlatformAdapter,
+  PlatformEvents,
+} from "../platforms/platform-adapter.ts";
+import type { SeenEvents } from "../storage/seen-events.ts";
+import type { ChatInbox, StoredMessage } from "./chat-inbox.ts";
+
+// What happens to everything one adapter receives, the same for every platform:
+//  1. a redelivery (same message or event id within the TTL) is dropped;
+//  2. the message is stored in router.db — only then does the adapter acknowledge it, so a crash
+//     or restart loses nothing (stored messages not yet handled are handled at the next start);
+//  3. ids are qualified with the adapter's name; a user the adapter's access rules do not let in
+//     is told their id once, a group message not addressed to the bot is ignored;
+//  4. attachments are fetched (bounded), and the message goes to the dispatcher. It counts as
+//     handled once the dispatcher accepted it (answered, or sent on to a node).
+// A user's messages are handled one at a time, in the order they came.
+
+export interface ChatIntakeDeps {
+  adapter: PlatformAdapter;
+  access: AccessPolicy;
+  seen: SeenEvents;
+  inbox: ChatInbox;
+  buttons: ButtonStore;
+  chat: ChatHub;
+  /** Takes a message; resolves once it is accepted (answered, or forwarded to a node). */
+  deliver(message: IncomingMessage): Promise<void>;
+  maxAttachmentBytes: number;
+  logger: Logger;
+}
+
+export class ChatIntake implements PlatformEvents {
+  private readonly perUser = new KeyedQueue();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly name: string;
+
+  /** One transaction: remembered as seen only if it was stored too. */
+  private readonly storeFirstSeen: (keys: string[], message: ChannelMessage) => StoredMessage | undefined;
+
+  constructor(private readonly deps: ChatIntakeDeps) {
+    this.name = deps.adapter.name;
+    const { inbox, seen } = deps;
+    this.storeFirstSeen = inbox.database.transaction((keys: string[], message: ChannelMessage) =>
+      seen.checkAndRemember(keys) ? undefined : inbox.store(this.name, message),
+    );
+  }
+
+  async message(message: ChannelMessage): Promise<void> {
+    // Own namespace: a webhook guard remembers platform event ids in the same store.
+    const keys = [
+      `inbox:${this.name}:m:${message.channel.id}:${message.id}`,
+      ...(message.dedupeKeys ?? []).map((key) => `inbox:${this.name}:${key}`),
+    ];
+    const stored = this.storeFirstSeen(keys, message);
+    if (!stored) {
+      this.deps.logger.info({ messageId: message.id }, "redelivered message dropped");
+      return;
+    }
+    this.handleLater(stored);
+  }
+
+  async button(press: ButtonPress): Promise<string> {
+    const userId = this.qualify(press.sender.id);
+    const result = this.deps.buttons.press(this.name, press.data, userId);
+    if (result.kind === "unknown") return buttonExpiredText;
+    if (result.kind === "not_yours") return buttonNotYoursText;
+    if (result.kind === "answered") return buttonAnsweredText;
+    // Pressing is saying the command: the same rules as typing it. A press is no message of its
+    // own: answers reply to the one the button was on (a made-up id is no message on the platform).
+    const message: ChannelMessage = {
+      id: press.messageId ?? `button-${press.data}`,
+      channel: press.channel,
+      sender: press.sender,
+      text: result.command,
+      attachments: [],
+      isMention: true,
+    };
+    this.handleLater(this.deps.inbox.store(this.name, message));
+    return buttonPressedText(result.label);
+  }
+
+  /** Handles what was stored but not handled before the last stop. */
+  resumeStored(): number {
+    const stored = this.deps.inbox.unhandled(this.name);
+    if (stored.length > 0)
+      this.deps.logger.info({ count: stored.length }, "handling messages stored before a restart");
+    for (const row of stored) this.handleLater(row);
+    return stored.length;
+  }
+
+  /** Resolves once every message taken so far has been handled. */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private handleLater(stored: StoredMessage): void {
+    const work = this.perUser
+      .run(stored.message.sender.id, () => this.handle(stored))
+      .catch((error: unknown) => this.deps.logger.error({ err: error }, "message handling failed"));
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+  }
+
+  private async handle({ seq, message }: StoredMessage): Promise<void> {
+    const { deps } = this;
+    const userId = this.qualify(message.sender.id);
+    const chatId = this.qualify(message.channel.id);
+    const to: ChatAddress = { platform: this.name, userId, chatId };
+    try {
+      if (message.sender.isBot) return;
+      if (message.channel.type === "group" && !message.isMention) {
+        deps.logger.debug({ messageId: message.id }, "group message not addressed to the bot; ignored");
+        return;
+      }
+      if (!deps.access.mayUse(userId, message.channel.type)) {
+        deps.logger.warn({ userId }, "message from a user the access rules do not let in");
+        // Told once (per TTL), across restarts too.
+        if (!deps.seen.checkAndRemember([`refused:${userId}`]))
+          await deps.chat.sendText(to, unknownUserText(userId));
+        return;
+      }
+      if (message.unsupported) {
+        await deps.chat.sendText(to, unsupportedMessageText(message.unsupported), { replyTo: message.id });
+        return;
+      }
+      const { attachments, notes } = await this.fetchAttachments(message);
+      const text = [message.text, ...notes].filter(Boolean).join("\n");
+      await deps.deliver({
+        platform: this.name,
+        messageId: message.id,
+        chatId,
+        userId,
+        ...(message.sender.name ? { userName: message.sender.name } : {}),
+        chatType: message.channel.type,
+        text,
+        ...(attachments.length > 0 ? { attachments } : {}),
+      });
+    } finally {
+      deps.inbox.markHandled(seq);
+    }
+  }
+
+  /** Fetches what fits the bound; what does not is named in the text instead. */
+  private async fetchAttachments(message: ChannelMessage) {
+    const attachments: IncomingAttachment[] = [];
+    const notes: string[] = [];
+    let budget = this.deps.maxAttachmentBytes;
+    for (const ref of message.attachments) {
+      const download = this.deps.adapter.download?.bind(this.deps.adapter);
+      if (!download) {
+        notes.push(attachmentSkippedText(ref.name, "this chat cannot send files to the bot"));
+        continue;
+      }
+      if (ref.size !== undefined && ref.size > budget) {
+        notes.push(attachmentSkippedText(ref.name, `larger than ${Math.floor(budget / 1024)} KB`));
+        continue;
+      }
+      try {
+        const data = await download(ref);
+        if (data.length > budget) {
+          notes.push(attachmentSkippedText(ref.name, `larger than ${Math.floor(budget / 1024)} KB`));
+          continue;
+        }
+        budget -= data.length;
+        attachments.push({ name: ref.name, data, ...(ref.mimeType ? { mimeType: ref.mimeType } : {}) });
+      } catch (error) {
+        this.deps.logger.warn(
+          { err: (error as Error).message, name: ref.name },
+          "attachment download failed",
+        );
+        notes.push(attachmentSkippedText(ref.name, "download failed"));
+      }
+    }
+    return { attachments, notes };
+  }
+
+  private qualify(id: string): string {
+    return this.deps.adapter.companion ? id : qualifiedId(this.name, id);
+  }
+}

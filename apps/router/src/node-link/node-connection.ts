@@ -1,0 +1,147 @@
+import {
+  type CancelFrame,
+  encodeFrame,
+  type ForwardFrame,
+  type RouterFrame,
+  WireError,
+} from "@phonework/protocol";
+import type { Logger } from "@phonework/runtime";
+import { WebSocket } from "ws";
+import type { NodeAnswer } from "../contracts/node-answer.ts";
+import { PendingRequests } from "../rpc/pending-requests.ts";
+
+// A registered node's socket: sending frames, its table of pending requests, and its heartbeat.
+
+export interface HeartbeatPolicy {
+  intervalMs: number;
+  timeoutMs: number;
+}
+
+/** Bounds on what one node may hold of the router's memory. */
+export interface BackpressurePolicy {
+  /** Requests of one user waiting on this node; past it, that user's new ones get QUEUE_FULL at once. */
+  maxPending: number;
+  /** Bytes queued in the socket that count as "not reading". */
+  slowSocketBytes: number;
+  /** How long a socket may stay over `slowSocketBytes` before it is cut off. */
+  slowSocketMs: number;
+}
+
+export interface ForwardOptions {
+  timeoutMs: number;
+  onProgress?: (text: string) => void;
+  signal?: AbortSignal;
+}
+
+export class NodeConnection {
+  readonly pending: PendingRequests<NodeAnswer>;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private pongTimer: NodeJS.Timeout | undefined;
+  private slowTimer: NodeJS.Timeout | undefined;
+  /** Waiting requests per user: one user's flood must not lock the others out of a shared node. */
+  private readonly pendingPerUser = new Map<string, number>();
+
+  constructor(
+    private readonly socket: WebSocket,
+    readonly nodeId: string,
+    private readonly logger: Logger,
+    private readonly backpressure: BackpressurePolicy,
+  ) {
+    this.pending = new PendingRequests<NodeAnswer>(nodeId);
+  }
+
+  get isOpen(): boolean {
+    return this.socket.readyState === WebSocket.OPEN;
+  }
+
+  send(frame: RouterFrame): boolean {
+    if (!this.isOpen) return false;
+    this.socket.send(encodeFrame(frame));
+    this.watchBuffer();
+    return true;
+  }
+
+  /**
+   * A node that stops reading (stuck process, dead Wi-Fi that TCP has not noticed) makes the
+   * socket's send buffer grow. Over the watermark for too long, it is cut off; its pending
+   * requests then fail with NODE_OFFLINE instead of the router's memory growing.
+   */
+  private watchBuffer(): void {
+    if (this.slowTimer || this.socket.bufferedAmount <= this.backpressure.slowSocketBytes) return;
+    this.slowTimer = setTimeout(() => {
+      this.slowTimer = undefined;
+      if (this.socket.bufferedAmount <= this.backpressure.slowSocketBytes) return;
+      this.logger.warn(
+        { nodeId: this.nodeId, bufferedBytes: this.socket.bufferedAmount },
+        "node is not reading; cutting it off",
+      );
+      this.socket.terminate();
+    }, this.backpressure.slowSocketMs);
+  }
+
+  /**
+   * Sends `frame` and resolves with the node's answer (or the failure it answered with) and its
+   * delivery id; rejects with a WireError when no answer came (timeout, offline, cancelled).
+   */
+  forward(frame: ForwardFrame, options: ForwardOptions): Promise<NodeAnswer> {
+    const user = frame.user_id;
+    const waiting = this.pendingPerUser.get(user) ?? 0;
+    if (waiting >= this.backpressure.maxPending)
+      return Promise.reject(
+        new WireError("QUEUE_FULL", `queue full (max ${this.backpressure.maxPending})`, this.nodeId),
+      );
+    this.pendingPerUser.set(user, waiting + 1);
+    const cancel: CancelFrame = { type: "cancel", id: frame.id, reason: "timed out" };
+    const answer = this.pending.wait(frame.id, {
+      timeoutMs: options.timeoutMs,
+      onTimeout: () => this.send(cancel),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    if (!this.send(frame)) {
+      this.pending.reject(
+        frame.id,
+        new WireError("NODE_OFFLINE", `node "${this.nodeId}" is not connected`, this.nodeId),
+      );
+    }
+    return answer.finally(() => {
+      const left = (this.pendingPerUser.get(user) ?? 1) - 1;
+      if (left > 0) this.pendingPerUser.set(user, left);
+      else this.pendingPerUser.delete(user);
+    });
+  }
+
+  /** Pings every interval; a node that does not pong within the timeout is cut off. */
+  startHeartbeat(policy: HeartbeatPolicy, now: () => number): void {
+    this.heartbeatTimer = setInterval(() => {
+      if (this.pongTimer) return; // still waiting for the previous pong
+      this.send({ type: "ping", ts: now() });
+      this.pongTimer = setTimeout(() => {
+        this.logger.warn(
+          { nodeId: this.nodeId, timeoutMs: policy.timeoutMs },
+          "heartbeat timed out; dropping node",
+        );
+        this.socket.terminate();
+      }, policy.timeoutMs);
+    }, policy.intervalMs);
+  }
+
+  pongReceived(): void {
+    clearTimeout(this.pongTimer);
+    this.pongTimer = undefined;
+  }
+
+  close(code: number, reason: string): void {
+    this.socket.close(code, reason);
+  }
+
+  /** Called once the socket has closed: stop timers and fail everything still pending. */
+  dispose(): void {
+    clearInterval(this.heartbeatTimer);
+    clearTimeout(this.pongTimer);
+    clearTimeout(this.slowTimer);
+    this.pending.rejectAll(
+      () => new WireError("NODE_OFFLINE", `node "${this.nodeId}" went offline before answering`, this.nodeId),
+    );
+  }
+}

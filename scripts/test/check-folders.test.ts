@@ -1,0 +1,70 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import { repoRoot } from "../workspace-manifests.ts";
+
+// `pnpm check`'s structure check, run as `pnpm check` runs it: it fails on a folder or file cycle
+// and on a function too long to read, and passes on this repository.
+
+const run = promisify(execFile);
+const script = join(repoRoot, "scripts", "check-folders.ts");
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function tree(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "structure-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(dir, path, ".."), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+async function check(...dirs: string[]): Promise<{ code: number; out: string }> {
+  try {
+    const { stdout } = await run(process.execPath, ["--import", "tsx", script, ...dirs], { cwd: repoRoot });
+    return { code: 0, out: stdout };
+  } catch (error) {
+    const failed = error as { code: number; stderr: string };
+    return { code: failed.code, out: failed.stderr };
+  }
+}
+
+describe("the structure check", () => {
+  it("fails on two folders that import each other (a type-only import counts), naming them", async () => {
+    const dir = tree({
+      "a/x.ts": 'import { y } from "../b/y.ts";\nexport const x = y;\n',
+      "b/y.ts": 'import type { x } from "../a/x.ts";\nexport const y = 1 as unknown as typeof x;\n',
+    });
+    const result = await check(dir);
+    expect(result.code).toBe(1);
+    expect(result.out).toContain("folders import each other: a ⇄ b");
+    expect(result.out).toContain("files import each other: a/x.ts ⇄ b/y.ts");
+  });
+
+  it("fails on a function over 120 lines, and on a composition root over 80", async () => {
+    const body = (n: number) => Array.from({ length: n }, (_, i) => `  const v${i} = ${i};`).join("\n");
+    const dir = tree({
+      "long.ts": `export function tooLong() {\n${body(119)}\n}\n`,
+      "root.ts": `export function createHost() {\n${body(79)}\n}\n`,
+      "fine.ts": `export function fine() {\n${body(118)}\n}\n`,
+    });
+    const result = await check(dir);
+    expect(result.code).toBe(1);
+    expect(result.out).toMatch(/long\.ts:1: tooLong is 121 lines \(at most 120\)/);
+    expect(result.out).toMatch(/root\.ts:1: createHost is 81 lines \(at most 80\)/);
+    expect(result.out).not.toContain("fine");
+  });
+
+  it("passes on this repository", async () => {
+    const result = await check();
+    expect(result).toMatchObject({ code: 0 });
+    expect(result.out).toContain("no folder or file cycles in 7 source trees");
+  });
+});
