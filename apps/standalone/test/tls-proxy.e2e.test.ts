@@ -57,12 +57,23 @@ async function freePort(): Promise<number> {
  * A proxy stopped at cleanup with SIGTERM (nginx's fast shutdown: its master waits for its workers),
  * and SIGKILL only if it has not exited within 3 s: a killed nginx master leaves its workers behind.
  */
-function stopAtCleanup(proxy: SpawnedProcess): SpawnedProcess {
+function stopAtCleanup(proxy: SpawnedProcess): void {
   scope.add(async () => {
     proxy.kill("SIGTERM");
     if ((await proxy.exitedWithin(3000)) === "running") proxy.kill("SIGKILL");
   });
-  return proxy;
+}
+
+/** A proxy started, stopped at cleanup, once it answers /health over HTTPS on `port`. */
+async function startProxy(name: string, proxy: SpawnedProcess, port: number): Promise<void> {
+  stopAtCleanup(proxy);
+  await waitFor(
+    () =>
+      httpsGet(`https://localhost:${port}/health`)
+        .then((response) => response.status === 200)
+        .catch(() => false),
+    { timeoutMs: 5000, message: `${name} answering on ${port} (${proxy.stderr().slice(-800)})` },
+  );
 }
 
 /** `text` with each pattern replaced once; a pattern the shipped file no longer has fails the test. */
@@ -185,17 +196,7 @@ describe.skipIf(skip)(
       const args = ["-p", prefix, "-c", join(prefix, "nginx.conf"), "-e", join(prefix, "logs", "error.log")];
       const test = spawnSync(nginx, [...args, "-t"], { encoding: "utf8" });
       expect(test.status, test.stderr).toBe(0);
-      const proxy = stopAtCleanup(spawnProcess(nginx, [...args, "-g", "daemon off;"]));
-      await waitFor(
-        () =>
-          httpsGet(`https://localhost:${port}/health`)
-            .then((r) => r.status === 200)
-            .catch(() => false),
-        {
-          timeoutMs: 5000,
-          message: `nginx answering on ${port} (${proxy.stderr()})`,
-        },
-      );
+      await startProxy("nginx", spawnProcess(nginx, [...args, "-g", "daemon off;"]), port);
       await pairThroughProxy(port, "nginx-pc");
     });
 
@@ -217,18 +218,10 @@ describe.skipIf(skip)(
         `{\n\tadmin off\n\tauto_https disable_redirects\n\tstorage file_system ${join(home, "data")}\n}\n\n${site}`,
       );
       const env = { HOME: home, XDG_CONFIG_HOME: join(home, "config"), XDG_DATA_HOME: join(home, "data") };
-      const proxy = stopAtCleanup(
+      await startProxy(
+        "caddy",
         spawnProcess(caddy, ["run", "--config", config, "--adapter", "caddyfile"], { env }),
-      );
-      await waitFor(
-        () =>
-          httpsGet(`https://localhost:${port}/health`)
-            .then((r) => r.status === 200)
-            .catch(() => false),
-        {
-          timeoutMs: 5000,
-          message: `caddy answering on ${port} (${proxy.stderr().slice(-800)})`,
-        },
+        port,
       );
       await pairThroughProxy(port, "caddy-pc");
     });
