@@ -2,11 +2,11 @@ import { Argument, Command } from "commander";
 import {
   type ConfigFlag,
   flagArguments,
-  PRECEDENCE_HELP,
   programArgs,
   withConfigFlags,
   withSaveConfig,
 } from "./config-flags.ts";
+import { HELP_AFTER } from "./help-texts.ts";
 import { APPS, type AppName } from "./programs/app-name.ts";
 import { phoneworkVersion } from "./version.ts";
 
@@ -30,15 +30,16 @@ export function buildCli(io: CliIo): Command {
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
-    });
+    })
+    .addHelpText("after", HELP_AFTER.program);
 
   withConfigFlags(
     withSaveConfig(program.command("standalone")).description(
-      "router and host in one process; chats on the configured platform (Feishu), else this terminal",
+      "router and host in one process on this PC; chats on the configured platforms, else this terminal",
     ),
     PROGRAM_FLAGS.standalone,
   )
-    .addHelpText("after", PRECEDENCE_HELP)
+    .addHelpText("after", HELP_AFTER.standalone)
     .action(async (options: Record<string, unknown>) => {
       const { runStandalone } = await import("@phonework/standalone");
       await runStandalone(programArgs(options));
@@ -50,7 +51,7 @@ export function buildCli(io: CliIo): Command {
     ),
     PROGRAM_FLAGS.router,
   )
-    .addHelpText("after", PRECEDENCE_HELP)
+    .addHelpText("after", HELP_AFTER.router)
     .action(async (options: Record<string, unknown>) => {
       const { runRouter } = await import("@phonework/router");
       await runRouter(programArgs(options));
@@ -62,7 +63,7 @@ export function buildCli(io: CliIo): Command {
     ),
     PROGRAM_FLAGS.host,
   )
-    .addHelpText("after", PRECEDENCE_HELP)
+    .addHelpText("after", HELP_AFTER.host)
     .action(async (options: Record<string, unknown>) => {
       const { runHost } = await import("@phonework/host");
       await runHost(programArgs(options));
@@ -76,7 +77,7 @@ export function buildCli(io: CliIo): Command {
       .option("--owner <user>", "the chat user id that owns the node (default: the only admin)"),
     ["dataDir"],
   )
-    .addHelpText("after", PRECEDENCE_HELP)
+    .addHelpText("after", HELP_AFTER.pair)
     .action(async (name: string, options: Record<string, unknown>) => {
       const { runPair } = await import("@phonework/router");
       const owner = typeof options.owner === "string" ? options.owner : undefined;
@@ -91,7 +92,7 @@ export function buildCli(io: CliIo): Command {
       .option("--offline", "skip the checks that reach the network (router, model endpoint)"),
     ["dataDir", "workingDir", "routerUrl", "nodeId"],
   )
-    .addHelpText("after", PRECEDENCE_HELP)
+    .addHelpText("after", HELP_AFTER.doctor)
     .action(async (app: AppName, options: Record<string, unknown>) => {
       const { runDoctor } = await import("./doctor/run-doctor.ts");
       const failures = await runDoctor({
@@ -106,7 +107,8 @@ export function buildCli(io: CliIo): Command {
 
   const service = program
     .command("service")
-    .description("run PhoneWork as a service: systemd on Linux, launchd on macOS");
+    .description("run PhoneWork as a service: systemd on Linux, launchd on macOS")
+    .addHelpText("after", HELP_AFTER.service);
   for (const [action, description] of [
     ["install", "write and enable the service (a user unit; --system for a system unit)"],
     ["uninstall", "stop, disable and remove the service"],
@@ -121,11 +123,7 @@ export function buildCli(io: CliIo): Command {
         .option("--print", "only print the unit file and the steps; change nothing"),
       PROGRAM_FLAGS.host,
     )
-      .addHelpText(
-        "after",
-        "\nThe flags are the program's own (as `phonework <app>` takes them): the service runs with\n" +
-          "exactly those, and --config (a file `phonework <app> --save-config <file>` wrote, say).\n",
-      )
+      .addHelpText("after", HELP_AFTER.service)
       .action(async (app: AppName, options: Record<string, unknown>) => {
         const { runService } = await import("./service/run-service.ts");
         // The service command takes every program's flags (the host's are all of them); each app its own.

@@ -62,8 +62,3 @@ export function programArgs(options: Record<string, unknown>): ProgramArgs {
     ...(typeof options.saveConfig === "string" ? { saveConfigPath: options.saveConfig } : {}),
   };
 }
-
-/** The precedence, as --help shows it. */
-export const PRECEDENCE_HELP =
-  "\nEach setting comes from, first to last: a flag, the environment (KEY=value), the --config file\n" +
-  "(or PHONEWORK_CONFIG), the default. See the README for every key.\n";

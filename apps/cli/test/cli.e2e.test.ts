@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CleanupScope, captureStream, repoRoot, spawnApp } from "@phonework/testkit";
+import { HostConfigFields } from "@phonework/host";
+import { RouterConfigFields } from "@phonework/router";
+import { builtCli, CleanupScope, captureStream, repoRoot, spawnApp, spawnProcess } from "@phonework/testkit";
 import { CommanderError } from "commander";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildCli } from "../src/cli.ts";
@@ -110,5 +112,63 @@ describe("phonework (its own process)", () => {
     expect(existsSync(join(fromFile, "router", "router.db"))).toBe(false);
     await pair({ DATA_DIR: "" }, []);
     expect(existsSync(join(fromFile, "router", "router.db"))).toBe(true);
+  });
+});
+
+describe("--help of the built phonework: the platforms it serves and its configuration keys", () => {
+  const knownKeys = new Set([
+    ...Object.keys(RouterConfigFields.shape),
+    ...Object.keys(HostConfigFields.shape),
+  ]);
+  /** Upper-case words in help texts that are not configuration keys. */
+  const notKeys = new Set(["PHONEWORK_CONFIG", "KEY", "VPS", "PC", "YAML", "URL"]);
+  const help = async (...args: string[]) => {
+    const run = scope.track(spawnProcess(process.execPath, [builtCli, ...args, "--help"]));
+    expect((await run.exited).code, `${args.join(" ")} --help: ${run.stderr()}`).toBe(0);
+    return run.stdout();
+  };
+  const commands: Array<{ args: string[]; keys: string[] }> = [
+    { args: [], keys: ["TELEGRAM_BOT_TOKEN", "FEISHU_APP_ID"] },
+    {
+      args: ["standalone"],
+      keys: ["TELEGRAM_BOT_TOKEN", "WORKING_DIR", "OPENAI_API_KEY", "CHAT", "ALLOWED_USERS"],
+    },
+    {
+      args: ["router"],
+      keys: [
+        "TELEGRAM_BOT_TOKEN",
+        "FEISHU_APP_ID",
+        "ALLOWED_USERS",
+        "ADMINS",
+        "ROUTER_PORT",
+        "PUBLIC_URL",
+        "TRUST_PROXY",
+      ],
+    },
+    { args: ["host"], keys: ["ROUTER_URL", "JOIN_CODE", "ROUTER_CA_FILE", "WORKING_DIR", "OPENAI_API_KEY"] },
+    { args: ["pair"], keys: ["DATA_DIR", "ADMINS", "ALLOWED_USERS", "JOIN_CODE_TTL_S"] },
+    { args: ["doctor"], keys: ["TELEGRAM_BOT_TOKEN", "FEISHU_APP_ID"] },
+    { args: ["service"], keys: ["ROUTER_URL", "WORKING_DIR", "TELEGRAM_BOT_TOKEN"] },
+    { args: ["service", "install"], keys: ["ROUTER_URL", "ALLOWED_USERS"] },
+  ];
+
+  it("every command names the chat platforms that exist, its main keys, and where every key is", async () => {
+    const texts = await Promise.all(commands.map(({ args }) => help(...args)));
+    commands.forEach(({ args, keys }, index) => {
+      const text = texts[index] ?? "";
+      const name = `phonework ${args.join(" ")} --help`;
+      expect(text, name).toContain("docs/configuration-keys.md");
+      for (const platform of ["Telegram", "Feishu", "web console", "terminal"])
+        expect(text, `${name}: ${platform}`).toContain(platform);
+      expect(text, name).not.toMatch(/slack|discord/i);
+      expect(text, name).not.toContain("(Feishu), else");
+      for (const key of keys) expect(text, `${name}: ${key}`).toMatch(new RegExp(`\\b${key}\\b`));
+      // Every key it names is one the programs read (a renamed key fails here).
+      const named = [...text.matchAll(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[A-Z]{3,}\b/g)].map((m) => m[0]);
+      expect(
+        named.filter((word) => !knownKeys.has(word) && !notKeys.has(word)),
+        name,
+      ).toEqual([]);
+    });
   });
 });
