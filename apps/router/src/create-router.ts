@@ -83,6 +83,8 @@ export interface Router {
   readonly console: WebConsole | undefined;
   /** The limits on connections nobody has vouched for yet (per address, timeouts, proxies). */
   readonly frontDoor: FrontDoor;
+  /** Who may use which chat, and how ids (SERVES_USERS, ALLOWED_USERS…) are read here. */
+  readonly access: ChatAccess;
   /** Listens for hosts and HTTP; resolves with the base URL (http(s)://host:port). */
   listen(): Promise<string>;
   /** Starts taking chat messages from the adapters. */
@@ -181,7 +183,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   );
   const app = serveHttp(base, { frontDoor, tls, nodes, frames, access, chat: chatLayer.hub, webConsole });
   const drained = () => Promise.all([chatLayer.drain(), dispatcher.drain(), deliveries.drain()]);
-  const parts = { app, registry, dispatcher, pairing, console: webConsole, frontDoor };
+  const parts = { app, registry, dispatcher, pairing, console: webConsole, frontDoor, access };
   return routerHandle(base, parts, { tls, chatLayer, drained, closed: () => delivered.flush() });
 }
 
@@ -297,7 +299,7 @@ function serveHttp(
 /** Listening, taking chat, and the ordered close. */
 function routerHandle(
   { config, logger, registry, listening, db }: Base,
-  parts: Pick<Router, "app" | "registry" | "dispatcher" | "pairing" | "console" | "frontDoor">,
+  parts: Pick<Router, "app" | "registry" | "dispatcher" | "pairing" | "console" | "frontDoor" | "access">,
   run: {
     tls: unknown;
     chatLayer: ChatLayer;

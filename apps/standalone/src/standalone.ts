@@ -12,7 +12,7 @@ import {
   routerDatabasePath,
   selectChatAdapters,
 } from "@phonework/router";
-import { type Clock, type Logger, systemClock } from "@phonework/runtime";
+import { type Clock, ConfigError, type Logger, systemClock } from "@phonework/runtime";
 import type { StandaloneConfig } from "./config.ts";
 
 // Router and host in one process. It chats where the router would (a configured platform), else
@@ -93,6 +93,9 @@ export async function startStandalone(config: StandaloneConfig, deps: Standalone
       ...(deps.secrets ? { secrets: deps.secrets } : {}),
       ...(deps.consoleAssets ? { consoleAssets: deps.consoleAssets } : {}),
     });
+    // Its own host's SERVES_USERS, read as the router will read it: refused now, not at registration.
+    const served = router.access.qualifyServedUsers(config.SERVES_USERS);
+    if (!served.ok) throw new ConfigError(`invalid configuration:\n  ${served.reason}`);
   } catch (error) {
     db.close(); // the router, once built, owns it
     throw error;

@@ -50,6 +50,17 @@ describe("phonework standalone", () => {
     expect(model.requests.map((r) => r.model)).toEqual(["any-model", "any-model"]);
   });
 
+  it("SERVES_USERS=local on the terminal chat serves its user (a bare id is the only chat's); an id that is nobody here stops it (exit 2) saying who is", async () => {
+    const served = run("/shell echo served-local\n", { SERVES_USERS: "local" });
+    expect((await served.exited).code).toBe(0);
+    expect(served.stdout()).toContain("served-local");
+    const nobody = run("", { SERVES_USERS: "bob" });
+    expect((await nobody.exited).code).toBe(2);
+    expect(nobody.stderr()).toContain(
+      `SERVES_USERS: "bob" is nobody here: the only chat is this machine's terminal, whose user is terminal:local`,
+    );
+  });
+
   it("stops with a message naming the bad key", async () => {
     const child = run("", { HEARTBEAT_INTERVAL_S: "soon" });
     expect((await child.exited).code).toBe(2);

@@ -1,7 +1,14 @@
 import type { AccessSpec } from "../config/access-spec.ts";
 import { type AdapterConfig, adapterSpecs } from "../config/adapter-specs.ts";
 import { qualifyAll } from "../config/qualify-ids.ts";
-import { type QualifyResult, qualifyId, TERMINAL_PLATFORM, TERMINAL_USER } from "../ids/qualified-id.ts";
+import {
+  CONSOLE_PLATFORM,
+  isQualified,
+  type QualifyResult,
+  qualifyId,
+  TERMINAL_PLATFORM,
+  TERMINAL_USER,
+} from "../ids/qualified-id.ts";
 import type { PlatformAdapter } from "../platforms/platform-adapter.ts";
 import { AdapterAccess, routerAdmins, terminalAccessSpec } from "./adapter-access.ts";
 
@@ -67,11 +74,32 @@ export class ChatAccess {
    * the reason naming the key) when there are several. With no chat adapter the ids stay as sent.
    */
   qualifyServedUsers(ids: readonly string[]): QualifiedUsers {
+    // The console is a window onto other chats' users, not a chat with users of its own.
+    const chats = this.chatAdapters.filter((name) => name !== CONSOLE_PLATFORM);
+    if (chats.length === 0 && this.hasTerminal && ids.length > 0) return terminalUsers(ids);
     if (this.chatAdapters.length === 0 || ids.length === 0) return { ok: true, ids: [...ids] };
     const { ids: qualified, issues } = qualifyAll(ids, this.chatAdapters, "SERVES_USERS");
     if (issues.length === 0) return { ok: true, ids: qualified };
     return { ok: false, reason: issues.map((issue) => `${issue.key}: ${issue.message}`).join("; ") };
   }
+}
+
+/**
+ * SERVES_USERS where this machine's terminal is the only chat: a bare id means its user, and an id
+ * that is nobody here is refused, saying who is.
+ */
+function terminalUsers(ids: readonly string[]): QualifiedUsers {
+  const qualified = ids.map((id) =>
+    isQualified(id, [TERMINAL_PLATFORM]) ? id : `${TERMINAL_PLATFORM}:${id}`,
+  );
+  const nobody = ids.filter((_, i) => qualified[i] !== TERMINAL_USER);
+  if (nobody.length === 0) return { ok: true, ids: qualified };
+  return {
+    ok: false,
+    reason:
+      `SERVES_USERS: ${nobody.map((id) => `"${id}"`).join(", ")} is nobody here: the only chat is this ` +
+      `machine's terminal, whose user is ${TERMINAL_USER} (SERVES_USERS=local)`,
+  };
 }
 
 /** ALLOWED_USERS and ADMINS for an adapter the config does not name (ids without a prefix are its). */

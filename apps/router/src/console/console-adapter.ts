@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { CONSOLE_PLATFORM } from "../ids/qualified-id.ts";
 import type {
   Capabilities,
   OutgoingButton,
@@ -16,7 +17,7 @@ import { consoleFileType } from "./file-type.ts";
 // chats: its ids are their qualified ids (`telegram:123`), taken as they are (`companion`), and each
 // user's console is one private chat, `console:<user id>`.
 
-export const CONSOLE_ADAPTER = "console";
+export const CONSOLE_ADAPTER = CONSOLE_PLATFORM;
 
 export interface ConsoleAdapter extends PlatformAdapter {
   /** A message typed in one of `userId`'s pages; resolves once the chat layer stored it. */

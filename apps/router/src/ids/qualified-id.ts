@@ -10,6 +10,8 @@ export const ADAPTER_NAME = /^[a-z][a-z0-9-]{0,31}$/;
  * configured adapter, never "the only adapter". The wire and config keep calling it "terminal".
  */
 export const TERMINAL_PLATFORM = "terminal";
+/** The web console's adapter: a window onto the users of the other chats, none of its own. */
+export const CONSOLE_PLATFORM = "console";
 /** Whoever types on the machine's own terminal, as ids are qualified: the machine's owner. */
 export const TERMINAL_USER = `${TERMINAL_PLATFORM}:local`;
 
