@@ -2,15 +2,15 @@ import { openDatabase } from "@phonework/runtime";
 import { createTestLogger } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { qualifyLegacyIds } from "../src/database/legacy-ids.ts";
-import { NODES_MIGRATION, NodeStore } from "../src/pairing/node-store.ts";
+import { JOIN_CODES_REPLACE_MIGRATION, NODES_MIGRATION, NodeStore } from "../src/pairing/node-store.ts";
 import { UserStateStore } from "../src/users/user-state-store.ts";
 
 // A router upgraded from before adapters were named keeps its owners, shares and active nodes.
 
 function legacyState() {
-  const db = openDatabase(":memory:", { migrations: [NODES_MIGRATION] });
+  const db = openDatabase(":memory:", { migrations: [NODES_MIGRATION, JOIN_CODES_REPLACE_MIGRATION] });
   const nodes = new NodeStore(db);
-  nodes.addJoinCode("hash", "home-pc", "ou_owner", 0, Date.now() + 60_000);
+  nodes.addJoinCode("hash", "home-pc", "ou_owner", { now: 0, expiresAt: Date.now() + 60_000 });
   nodes.redeemJoinCode("hash", "home-pc", "key", "Home", 1);
   nodes.share("home-pc", "ou_friend");
   nodes.share("home-pc", "telegram:99"); // already qualified: left as it is

@@ -239,6 +239,43 @@ describe("a node id belongs to its key", () => {
   });
 });
 
+describe("pairing a paired node again", () => {
+  it("/pair for a paired node: the new key joins and keeps the owner, the old key is refused; another user may not ask", async () => {
+    const t = await startPairingRouter({ ALLOWED_USERS: "u1,u2,u3" });
+    const { key: oldKey } = await pairedNode(t, "home-pc");
+    const code = await askJoinCode(t, "home-pc");
+    expect(t.chat.textsFor(ADMIN).at(-1)).toContain("Once it is used, the key home-pc has now is refused");
+    const fresh = await connectFakeNode({ url: t.nodeUrl, nodeId: "home-pc" });
+    onCleanup(() => fresh.kill());
+    const joined = await fresh.registerWithKey(makeNodeKey(), "home-pc", { joinCode: code });
+    expect(joined).toMatchObject({ type: "register_ok" });
+    expect(t.router.pairing.ownerOf("home-pc")).toBe(ADMIN_ID);
+    const { answer } = await reconnect(t, oldKey, "home-pc");
+    expect(answer).toMatchObject({ type: "register_error", code: "UNAUTHORIZED" });
+
+    t.chat.receive({ userId: "u3", text: "/pair home-pc" });
+    await waitFor(() => t.chat.textsFor("u3").length > 0);
+    expect(t.chat.textsFor("u3")[0]).toBe("🔒 /pair is for admins.");
+  });
+
+  it("a node's owner who is no admin may pair it again, but no new name", async () => {
+    const t = await startPairingRouter({ ALLOWED_USERS: "u1,u2" });
+    // Paired for u2 as `phonework pair u2-pc --owner u2` does on the router's machine.
+    const minted = t.router.pairing.pair("u2-pc", memoryId("u2"));
+    if (!minted.ok) throw new Error(minted.error);
+    const node = await connectFakeNode({ url: t.nodeUrl, nodeId: "u2-pc" });
+    onCleanup(() => node.kill());
+    await node.registerWithKey(makeNodeKey(), "u2-pc", { joinCode: minted.value.code });
+    expect(t.router.pairing.ownerOf("u2-pc")).toBe(memoryId("u2"));
+
+    const again = await askJoinCode(t, "u2-pc", "u2");
+    expect(again).toMatch(/^u2-pc:/);
+    t.chat.receive({ userId: "u2", text: "/pair u2-laptop" });
+    await waitFor(() => t.chat.textsFor("u2").length > 1);
+    expect(t.chat.textsFor("u2").at(-1)).toBe("🔒 /pair is for admins.");
+  });
+});
+
 describe("who a node serves is the router's decision", () => {
   it("a host claiming another user gets nothing: SERVES_USERS only narrows its owner and shares", async () => {
     const t = await startPairingRouter({ ALLOWED_USERS: "u1,u2" });

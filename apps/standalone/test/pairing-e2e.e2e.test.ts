@@ -186,10 +186,26 @@ describe("pairing a PC, end to end (real router, pair CLI and host processes)", 
     repaired.kill("SIGTERM");
     await repaired.exited;
     const restarted = host(homeData, {}, ["--join", code]);
+    homePc = restarted;
     await restarted.waitForStderr(/registered with router/);
     expect(restarted.stderr()).not.toContain("pairing as home-pc");
     expect(JSON.parse(readFileSync(identity, "utf8")).public_key).toBe(newFile.public_key);
     expect(await say("@home-pc /shell echo same-key", /same-key/)).toContain("same-key");
+  });
+
+  it("/pair for a paired node gives a code that replaces its key: a new PC takes the name, the old one stops saying how to pair again", async () => {
+    const reply = await say("/pair home-pc", /Join code for home-pc/);
+    expect(reply).toContain("Once it is used, the key home-pc has now is refused");
+    const code = reply.split("\n").find((line) => line.startsWith("home-pc:")) ?? "";
+    joinCodes.push(code);
+    const newPc = host(temp(), {}, ["--join", code]);
+    await newPc.waitForStderr(/paired with the router/);
+    // The old PC is replaced on the socket, and its key is refused when it comes back.
+    expect((await homePc.exited).code).toBe(2);
+    expect(homePc.stderr()).toContain(
+      "the router refused this node's key: home-pc was revoked, or the router no longer knows it",
+    );
+    expect(await say("@home-pc /shell echo new-pc", /new-pc/)).toContain("new-pc");
   });
 
   it("no log line of any process holds a secret it was given or made (Feishu 5xx included)", async () => {

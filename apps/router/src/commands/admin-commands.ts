@@ -24,7 +24,9 @@ export function runAdminCommand(
   args: string[],
   deps: RouterCommandDeps & { isAdmin: boolean },
 ): string {
-  if (!deps.isAdmin)
+  // A node's owner may pair it again (a new PC, a lost key); pairing a new name is for admins.
+  const ownNode = name === "pair" && deps.pairing.ownerOf(args[0] ?? "") === asker.userId;
+  if (!deps.isAdmin && !ownNode)
     return deps.admins.users.size === 0
       ? `🔒 /${name} is for admins, and none is set: set ADMINS on the router (your id: ${asker.userId}).`
       : `🔒 /${name} is for admins.`;
@@ -36,7 +38,7 @@ export function runAdminCommand(
     case "status":
       return formatStatus(all, now);
     case "pair": {
-      const result = deps.pairing.pair(first, asker.userId);
+      const result = deps.pairing.pair(first, asker.userId, deps.isAdmin || ownNode);
       if (!result.ok) return `❌ ${result.error}`;
       const minutes = Math.round((result.value.expiresAt - now) / 60_000);
       return [
@@ -46,6 +48,11 @@ export function runAdminCommand(
         "",
         `On that PC: phonework host --join ${result.value.code}`,
         "(with ROUTER_URL pointing at this router's /ws/node).",
+        ...(result.value.replacing
+          ? [
+              `Once it is used, the key ${first} has now is refused: that PC stops and says how to pair again.`,
+            ]
+          : []),
       ].join("\n");
     }
     default: {

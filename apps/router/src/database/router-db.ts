@@ -6,7 +6,7 @@ import { CONSOLE_LINKS_MIGRATION } from "../console/login-links.ts";
 import { DELIVERED_MIGRATION } from "../delivery/delivered-store.ts";
 import { REQUESTS_MIGRATION } from "../delivery/request-log.ts";
 import { CHAT_INBOX_MIGRATION } from "../intake/chat-inbox.ts";
-import { NODES_MIGRATION } from "../pairing/node-store.ts";
+import { JOIN_CODES_REPLACE_MIGRATION, NODES_MIGRATION } from "../pairing/node-store.ts";
 import { SEEN_EVENTS_MIGRATION } from "../storage/seen-events.ts";
 import { USER_STATE_MIGRATION } from "../users/user-state-store.ts";
 import { PLAN_GRANTS_MIGRATION } from "../workers/plan-grants.ts";
@@ -23,6 +23,7 @@ const ROUTER_MIGRATIONS = [
   CONSOLE_SESSIONS_MIGRATION,
   PLAN_GRANTS_MIGRATION,
   USER_STATE_MIGRATION,
+  JOIN_CODES_REPLACE_MIGRATION,
 ];
 
 /**

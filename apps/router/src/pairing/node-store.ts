@@ -29,6 +29,9 @@ export const NODES_MIGRATION = `
   );
   CREATE INDEX join_codes_node ON join_codes (node_id);`;
 
+/** A join code minted for a node that is paired: it replaces that key (and only that key). */
+export const JOIN_CODES_REPLACE_MIGRATION = "ALTER TABLE join_codes ADD COLUMN replaces_key TEXT;";
+
 export interface PairedNode {
   nodeId: string;
   displayName: string;
@@ -88,10 +91,16 @@ export class NodeStore {
   }
 
   /** Records a join code (only its hash: the code itself is shown once and never stored). */
-  addJoinCode(secretHash: string, nodeId: string, owner: string, now: number, expiresAt: number): void {
+  addJoinCode(
+    secretHash: string,
+    nodeId: string,
+    owner: string,
+    times: { now: number; expiresAt: number },
+    replacesKey?: string,
+  ): void {
     this.sql(
-      "INSERT INTO join_codes (secret_hash, node_id, owner, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-    ).run(secretHash, nodeId, owner, now, expiresAt);
+      "INSERT INTO join_codes (secret_hash, node_id, owner, created_at, expires_at, replaces_key) VALUES (?, ?, ?, ?, ?, ?)",
+    ).run(secretHash, nodeId, owner, times.now, times.expiresAt, replacesKey ?? null);
   }
 
   /**
@@ -107,15 +116,22 @@ export class NodeStore {
   ): { ok: true; owner: string } | { ok: false; reason: string } {
     return this.db.transaction(() => {
       const code = this.sql(
-        "SELECT node_id, owner, expires_at, used_at FROM join_codes WHERE secret_hash = ?",
+        "SELECT node_id, owner, expires_at, used_at, replaces_key FROM join_codes WHERE secret_hash = ?",
       ).get(secretHash) as
-        | { node_id: string; owner: string; expires_at: number; used_at: number | null }
+        | {
+            node_id: string;
+            owner: string;
+            expires_at: number;
+            used_at: number | null;
+            replaces_key: string | null;
+          }
         | undefined;
       if (!code || code.node_id !== nodeId) return { ok: false as const, reason: "unknown join code" };
       if (code.used_at !== null) return { ok: false as const, reason: "join code already used" };
       if (code.expires_at <= now) return { ok: false as const, reason: "join code expired" };
       const existing = this.get(nodeId);
-      if (existing && existing.revokedAt === undefined)
+      // A paired node takes a new key only from a code minted to replace the key it has now.
+      if (existing && existing.revokedAt === undefined && code.replaces_key !== existing.publicKey)
         return { ok: false as const, reason: `node ${nodeId} is already paired with another key` };
       this.sql("UPDATE join_codes SET used_at = ? WHERE secret_hash = ?").run(now, secretHash);
       // Re-pairing a revoked node keeps its shares: the admin chose the same name on purpose.

@@ -30,12 +30,22 @@ export class PairingService {
   constructor(private readonly deps: PairingServiceDeps) {}
 
   /** A one-time code that pairs the next host presenting it as `nodeId`, owned by `owner`. */
-  pair(nodeId: string, owner: string): PairingResult<{ code: string; expiresAt: number }> {
+  /**
+   * A join code for `nodeId`. For a node that is paired, only `again` (its owner or an admin asked)
+   * mints one: it replaces the key the node has now, which is refused once the code is used, and
+   * the node keeps its owner.
+   */
+  pair(
+    nodeId: string,
+    owner: string,
+    again = false,
+  ): PairingResult<{ code: string; expiresAt: number; replacing: boolean }> {
     const { store, now } = this.deps;
     if (!NODE_ID.test(nodeId))
       return { ok: false, error: "a node name may only hold letters, digits, '.', '_' and '-' (at most 64)" };
     const existing = store.get(nodeId);
-    if (existing && existing.revokedAt === undefined)
+    const paired = existing && existing.revokedAt === undefined ? existing : undefined;
+    if (paired && !again)
       return {
         ok: false,
         error: `${nodeId} is already paired. To give it a new key: /revoke ${nodeId}, then /pair ${nodeId} again.`,
@@ -44,8 +54,20 @@ export class PairingService {
     const { code, secretHash } = mintJoinCode(nodeId);
     this.deps.onSecret?.(code);
     const expiresAt = now() + this.deps.joinCodeTtlMs;
-    store.addJoinCode(secretHash, nodeId, owner, now(), expiresAt);
-    return { ok: true, value: { code, expiresAt } };
+    store.addJoinCode(
+      secretHash,
+      nodeId,
+      paired?.owner ?? owner,
+      { now: now(), expiresAt },
+      paired?.publicKey,
+    );
+    return { ok: true, value: { code, expiresAt, replacing: paired !== undefined } };
+  }
+
+  /** Who owns a paired node (undefined: no such node, or revoked). */
+  ownerOf(nodeId: string): string | undefined {
+    const node = this.deps.store.get(nodeId);
+    return node && node.revokedAt === undefined ? node.owner : undefined;
   }
 
   /** Refuses the node's key from now on and closes its socket at once. */
