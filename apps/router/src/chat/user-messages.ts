@@ -30,8 +30,15 @@ export function unknownNodeText(
   return `❓ No node named "${name}". Your nodes: ${known}. Nothing was sent.`;
 }
 
-/** A reply or notice from a node other than the one the user was talking to. */
-export const fromNode = (nodeId: string, text: string) => `[${nodeId}] ${text}`;
+/**
+ * A reply or notice tagged with the node it came from (or the nodes that all gave it), for a user
+ * with more than one: "[home-pc] text". Text that opens with a code fence gets the tag on a line
+ * of its own, so the block still renders as one.
+ */
+export function fromNode(nodeIds: string | readonly string[], text: string): string {
+  const tag = `[${typeof nodeIds === "string" ? nodeIds : nodeIds.join(", ")}]`;
+  return /^\s*(```|~~~)/.test(text) ? `${tag}\n${text}` : `${tag} ${text}`;
+}
 
 export function noNodesText(known: NodeInfo[]): string {
   if (known.length === 0) {
