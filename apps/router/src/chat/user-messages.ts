@@ -7,7 +7,7 @@ import type { NodeInfo } from "../registry/node-info.ts";
 export const nodeDisconnectedText = (node: NodeInfo) => `⚠️ Node "${node.nodeId}" disconnected.`;
 export const nodeReconnectedText = (node: NodeInfo) => `✅ Node "${node.nodeId}" reconnected.`;
 
-/** "⚠️ work-server is offline (last seen 5 min ago)." — said instead of waiting on a node that is not there. */
+/** "⚠️ work-server is offline (last seen 5m ago)." — said instead of waiting on a node that is not there. */
 export function nodeOfflineText(node: NodeInfo | string, now: number): string {
   if (typeof node === "string") return `⚠️ ${node} is offline. Use /nodes to see your nodes.`;
   return `⚠️ ${node.nodeId} is offline (last seen ${formatAgo(now - node.lastSeen)}). Use /nodes to see your nodes, /node <name> to switch.`;
