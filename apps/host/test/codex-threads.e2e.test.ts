@@ -57,7 +57,7 @@ describe("Codex threads (real codex app-server, fake model)", () => {
 
     const listed = await ask("/threads");
     expect(String(listed.text).split("\n")[1]).toMatch(
-      new RegExp(`^→ ${threadId} — my favourite colour is green \\(\\d+ s ago · demo\\)$`),
+      new RegExp(`^→ ${threadId} — my favourite colour is green \\(\\d+s ago · demo\\)$`),
     );
     expect((listed.buttons as Button[][])[0]).toEqual([
       { label: "Use: my favourite colour is green", command: `/use thread ${threadId}` },

@@ -65,9 +65,9 @@ describe("/threads", () => {
     const reply = await ask("/threads");
     const lines = String(reply.text).split("\n");
     expect(lines[0]).toBe("Codex threads, newest first:");
-    expect(lines[1]).toBe("• new — fix the login bug (1 h ago · demo)");
-    expect(lines[2]).toBe("• old — first thing (5 h ago · /somewhere/else)");
-    expect(lines[3]).toBe("• t0 — thread 0 (10 h ago)");
+    expect(lines[1]).toBe("• new — fix the login bug (1h ago · demo)");
+    expect(lines[2]).toBe("• old — first thing (5h ago · /somewhere/else)");
+    expect(lines[3]).toBe("• t0 — thread 0 (10h ago)");
     expect(lines.filter((l) => l.startsWith("• "))).toHaveLength(20);
     expect(lines.at(-1)).toBe("/use thread <id> continues one here.");
     const buttons = reply.buttons as Button[][];

@@ -85,7 +85,7 @@ describe("answer order and replies", () => {
     });
     await waitFor(() => chat.textsFor("u1").includes("a notice"));
     expect(answersTo(chat, "u1").map((a) => [a.text.split("\n")[0], a.replyTo])).toEqual([
-      ["Connected Nodes:", "nodes-1"],
+      ["Online:", "nodes-1"],
       ['⏱️ Node "home-pc" did not answer in time (no answer within 1s). It may still be working.', "late-1"],
       ["a notice", undefined],
     ]);

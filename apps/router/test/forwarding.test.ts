@@ -73,7 +73,7 @@ describe("forwarding", () => {
 
     chat.receive({ userId: "u1", text: "status?" });
     await waitFor(() => chat.textsFor("u1").length === 3);
-    expect(chat.textsFor("u1")[2]).toBe("work-server: status?");
+    expect(chat.textsFor("u1")[2]).toBe("[work-server] work-server: status?");
 
     // u2 is served only by work-server, so no choice is needed.
     chat.receive({ userId: "u2", text: "hi" });
@@ -87,7 +87,7 @@ describe("forwarding", () => {
     await startTestHost(nodeUrl, { NODE_ID: "work-server" }).ready();
     chat.receive({ userId: "u1", text: "/node home-pc" });
     chat.receive({ userId: "u1", text: "/nodes" });
-    const listing = await waitFor(() => chat.textsFor("u1").find((t) => t.startsWith("Connected Nodes:")));
+    const listing = await waitFor(() => chat.textsFor("u1").find((t) => t.startsWith("Online:")));
     const lines = listing.split("\n");
     expect(lines[1]).toMatch(/^→ home-pc\s+\[ACTIVE\]\s+sessions=0\s+online \d+s\s+\(Home PC\)$/);
     expect(lines[2]).toMatch(/^ {2}work-server\s+sessions=0\s+online \d+s$/);
@@ -110,7 +110,7 @@ describe("forwarding", () => {
     await startTestHost(second.nodeUrl, { NODE_ID: "home-pc" }, echoHandler("home-pc")).ready();
     await startTestHost(second.nodeUrl, { NODE_ID: "work-server" }, echoHandler("work-server")).ready();
     second.chat.receive({ userId: "u1", text: "which?" });
-    await waitFor(() => second.chat.textsFor("u1").includes("work-server: which?"));
+    await waitFor(() => second.chat.textsFor("u1").includes("[work-server] work-server: which?"));
   });
 
   it("a node killed mid-request fails the request with NODE_OFFLINE within a second and tells the user", async () => {
@@ -163,7 +163,7 @@ describe("forwarding", () => {
     await waitFor(() => chat.textsFor("u1").includes('⚠️ Node "home-pc" disconnected.'));
     chat.receive({ userId: "u1", text: "are you there?" });
     const reply = await waitFor(() => chat.textsFor("u1").find((t) => t.includes("is offline")));
-    expect(reply).toMatch(/^⚠️ home-pc is offline \(last seen \d+ s ago\)/);
+    expect(reply).toMatch(/^⚠️ home-pc is offline \(last seen \d+s ago\)/);
   });
 
   it("answers with TIMEOUT when a node takes longer than REQUEST_TIMEOUT_S, and cancels the work", async () => {

@@ -345,7 +345,7 @@ describe("who a node serves is the router's decision", () => {
     await waitFor(() =>
       t.chat
         .textsFor(ADMIN)
-        .some((text) => text.includes("• home-pc (home-pc) — online") && text.includes("owner memory:u1")),
+        .some((text) => text.includes("• home-pc — online") && text.includes("owner memory:u1")),
     );
   });
 });

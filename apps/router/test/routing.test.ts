@@ -81,7 +81,7 @@ describe("routing order (two and three nodes for one user)", () => {
     await startRouter();
     await startNode("home-pc");
     await startNode("work-server");
-    expect(await say("/nodes")).toMatch(/^Connected Nodes:/);
+    expect(await say("/nodes")).toMatch(/^Online:/);
     expect(await say("/help")).toMatch(/^PhoneWork commands:/);
     expect(routingCalls()).toBe(0);
   });
@@ -97,8 +97,8 @@ describe("routing order (two and three nodes for one user)", () => {
     expect(await activeNodeIs()).toBe("work-server");
     expect(await say("on laptop: uptime")).toBe("[laptop] laptop: uptime");
     expect(await say("@Work Box, df -h")).toBe("[work-server] work-server: df -h");
-    // Already the active node: no prefix needed.
-    expect(await say("@work-server again")).toBe("work-server: again");
+    // Already the active node: still tagged, the user has several.
+    expect(await say("@work-server again")).toBe("[work-server] work-server: again");
     // Just the name switches, like /node.
     expect(await say("@laptop")).toBe("✅ Active node: laptop.");
     expect(await activeNodeIs()).toBe("laptop");
@@ -113,7 +113,7 @@ describe("routing order (two and three nodes for one user)", () => {
     await work.stop();
     await waitFor(() => t.router.registry.get("work-server")?.status === "offline");
     expect(await say("@work-server deploy")).toMatch(
-      /^⚠️ work-server is offline \(last seen \d+ s ago\)\. Use \/nodes/,
+      /^⚠️ work-server is offline \(last seen \d+s ago\)\. Use \/nodes/,
     );
     expect(routingCalls()).toBe(0);
   });
@@ -124,7 +124,7 @@ describe("routing order (two and three nodes for one user)", () => {
     await startNode("work-server");
     await home.stop();
     await waitFor(() => t.router.registry.get("home-pc")?.status === "offline");
-    expect(await say("hello")).toBe("work-server: hello");
+    expect(await say("hello")).toBe("[work-server] work-server: hello");
     expect(routingCalls()).toBe(0);
   });
 
@@ -136,7 +136,7 @@ describe("routing order (two and three nodes for one user)", () => {
     await home.stop();
     await waitFor(() => t.router.registry.get("home-pc")?.status === "offline");
     const reply = await say("deploy");
-    expect(reply).toMatch(/^⚠️ home-pc is offline \(last seen \d+ s ago\)/);
+    expect(reply).toMatch(/^⚠️ home-pc is offline \(last seen \d+s ago\)/);
     expect(reply).toContain("Online now: work-server — start a message with @<name>");
     expect(routingCalls()).toBe(0);
   });
@@ -154,7 +154,7 @@ describe("routing order (two and three nodes for one user)", () => {
       "[work-server] work-server: now add tests for the parser",
     );
     // The owner is the active node now; messages keep going there.
-    expect(await say("and run them")).toBe("work-server: and run them");
+    expect(await say("and run them")).toBe("[work-server] work-server: and run them");
     expect(routingCalls()).toBe(0);
   });
 
@@ -208,7 +208,7 @@ describe("routing order (two and three nodes for one user)", () => {
     // The choice made work-server active: the next plain message goes there if the model says so.
     expect(await activeNodeIs()).toBe("work-server");
     llm.script(routeTo("work-server"));
-    expect(await say("and the tests?")).toBe("work-server: and the tests?");
+    expect(await say("and the tests?")).toBe("[work-server] work-server: and the tests?");
     expect(systemPrompt()).toMatch(/^- work-server "Work Box" \[ACTIVE\]/m);
   });
 
@@ -234,17 +234,17 @@ describe("routing order (two and three nodes for one user)", () => {
     await say("/node work-server");
 
     llm.script({ status: 500 });
-    expect(await say("one")).toBe("work-server: one");
+    expect(await say("one")).toBe("[work-server] work-server: one");
     llm.script({ delayMs: 5000, reply: routeTo("home-pc") });
     const started = Date.now();
-    expect(await say("two")).toBe("work-server: two");
+    expect(await say("two")).toBe("[work-server] work-server: two");
     expect(Date.now() - started).toBeLessThan(4000); // the timeout, not the model, decided
     llm.script(routeTo("mainframe"));
-    expect(await say("three")).toBe("work-server: three");
+    expect(await say("three")).toBe("[work-server] work-server: three");
     llm.script({ toolCalls: [{ name: "route_to", arguments: "{not json" }] });
-    expect(await say("four")).toBe("work-server: four");
+    expect(await say("four")).toBe("[work-server] work-server: four");
     // Prose instead of a tool call (the unscripted fallback).
-    expect(await say("five")).toBe("work-server: five");
+    expect(await say("five")).toBe("[work-server] work-server: five");
     expect(routingCalls()).toBe(5);
   });
 
@@ -263,7 +263,7 @@ describe("routing order (two and three nodes for one user)", () => {
     await startNode("home-pc");
     await startNode("work-server");
     await say("/node home-pc");
-    expect(await say("hi")).toBe("home-pc: hi");
+    expect(await say("hi")).toBe("[home-pc] home-pc: hi");
     expect(routingCalls()).toBe(0);
   });
 

@@ -89,7 +89,7 @@ describe("Telegram: nodes, progress, result modes, approvals and a full queue (r
     expect(await press(fake, ann, annChat, picker.message_id, "box-a")).toBe("Already answered.");
 
     // A Codex turn in the default `send` mode: progress is one message, edited at most once per
-    // interval, marked done; the answer is a new message.
+    // interval, marked done; the answer is a new message (naming its node: Ann has two).
     model.script(
       { call: { name: "exec_command", arguments: { cmd: "sleep 0.7; echo one" } } },
       { call: { name: "exec_command", arguments: { cmd: "sleep 0.7; echo two" } } },
@@ -98,7 +98,7 @@ describe("Telegram: nodes, progress, result modes, approvals and a full queue (r
     );
     const turnAsk = chat.send("/new demo codex run three steps");
     const turnId = turnAsk.message?.message_id ?? 0;
-    const answer = await chat.waitForBot(/^All three ran\.$/, turnId, 60_000);
+    const answer = await chat.waitForBot(/^\[box-a\] All three ran\.$/, turnId, 60_000);
     const progress = chat
       .botMessages()
       .filter((m) => m.message_id > turnId && m.message_id < answer.message_id);
@@ -130,14 +130,18 @@ describe("Telegram: nodes, progress, result modes, approvals and a full queue (r
     );
     const sendsBefore = fake.callsOf("sendMessage").length;
     const replaceAsk = chat.send("once more");
-    const replaced = await chat.waitForBot(/^Replaced in place\.$/, replaceAsk.message?.message_id, 60_000);
+    const replaced = await chat.waitForBot(
+      /^\[box-a\] Replaced in place\.$/,
+      replaceAsk.message?.message_id,
+      60_000,
+    );
     expect(replaced.history.map((version) => version.text)).toContainEqual(
       expect.stringMatching(/running: .*echo again/),
     );
     expect(fake.callsOf("sendMessage").slice(sendsBefore)).toHaveLength(1); // the progress message
     expect(fake.callsOf("editMessageText").at(-1)?.params).toMatchObject({
       message_id: replaced.message_id,
-      text: "Replaced in place.",
+      text: "[box-a] Replaced in place.",
     });
 
     // An approval request comes with Approve and Deny; pressing Approve lets the turn finish.
@@ -163,9 +167,9 @@ describe("Telegram: nodes, progress, result modes, approvals and a full queue (r
     expect(approval.keyboard?.map((row) => row.map((button) => button.text))).toEqual([["Approve", "Deny"]]);
     const approvalId = /\/approve ([0-9a-f]{4})/.exec(approval.text ?? "")?.[1];
     expect(await press(fake, ann, annChat, approval.message_id, "Approve")).toBe("✓ Approve");
-    await chat.waitForBot(new RegExp(`^✅ Approved ${approvalId}\\.$`), approval.message_id);
+    await chat.waitForBot(new RegExp(`^\\[box-a\\] ✅ Approved ${approvalId}\\.$`), approval.message_id);
     // In `replace` mode the answer takes the place of the turn's progress message.
-    const done = await chat.waitForBot(/^Created it:/, approvalAsk.message?.message_id, 60_000);
+    const done = await chat.waitForBot(/^\[box-a\] Created it:/, approvalAsk.message?.message_id, 60_000);
     expect(done.history.map((version) => version.text)).toContainEqual(
       expect.stringMatching(/running: .*touch approved\.txt/),
     );

@@ -80,11 +80,11 @@ describe("terminal quotes", () => {
 
     const before = t.printed().length;
     t.input.write("/shell while [ ! -f gate ]; do sleep 0.05; done; echo opened\n/nodes\n");
-    await waitFor(() => t.printed().includes("Connected Nodes:"));
+    await waitFor(() => t.printed().includes("Online:"));
     writeFileSync(join(workingDir, "gate"), "");
     await waitFor(() => t.printed().includes("opened\n"));
     const lines = t.printed().slice(before).split("\n");
-    expect(lines[0]).toBe("» /nodes: Connected Nodes:");
+    expect(lines[0]).toBe("» /nodes: Online:");
     expect(lines.find((line) => line.startsWith("» /shell"))).toBe(
       "» /shell while [ ! -f gate ]; do sleep 0.0…: $ while [ ! -f gate ]; do sleep 0.05; done; echo opened",
     );

@@ -132,8 +132,9 @@ describe("a router and its hosts as processes, chatting on the terminal and on F
     await sayInFeishu("hello", /No model is configured on node "home-pc"/);
     await sayInFeishu("/node work-server", /✅ Active node: work-server\./);
     await sayInFeishu("hello again", /No model is configured on node "work-server"/);
+    // With two nodes, every answer names the node it came from.
     const inFeishu = await sayInFeishu("which one?", /No model is configured on node/);
-    expect(inFeishu).toMatch(/^No model is configured on node "work-server"/);
+    expect(inFeishu).toMatch(/^\[work-server\] No model is configured on node "work-server"/);
   });
 
   it("the routing LLM picks a node from the list it is shown; the message goes there and the reply names it", async () => {
@@ -160,7 +161,7 @@ describe("a router and its hosts as processes, chatting on the terminal and on F
     await waitFor(() => router.stdout().includes('⚠️ Node "work-server" disconnected.'));
     await waitFor(() => feishu.texts().includes('⚠️ Node "work-server" disconnected.'));
     expect((await health()).nodes.find((n) => n.node_id === "work-server")?.status).toBe("offline");
-    await sayOnTerminal("still there?", /⚠️ work-server is offline \(last seen \d+ s ago\)/);
+    await sayOnTerminal("still there?", /⚠️ work-server is offline \(last seen \d+s ago\)/);
 
     workServer = startHost("work-server");
     await waitFor(() => router.stdout().includes('✅ Node "work-server" reconnected.'));

@@ -19,7 +19,7 @@ describe("phonework standalone", () => {
     const child = run("/nodes\n");
     const { code } = await child.exited;
     expect(code).toBe(0);
-    expect(child.stdout()).toMatch(/^Connected Nodes:\n→ my-box\s+\[ACTIVE\]\s+sessions=0\s+online \d+s$/m);
+    expect(child.stdout()).toMatch(/^Online:\n→ my-box\s+\[ACTIVE\]\s+sessions=0\s+online \d+s$/m);
   });
 
   it("answers every piped line before exiting, in order", async () => {

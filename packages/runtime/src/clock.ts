@@ -16,13 +16,10 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(h / 24)}d`;
 }
 
-/** "12 s ago", "5 min ago", "3 h ago", "2 days ago": how long ago, in words a chat reader scans. */
+/**
+ * "12s ago", "5m ago", "3h 5m ago", "2d ago": how long ago, in the same compact units as
+ * `formatDuration`, so "online 3h" and "last seen 5s ago" read alike wherever they are shown.
+ */
 export function formatAgo(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 60) return `${s} s ago`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min ago`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return `${h} h ago`;
-  return `${Math.floor(h / 24)} days ago`;
+  return `${formatDuration(ms)} ago`;
 }

@@ -7,7 +7,7 @@ import type { NodeInfo } from "../registry/node-info.ts";
 export const nodeDisconnectedText = (node: NodeInfo) => `⚠️ Node "${node.nodeId}" disconnected.`;
 export const nodeReconnectedText = (node: NodeInfo) => `✅ Node "${node.nodeId}" reconnected.`;
 
-/** "⚠️ work-server is offline (last seen 5 min ago)." — said instead of waiting on a node that is not there. */
+/** "⚠️ work-server is offline (last seen 5m ago)." — said instead of waiting on a node that is not there. */
 export function nodeOfflineText(node: NodeInfo | string, now: number): string {
   if (typeof node === "string") return `⚠️ ${node} is offline. Use /nodes to see your nodes.`;
   return `⚠️ ${node.nodeId} is offline (last seen ${formatAgo(now - node.lastSeen)}). Use /nodes to see your nodes, /node <name> to switch.`;
@@ -30,8 +30,15 @@ export function unknownNodeText(
   return `❓ No node named "${name}". Your nodes: ${known}. Nothing was sent.`;
 }
 
-/** A reply or notice from a node other than the one the user was talking to. */
-export const fromNode = (nodeId: string, text: string) => `[${nodeId}] ${text}`;
+/**
+ * A reply or notice tagged with the node it came from (or the nodes that all gave it), for a user
+ * with more than one: "[home-pc] text". Text that opens with a code fence gets the tag on a line
+ * of its own, so the block still renders as one.
+ */
+export function fromNode(nodeIds: string | readonly string[], text: string): string {
+  const tag = `[${typeof nodeIds === "string" ? nodeIds : nodeIds.join(", ")}]`;
+  return /^\s*(```|~~~)/.test(text) ? `${tag}\n${text}` : `${tag} ${text}`;
+}
 
 export function noNodesText(known: NodeInfo[]): string {
   if (known.length === 0) {

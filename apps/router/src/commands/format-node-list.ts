@@ -1,12 +1,23 @@
-import { formatDuration } from "@phonework/runtime";
+import { formatAgo, formatDuration } from "@phonework/runtime";
 import type { NodeInfo } from "../registry/node-info.ts";
 
-// The seed's /nodes layout, with the user's coding sessions under each node:
-//   Connected Nodes:
+// /nodes: the user's nodes under honest headings (online, offline, revoked), with the user's
+// coding sessions under each node:
+//   Online:
 //   → home-pc  [ACTIVE]  sessions=2  online 3h
 //       #1 claude todo_app (busy, active)
 //       #2 codex blog
-//     work-server         sessions=0  online 47m
+//   Offline:
+//     work-server         sessions=0  last seen 47m ago
+//   Revoked (keys refused):
+//     old-laptop          sessions=0  revoked
+
+const SECTIONS = [
+  { heading: "Online:", holds: (node: NodeInfo) => !node.revoked && node.status === "online" },
+  { heading: "Offline:", holds: (node: NodeInfo) => !node.revoked && node.status !== "online" },
+  { heading: "Revoked (keys refused):", holds: (node: NodeInfo) => node.revoked },
+];
+
 export function formatNodeList(
   nodes: NodeInfo[],
   activeNodeId: string | undefined,
@@ -19,7 +30,7 @@ export function formatNodeList(
     return "No nodes are serving you yet. An admin pairs one with /pair <name>; then on that PC: phonework host --join <code>.";
   }
   const width = Math.max(...nodes.map((n) => n.nodeId.length));
-  const rows = nodes.flatMap((node) => {
+  const rows = (node: NodeInfo) => {
     const active = node.nodeId === activeNodeId;
     const marker = active ? "→" : " ";
     const tag = (active ? "[ACTIVE]" : "").padEnd(8);
@@ -27,7 +38,7 @@ export function formatNodeList(
       ? "revoked"
       : node.status === "online"
         ? `online ${formatDuration(now - node.connectedAt)}`
-        : `offline (last seen ${formatDuration(now - node.lastSeen)} ago)`;
+        : `last seen ${formatAgo(now - node.lastSeen)}`;
     const name = node.displayName !== node.nodeId ? `  (${node.displayName})` : "";
     const owner = showOwners && node.owner ? `  owner: ${node.owner}` : "";
     // A node may serve several people: only this user's sessions are theirs to see.
@@ -40,6 +51,10 @@ export function formatNodeList(
       `${marker} ${node.nodeId.padEnd(width)}  ${tag}  sessions=${sessions.length}  ${status}${name}${owner}`,
       ...sessionRows,
     ];
+  };
+  const sections = SECTIONS.flatMap(({ heading, holds }) => {
+    const listed = nodes.filter(holds);
+    return listed.length > 0 ? [heading, ...listed.flatMap(rows)] : [];
   });
-  return ["Connected Nodes:", ...rows, "", 'Use "/node <name>" to switch active node.'].join("\n");
+  return [...sections, "", 'Use "/node <name>" to switch active node.'].join("\n");
 }

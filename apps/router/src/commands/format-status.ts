@@ -17,7 +17,9 @@ export function formatStatus(nodes: readonly NodeInfo[], now: number): string {
     const sessions = node.sessions.map(
       (s) => `    #${s.id} ${s.agent} ${s.project}${s.busy ? " (busy)" : ""}`,
     );
-    return [`• ${node.node_id} (${node.display_name}) — ${state}; ${trust}; serves ${users}`, ...sessions];
+    // A display name the host chose that is its id says nothing twice.
+    const name = node.display_name !== node.node_id ? ` (${node.display_name})` : "";
+    return [`• ${node.node_id}${name} — ${state}; ${trust}; serves ${users}`, ...sessions];
   });
   const more = view.more_nodes > 0 ? [`…and ${view.more_nodes} more`] : [];
   return ["Router status:", ...rows, ...more].join("\n");

@@ -10,7 +10,7 @@ import {
   taskCompleteText,
 } from "../chat/user-messages.ts";
 import { splitQualified } from "../ids/qualified-id.ts";
-import type { NodeInfo } from "../registry/node-info.ts";
+import { type NodeInfo, severalNodes } from "../registry/node-info.ts";
 import type { LiveConnection, NodeDirectory, NodeRegistry } from "../registry/node-registry.ts";
 import { BoundedMap } from "../storage/bounded-map.ts";
 import type { UserStateStore } from "../users/user-state-store.ts";
@@ -62,7 +62,7 @@ export class NodeNotices {
     } else {
       const text = frame.type === "notify" ? frame.text : taskCompleteText(frame);
       // With several machines, the user needs to know which one is talking.
-      const several = this.nodes.nodesForUser(frame.user_id).length > 1;
+      const several = severalNodes(this.nodes.nodesForUser(frame.user_id));
       const buttons =
         frame.type === "notify" && frame.buttons ? bindToNode(nodeId, frame.buttons) : undefined;
       const shown = several ? fromNode(nodeId, text) : text;

@@ -1,5 +1,5 @@
 import { WireError } from "@phonework/protocol";
-import { KeyedQueue, type Logger } from "@phonework/runtime";
+import { KeyedQueue } from "@phonework/runtime";
 import type { ChatHub } from "../chat/chat-hub.ts";
 import type { ChatAddress, ChatReply, IncomingMessage } from "../chat/chat-types.ts";
 import { bindToNode } from "../chat/node-buttons.ts";
@@ -7,13 +7,16 @@ import { fromNode, rpcErrorText } from "../chat/user-messages.ts";
 import type { RouterCommandDeps } from "../commands/command-context.ts";
 import { effectiveActiveNode, parseRouterCommand, runRouterCommand } from "../commands/router-commands.ts";
 import type { DeliveryLedger } from "../delivery/delivery-ledger.ts";
-import type { RequestLog } from "../delivery/request-log.ts";
-import type { NodeInfo } from "../registry/node-info.ts";
-import { peersOf } from "../registry/peer-nodes.ts";
+import { type NodeInfo, severalNodes } from "../registry/node-info.ts";
 import { fallbackToActiveNode } from "../routing/basic-steps.ts";
-import { EXPLICIT_BY_NAME } from "../routing/explicit-target.ts";
-import { type RoutingStep, routeMessage } from "../routing/routing-step.ts";
-import type { Forwarder } from "./forwarder.ts";
+import {
+  onlineNodes,
+  type RoutingDecision,
+  type RoutingStep,
+  routeMessage,
+} from "../routing/routing-step.ts";
+import { askEveryNode, isAcrossNodesCommand } from "./ask-every-node.ts";
+import { type ForwardRequestDeps, forwardRequest } from "./forward-request.ts";
 import { ProgressMessage } from "./progress-message.ts";
 
 // Every incoming chat message ends here: router command, or routed to a node and answered.
@@ -30,7 +33,7 @@ import { ProgressMessage } from "./progress-message.ts";
 /** How long after a start a message waits for its user's node to reconnect: a host's longest backoff. */
 const RECONNECT_GRACE_MS = 30_000;
 
-export interface DispatcherDeps extends RouterCommandDeps {
+export interface DispatcherDeps extends RouterCommandDeps, ForwardRequestDeps {
   /** `subscribe`: messages that come just after a start wait for their node to reconnect. */
   registry: RouterCommandDeps["registry"] & {
     subscribe(listener: (event: { type: string; node: NodeInfo }) => void): () => void;
@@ -38,14 +41,8 @@ export interface DispatcherDeps extends RouterCommandDeps {
   /** How long after the start that wait may last (default 30 s). */
   reconnectGraceMs?: number;
   chat: ChatHub;
-  /** Where each forwarded message came from: late answers go back there and nowhere else. */
-  requests: RequestLog;
-  forward: Forwarder;
   routing: readonly RoutingStep[];
-  requestTimeoutMs: number;
   progressIntervalMs: number;
-  newId: () => string;
-  logger: Logger;
   /** Told once a node's answer is in the chat (or could not be put there): the node's outbox gets its ack. */
   deliveries: Pick<DeliveryLedger, "shown">;
 }
@@ -132,6 +129,9 @@ export class MessageDispatcher {
 
     await this.nodeReturning(message.userId);
     const nodes = deps.registry.nodesForUser(message.userId);
+    // "/tasks" from a user with several nodes: every online one is asked, and answers in one message.
+    if (isAcrossNodesCommand(message.text) && severalNodes(nodes) && onlineNodes(nodes).length > 0)
+      return { answered: askEveryNode(deps, message, to, nodes) };
     const activeNodeId = effectiveActiveNode(message.userId, deps);
     const decision = await routeMessage(
       { userId: message.userId, text: message.text, nodes, activeNodeId },
@@ -142,75 +142,52 @@ export class MessageDispatcher {
       if (decision.activeNodeId) deps.userState.setActiveNode(message.userId, decision.activeNodeId);
       return { answered: answer({ text: decision.text }).then(() => undefined) };
     }
+    deps.userState.setActiveNode(message.userId, decision.nodeId);
+    return { answered: this.forwardTo(message, to, decision, nodes) };
+  }
 
-    // Going somewhere other than where the user was talking, or to a node reached by the display
-    // name its host chose: the answer says (by id) which node it came from.
-    const switched =
-      nodes.length > 1 && (decision.nodeId !== activeNodeId || decision.reason === EXPLICIT_BY_NAME);
-    const nodeId = decision.nodeId;
-    deps.userState.setActiveNode(message.userId, nodeId);
+  /** Forwards the message to the node routing chose; resolves once its answer is shown. */
+  private async forwardTo(
+    message: IncomingMessage,
+    to: ChatAddress,
+    decision: Extract<RoutingDecision, { kind: "forward" }>,
+    nodes: readonly NodeInfo[],
+  ): Promise<void> {
+    const { deps } = this;
+    const { nodeId } = decision;
     const progress = new ProgressMessage(deps.chat, to, deps.progressIntervalMs, () => deps.clock.now());
-    const id = deps.newId();
-    const log = deps.logger.child({ requestId: id, nodeId, userId: message.userId });
-    log.info({ reason: decision.reason }, "forwarding message");
-    deps.requests.record(id, {
-      nodeId,
-      userId: message.userId,
-      platform: message.platform,
-      chatId: message.chatId,
-    });
-    // Sent to the node before this returns: the user's next message cannot overtake it.
-    const reply = deps.forward(
-      nodeId,
-      {
-        type: "forward",
-        id,
-        user_id: message.userId,
-        chat_id: message.chatId,
-        platform: message.platform,
-        text: decision.text ?? message.text,
-        message_id: message.messageId,
-        nodes: peersOf(nodes, nodeId),
-        ...(message.attachments
-          ? {
-              attachments: message.attachments.map((file) => ({
-                name: file.name,
-                data_base64: file.data.toString("base64"),
-                ...(file.mimeType ? { mime_type: file.mimeType } : {}),
-              })),
-            }
-          : {}),
-      },
-      { timeoutMs: deps.requestTimeoutMs, onProgress: (line) => progress.add(line) },
+    // Sent to the node before this returns its first await: the user's next message cannot overtake it.
+    const { log, reply } = forwardRequest(
+      deps,
+      message,
+      { nodeId, nodes, text: decision.text ?? message.text },
+      (line) => progress.add(line),
     );
-    const answered = (async () => {
-      try {
-        const { answer: result, deliveryId } = await reply;
-        let text: string;
-        if (result.ok) text = switched ? fromNode(nodeId, result.text) : result.text;
-        else {
-          log.warn(
-            { code: result.error.code, message: result.error.message },
-            "node answered with a failure",
-          );
-          text = rpcErrorText(result.error, nodeId);
-        }
-        const shown = await progress.conclude(
-          { ok: result.ok, text, ...(result.buttons ? { buttons: bindToNode(nodeId, result.buttons) } : {}) },
-          deps.userState.resultMode(message.userId, message.chatId),
-          { replyTo: message.messageId },
-        );
-        // Shown (or refused by the platform): the ledger acknowledges it to the node's outbox.
-        deps.deliveries.shown(nodeId, deliveryId, shown);
-      } catch (error) {
-        if (!(error instanceof WireError)) throw error;
-        log.warn({ code: error.code, message: error.message }, "forward failed");
-        await progress.conclude({ ok: false, text: rpcErrorText(error, nodeId) }, "send", {
-          replyTo: message.messageId,
-        });
+    log.info({ reason: decision.reason }, "forwarding message");
+    // With more than one node, every answer says (by id) which node it came from.
+    const several = severalNodes(nodes);
+    try {
+      const { answer: result, deliveryId } = await reply;
+      let text: string;
+      if (result.ok) text = several ? fromNode(nodeId, result.text) : result.text;
+      else {
+        log.warn({ code: result.error.code, message: result.error.message }, "node answered with a failure");
+        text = rpcErrorText(result.error, nodeId);
       }
-    })();
-    return { answered };
+      const shown = await progress.conclude(
+        { ok: result.ok, text, ...(result.buttons ? { buttons: bindToNode(nodeId, result.buttons) } : {}) },
+        deps.userState.resultMode(message.userId, message.chatId),
+        { replyTo: message.messageId },
+      );
+      // Shown (or refused by the platform): the ledger acknowledges it to the node's outbox.
+      deps.deliveries.shown(nodeId, deliveryId, shown);
+    } catch (error) {
+      if (!(error instanceof WireError)) throw error;
+      log.warn({ code: error.code, message: error.message }, "forward failed");
+      await progress.conclude({ ok: false, text: rpcErrorText(error, nodeId) }, "send", {
+        replyTo: message.messageId,
+      });
+    }
   }
 
   /**

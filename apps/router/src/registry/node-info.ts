@@ -54,3 +54,9 @@ export function lookupNode(nodes: readonly NodeInfo[], name: string): NameLookup
   if (byName.length === 1 && byName[0]) return { kind: "found", node: byName[0] };
   return byName.length === 0 ? { kind: "none" } : { kind: "ambiguous", nodes: byName };
 }
+
+/**
+ * More than one node serves the user (revoked ones do not count): then every answer and notice
+ * says which node it came from.
+ */
+export const severalNodes = (nodes: readonly NodeInfo[]) => nodes.filter((node) => !node.revoked).length > 1;

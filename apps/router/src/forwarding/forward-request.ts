@@ -1,0 +1,64 @@
+import type { Logger } from "@phonework/runtime";
+import type { IncomingMessage } from "../chat/chat-types.ts";
+import type { NodeAnswer } from "../contracts/node-answer.ts";
+import type { RequestLog } from "../delivery/request-log.ts";
+import type { NodeInfo } from "../registry/node-info.ts";
+import { peersOf } from "../registry/peer-nodes.ts";
+import type { Forwarder } from "./forwarder.ts";
+
+// One chat message on its way to one node: where it came from is recorded (a late answer goes back
+// there and nowhere else), then the forward frame is sent.
+
+export interface ForwardRequestDeps {
+  /** Where each forwarded message came from: late answers go back there and nowhere else. */
+  requests: RequestLog;
+  forward: Forwarder;
+  requestTimeoutMs: number;
+  newId: () => string;
+  logger: Logger;
+}
+
+/**
+ * Sends `text` (the message, or what routing left of it) to `nodeId` before this returns, so the
+ * user's next message cannot overtake it; `reply` resolves with the node's answer.
+ */
+export function forwardRequest(
+  deps: ForwardRequestDeps,
+  message: IncomingMessage,
+  to: { nodeId: string; nodes: readonly NodeInfo[]; text: string },
+  onProgress: (line: string) => void,
+): { log: Logger; reply: Promise<NodeAnswer> } {
+  const { nodeId } = to;
+  const id = deps.newId();
+  const log = deps.logger.child({ requestId: id, nodeId, userId: message.userId });
+  deps.requests.record(id, {
+    nodeId,
+    userId: message.userId,
+    platform: message.platform,
+    chatId: message.chatId,
+  });
+  const reply = deps.forward(
+    nodeId,
+    {
+      type: "forward",
+      id,
+      user_id: message.userId,
+      chat_id: message.chatId,
+      platform: message.platform,
+      text: to.text,
+      message_id: message.messageId,
+      nodes: peersOf(to.nodes, nodeId),
+      ...(message.attachments
+        ? {
+            attachments: message.attachments.map((file) => ({
+              name: file.name,
+              data_base64: file.data.toString("base64"),
+              ...(file.mimeType ? { mime_type: file.mimeType } : {}),
+            })),
+          }
+        : {}),
+    },
+    { timeoutMs: deps.requestTimeoutMs, onProgress },
+  );
+  return { log, reply };
+}
