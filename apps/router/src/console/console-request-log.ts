@@ -7,14 +7,12 @@ import { type FastifyReply, type FastifyRequest, LogController } from "fastify";
 export const CONSOLE_PATH = "/console";
 
 const isConsole = (request: FastifyRequest) =>
-  request.url === CONSOLE_PATH ||
-  request.url.startsWith(`${CONSOLE_PATH}/`) ||
-  request.url.startsWith(`${CONSOLE_PATH}?`);
+  request.url === CONSOLE_PATH || /^\/console[/?]/.test(request.url);
 
 export class QuietConsoleRequests extends LogController {
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
-    if (!isConsole(request)) return super.incomingRequest(request, reply);
-    if (!this.isLogDisabled(request)) request.log.debug({ req: request }, "incoming request");
+    if (!isConsole(request)) super.incomingRequest(request, reply);
+    else if (!this.isLogDisabled(request)) request.log.debug({ req: request }, "incoming request");
   }
 
   override requestCompleted(
@@ -22,8 +20,8 @@ export class QuietConsoleRequests extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
-    if (error || !isConsole(request)) return super.requestCompleted(error, request, reply);
-    if (!this.isLogDisabled(request))
+    if (error || !isConsole(request)) super.requestCompleted(error, request, reply);
+    else if (!this.isLogDisabled(request))
       reply.log.debug({ res: reply, responseTime: reply.elapsedTime }, "request completed");
   }
 }
