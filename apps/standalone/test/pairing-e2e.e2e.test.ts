@@ -125,7 +125,11 @@ describe("pairing a PC, end to end (real router, pair CLI and host processes)", 
     await home.waitForStderr(/paired with the router/);
     // Its start line names the working folder, the data folder and the router.
     const [startLine = ""] = await home.waitForStderr(/.*"msg":"host home-pc starting: working in [^"]+".*/);
-    expect(JSON.parse(startLine)).toMatchObject({ workingDir: homeData, dataDir: homeData, routerUrl: nodeUrl });
+    expect(JSON.parse(startLine)).toMatchObject({
+      workingDir: homeData,
+      dataDir: homeData,
+      routerUrl: nodeUrl,
+    });
     expect(await say("/nodes", /home-pc/)).toMatch(/→ home-pc\s+\[ACTIVE\]/);
     expect(await say("/shell echo paired-and-working", /paired-and-working/)).toContain("paired-and-working");
 
