@@ -2,9 +2,8 @@ import { createHost, HostConfigSchema, resolveIdentity } from "@phonework/host";
 import { createTestLogger, type FakeTelegram, waitFor } from "@phonework/testkit";
 import type { User } from "grammy/types";
 import { describe, expect, it } from "vitest";
-import { RouterConfigSchema } from "../src/config/router-config.ts";
 import { createRouter } from "../src/create-router.ts";
-import { ADMIN_TOKEN, onCleanup, SECRET, startTestHost, tempDataDir } from "./support.ts";
+import { onCleanup, startTestHost, tempDataDir, testRouterConfig } from "./support.ts";
 import { startFake, telegramAdapter } from "./telegram-support.ts";
 
 // A new user's first minutes on Telegram: a router in this process with grammY on the fake Bot
@@ -16,13 +15,7 @@ async function telegramRouter() {
   const ada = fake.user({ first_name: "Ada", username: "ada" }); // the admin
   const bob = fake.user({ first_name: "Bob", username: "bob" });
   const { adapter } = telegramAdapter(fake);
-  const config = RouterConfigSchema.parse({
-    ROUTER_SECRET: SECRET,
-    ADMIN_TOKEN,
-    ROUTER_HOST: "127.0.0.1",
-    ROUTER_PORT: 0,
-    DATA_DIR: tempDataDir(),
-    PROGRESS_INTERVAL_S: 0,
+  const config = testRouterConfig({
     ADMINS: `telegram:${ada.id}`,
     ALLOWED_USERS: `telegram:${ada.id},telegram:${bob.id}`,
     CONSOLE: "off",
