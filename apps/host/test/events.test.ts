@@ -97,6 +97,14 @@ describe("events directory", () => {
     expect(daily?.event_file).toBe("daily.json");
   });
 
+  it("a reminder whose text already starts with ⏰ shows it once", async () => {
+    const s = await eventsHost(createManualClock(at(7, 0)));
+    s.drop("alarm.json", { type: "immediate", channel: USER, text: "⏰ stretch", kind: "message" });
+    await s.notified("⏰ stretch");
+    await s.marker();
+    expect(s.texts()).toEqual(["⏰ stretch", "⏰ marker 1"]);
+  });
+
   it("an event is a turn of the assistant in its chat; kind message is sent as is, with no model call", async () => {
     const s = await eventsHost(createManualClock(at(7, 0)));
     s.model.script({ text: "Your nightly backup finished." });

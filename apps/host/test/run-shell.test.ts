@@ -14,8 +14,8 @@ describe("run_shell", () => {
     const { workingDir } = makeWorkspace();
     const out = await executeShell(workingDir, args({ command: "pwd; echo oops >&2; exit 3" }), noSignal());
     expect(out).toContain("exit code 3");
-    expect(out).toContain(`stdout:\n${workingDir}`);
-    expect(out).toContain("stderr:\noops");
+    // Each stream a fenced block: the platforms show it in monospace.
+    expect(out).toContain(["stdout:", "```", workingDir, "```", "stderr:", "```", "oops", "```"].join("\n"));
   });
 
   it("runs in a cwd under WORKING_DIR", async () => {

@@ -57,7 +57,7 @@ describe("a real host runs the user's commands sandboxed", () => {
     const [result = ""] = s.model.toolResults(s.model.requests.at(-1));
     expect(result).not.toContain("4321");
     expect(result).toContain(`${log(ALICE)}: No such file or directory`);
-    expect(result).toMatch(/stdout:\n2\n1\n0\nend\n/); // only Bob's chat listed; his own log read (one PIN line: his question)
+    expect(result).toMatch(/stdout:\n```\n2\n1\n0\nend\n```/); // only Bob's chat listed; his own log read (one PIN line: his question)
     expect(result).toContain("id_ed25519: No such file or directory");
     expect(result).toMatch(/Read-only file system/);
     expect(readFileSync(join(outside, "precious.txt"), "utf8")).toBe("PRECIOUS");
@@ -109,7 +109,7 @@ describe("a real host runs the user's commands sandboxed", () => {
     const [shell = "", file = ""] = s.model.toolResults(worker);
     expect(shell).not.toContain("4321");
     expect(shell).toContain(`${log}: No such file or directory`);
-    expect(shell).toMatch(/stdout:\nend\n/); // not even the chat's name is listed
+    expect(shell).toMatch(/stdout:\n```\nend\n```/); // not even the chat's name is listed
     expect(file).not.toContain("4321");
     expect(file).toMatch(/no such file or directory/i);
   });

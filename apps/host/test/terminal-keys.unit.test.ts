@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { codeBlock, codeSpan } from "../src/contracts/code-block.ts";
 import { parseKeys } from "../src/terminals/key-notation.ts";
 import { utf8Bytes, utf8Prefix } from "../src/terminals/output-queue.ts";
-import { codeBlock, codeSpan } from "../src/terminals/screen-reply.ts";
 
 // What /keys types, and how a screen is fenced so that nothing on it can end the code block.
 

@@ -127,7 +127,7 @@ describe("runWorker", () => {
       errors: [],
     });
     expect(WorkerResult.parse(result)).toEqual(result);
-    expect(env.fake.toolResults(env.fake.requests[1])[0]).toMatch(/exit code 0\nstdout:\n\s*3\n/);
+    expect(env.fake.toolResults(env.fake.requests[1])[0]).toMatch(/exit code 0\nstdout:\n```\n\s*3\n```/);
     expect(scratchExisted).toBe(true);
     expect(scratch.startsWith(join(env.scratchRoot, "phonework-worker-t-1-"))).toBe(true);
     expect(existsSync(scratch)).toBe(false);

@@ -7,6 +7,7 @@ import { Admins } from "./access/admins.ts";
 import { ChatAccess } from "./access/chat-access.ts";
 import type { ChatHub } from "./chat/chat-hub.ts";
 import type { RouterConfig } from "./config/router-config.ts";
+import { QuietConsoleRequests } from "./console/console-request-log.ts";
 import { consoleFor, type WebConsole } from "./console/create-console.ts";
 import { type FrameTable, mergeFrameTables } from "./contracts/node-frames.ts";
 import { qualifyLegacyIds } from "./database/legacy-ids.ts";
@@ -252,6 +253,7 @@ function serveHttp(
     serverFactory: frontDoor.serverFactory,
     ...(tls ? { https: tls } : {}),
     trustProxy: frontDoor.trustProxy,
+    logController: new QuietConsoleRequests(),
   }) as unknown as FastifyInstance;
   const nodeLogger = logger.child({ component: "nodes" });
   const secret = sharedSecret(config, logger);

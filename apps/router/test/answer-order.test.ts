@@ -2,6 +2,9 @@ import { type FakeOpenAI, processRunning, startFakeOpenAI, waitFor } from "@phon
 import { describe, expect, it } from "vitest";
 import { memoryId, onCleanup, startTestHost, startTestRouter, tempDataDir } from "./support.ts";
 
+/** The fence around command output (the host marks it preformatted). */
+const FENCE = "```";
+
 // Each user's messages are answered in the order they were sent, commands included, and each
 // answer is a reply to the message it answers: router and real host over real sockets, with
 // the host's own assistant (no handler replaced) and the in-memory chat.
@@ -26,7 +29,10 @@ describe("answer order and replies", () => {
     for (const n of numbers) chat.receive({ userId: "u1", text: `/shell echo ${n}`, id: `msg-${n}` });
     await waitFor(() => answersTo(chat, "u1").length === numbers.length, { message: "six answers" });
     expect(answersTo(chat, "u1")).toEqual(
-      numbers.map((n) => ({ text: `$ echo ${n}\nexit code 0\nstdout:\n${n}\n`, replyTo: `msg-${n}` })),
+      numbers.map((n) => ({
+        text: `$ echo ${n}\nexit code 0\nstdout:\n${FENCE}\n${n}\n${FENCE}`,
+        replyTo: `msg-${n}`,
+      })),
     );
   });
 
@@ -63,7 +69,7 @@ describe("answer order and replies", () => {
     await waitFor(() => answersTo(chat, "alice").length === 2, { message: "alice's answers" });
     expect(answersTo(chat, "alice")).toEqual([
       { text: "the slow answer", replyTo: "a-1" },
-      { text: "$ echo quick\nexit code 0\nstdout:\nquick\n", replyTo: "a-2" },
+      { text: `$ echo quick\nexit code 0\nstdout:\n${FENCE}\nquick\n${FENCE}`, replyTo: "a-2" },
     ]);
   });
 

@@ -120,6 +120,12 @@ function handshake(url: string, headers: Record<string, string>): Promise<number
   });
 }
 
+/** What the checks read of the page's window (this file is compiled without the DOM's types). */
+interface PageWindow {
+  getComputedStyle(element: unknown): { whiteSpace: string; overflowX: string; fontFamily: string };
+  document: { documentElement: { scrollWidth: number } };
+}
+
 const message = (page: Page, text: string | RegExp) =>
   page.locator(".message:not(.mine)").filter({ hasText: text }).last();
 
@@ -156,6 +162,45 @@ describe("web console in a browser", () => {
     expect(await downloadedText(download)).toBe("all green\n");
     await page.setViewportSize(DESKTOP);
     await screenshot(page, "console-desktop");
+  });
+
+  it("command output shows as a monospace <pre> that scrolls sideways on a phone", async () => {
+    const t = await startTestRouter({}, { consoleAssets: assets.dir });
+    await startConsoleHost(t.nodeUrl, {
+      NODE_ID: "home-pc",
+      SERVES_USERS: "alice",
+      WORKING_DIR: makeTempDir().path,
+    }).ready();
+    const page = await signIn(browser, await consoleLinkFor(t.chat, "alice"), PHONE);
+    await say(page, "/shell printf 'name  size\\nab    12\\n'; printf '%0300d\\n' 7");
+    const output = message(page, /exit code 0/).locator("pre");
+    await output.waitFor();
+    expect(await output.textContent()).toBe(`name  size\nab    12\n${"0".repeat(299)}7`);
+    // The command line stays prose above the block.
+    expect(
+      await message(page, /exit code 0/)
+        .locator(".text > div")
+        .first()
+        .textContent(),
+    ).toMatch(/^\$ printf/);
+    const style = await output.evaluate((pre) => {
+      const css = (globalThis as unknown as PageWindow).getComputedStyle(pre);
+      return {
+        whiteSpace: css.whiteSpace,
+        overflowX: css.overflowX,
+        mono: css.fontFamily.includes("monospace"),
+      };
+    });
+    expect(style).toEqual({ whiteSpace: "pre", overflowX: "auto", mono: true });
+    // The long line scrolls inside the block; the page itself does not get wider than the phone.
+    const widths = await output.evaluate((pre) => ({
+      scroll: pre.scrollWidth,
+      client: pre.clientWidth,
+      page: (globalThis as unknown as PageWindow).document.documentElement.scrollWidth,
+    }));
+    expect(widths.scroll).toBeGreaterThan(widths.client);
+    expect(widths.page).toBeLessThanOrEqual(PHONE.width);
+    await screenshot(page, "shell-output-phone");
   });
 
   it("an approval from a real Codex session is answered with its Approve button", async () => {

@@ -162,10 +162,36 @@ describe("console over HTTP", () => {
     const t = await startTestRouter({}, { consoleAssets: join(tempDataDir(), "missing") });
     await t.chat.receive({ userId: "alice", text: "/console" });
     await expect.poll(() => t.chat.textsFor("alice").at(-1)).toContain("not built on this router");
+    // The router looks for the page when it starts: building alone is not enough.
+    expect(t.chat.textsFor("alice").at(-1)).toContain("then restart the router");
     await t.chat.receive({ userId: "alice", text: "/help" });
     await expect
       .poll(() => t.chat.textsFor("alice").at(-1))
       .toContain("/console — a one-time link to the web console");
+  });
+
+  it("console requests are logged at debug, other requests at info (over the real socket)", async () => {
+    const t = await start();
+    for (const path of ["/console/", "/console/session", "/console/assets/console.js", "/health"])
+      await (await fetch(`${t.url}${path}`)).arrayBuffer();
+    const requests = (message: string) =>
+      t
+        .logs()
+        .filter((line) => line.msg === message)
+        .map((line) => ({ level: line.level, url: (line.req as { url?: string } | undefined)?.url }));
+    await expect.poll(() => t.logs().filter((line) => line.msg === "request completed").length).toBe(4);
+    expect(requests("incoming request")).toEqual([
+      { level: 20, url: "/console/" },
+      { level: 20, url: "/console/session" },
+      { level: 20, url: "/console/assets/console.js" },
+      { level: 30, url: "/health" },
+    ]);
+    expect(
+      t
+        .logs()
+        .filter((line) => line.msg === "request completed")
+        .map((line) => line.level),
+    ).toEqual([20, 20, 20, 30]);
   });
 
   it("the terminal chat's user signs in from its /console and gets the console as an admin", async () => {

@@ -341,7 +341,7 @@ describe("terminal relay", () => {
     expect(alice.events.at(-1)).toMatchObject({ id: fifth, reason: "gone", message: "home-pc was revoked" });
     // Back online on a new connection before the old one was seen closing: the old link's terminals are gone.
     const sixth = open();
-    w.emit({ type: "online", node: node(), connection: undefined, returning: false });
+    w.emit({ type: "online", node: node(), connection: undefined, returning: false, joined: false });
     expect(alice.events.at(-1)).toMatchObject({ id: sixth, reason: "offline" });
     expect(w.relay.size).toBe(0);
     // The page typing while the link is already gone, before the router has seen it close: the

@@ -3,6 +3,9 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { startFeishuRouter, textOf, withHost } from "./feishu-support.ts";
 import { echoHandler, onCleanup, startTestHost, tempDataDir } from "./support.ts";
 
+/** The fence around command output (the host marks it preformatted). */
+const FENCE = "```";
+
 // On Feishu an answer is a reply to the message it answers (POST …/messages/:id/reply); progress
 // cards and notices are plain messages in the chat. Real SDK against the fake Feishu server.
 
@@ -50,7 +53,7 @@ describe("Feishu answers are replies", () => {
     await Promise.all(numbers.map((n) => say(`/shell echo ${n}`, `om_echo_${n}`)));
     await waitFor(() => inChat().length === numbers.length, { message: "six answers" });
     expect(inChat().map((m) => [textOf(m), m.reply_to])).toEqual(
-      numbers.map((n) => [`$ echo ${n}\nexit code 0\nstdout:\n${n}\n`, `om_echo_${n}`]),
+      numbers.map((n) => [`$ echo ${n}\nexit code 0\nstdout:\n${FENCE}\n${n}\n${FENCE}`, `om_echo_${n}`]),
     );
   });
 

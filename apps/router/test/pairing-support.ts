@@ -18,7 +18,13 @@ export async function startPairingRouter(
 export async function askJoinCode(t: TestRouter, nodeId: string, asker = ADMIN): Promise<string> {
   const before = t.chat.textsFor(asker).length;
   t.chat.receive({ userId: asker, text: `/pair ${nodeId}` });
-  const reply = await waitFor(() => t.chat.textsFor(asker)[before]);
+  // The answer after `before` (a notice, such as another node's join, may come first).
+  const reply = await waitFor(() =>
+    t.chat
+      .textsFor(asker)
+      .slice(before)
+      .find((text) => !text.includes("is paired and online")),
+  );
   const code = reply.split("\n").find((line) => line.startsWith(`${nodeId}:`));
   if (!code) throw new Error(`no join code in: ${reply}`);
   return code;

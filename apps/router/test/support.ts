@@ -47,20 +47,25 @@ export interface TestRouter {
   logs: ReturnType<typeof createTestLogger>["lines"];
 }
 
-export async function startTestRouter(
-  overrides: Partial<Record<keyof RouterConfig, unknown>> = {},
-  deps: Pick<RouterDeps, "consoleAssets" | "clock"> = {},
-): Promise<TestRouter> {
-  const config = RouterConfigSchema.parse({
+/** A router's config for a test: on loopback, a port of its own, a fresh DATA_DIR, no progress messages. */
+export function testRouterConfig(overrides: Partial<Record<keyof RouterConfig, unknown>> = {}): RouterConfig {
+  return RouterConfigSchema.parse({
     ROUTER_SECRET: SECRET,
     ADMIN_TOKEN,
     ROUTER_HOST: "127.0.0.1",
     ROUTER_PORT: 0,
     DATA_DIR: overrides.DATA_DIR ?? tempDataDir(),
     PROGRESS_INTERVAL_S: 0,
-    ALLOWED_USERS: "*", // the memory chat's users are the tests' own
     ...overrides,
   });
+}
+
+export async function startTestRouter(
+  overrides: Partial<Record<keyof RouterConfig, unknown>> = {},
+  deps: Pick<RouterDeps, "consoleAssets" | "clock"> = {},
+): Promise<TestRouter> {
+  // The memory chat's users are the tests' own.
+  const config = testRouterConfig({ ALLOWED_USERS: "*", ...overrides });
   const { logger, lines } = createTestLogger();
   const chat = createMemoryChatAdapter();
   const router = createRouter(config, { logger, chat: [chat], ...deps });

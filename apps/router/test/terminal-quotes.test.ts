@@ -75,7 +75,7 @@ describe("terminal quotes", () => {
     t.input.write("/shell echo one\n/shell echo two\n");
     await waitFor(() => t.printed().includes("two\n"));
     expect(t.printed()).toBe(
-      "$ echo one\nexit code 0\nstdout:\none\n\n$ echo two\nexit code 0\nstdout:\ntwo\n\n",
+      "$ echo one\nexit code 0\nstdout:\n```\none\n```\n$ echo two\nexit code 0\nstdout:\n```\ntwo\n```\n",
     );
 
     const before = t.printed().length;

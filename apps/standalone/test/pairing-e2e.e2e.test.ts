@@ -9,6 +9,7 @@ import {
   type SpawnedProcess,
   spawnApp,
   startFakeFeishu,
+  waitFor,
 } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -130,7 +131,15 @@ describe("pairing a PC, end to end (real router, pair CLI and host processes)", 
       dataDir: homeData,
       routerUrl: nodeUrl,
     });
-    expect(await say("/nodes", /home-pc/)).toMatch(/→ home-pc\s+\[ACTIVE\]/);
+    // Its owner is told once, in chat, that the pairing worked.
+    await waitFor(
+      () =>
+        JSON.stringify(fake.sent().filter((m) => m.receive_id === USER)).includes(
+          "🎉 home-pc is paired and online",
+        ),
+      { message: "the join notice" },
+    );
+    expect(await say("/nodes", /→ home-pc/)).toMatch(/→ home-pc\s+\[ACTIVE\]/);
     expect(await say("/shell echo paired-and-working", /paired-and-working/)).toContain("paired-and-working");
 
     const identity = join(homeData, "host", "identity.json");

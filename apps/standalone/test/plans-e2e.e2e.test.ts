@@ -81,6 +81,9 @@ const pinned = (extra: object = {}) =>
     { id: "tests", objective: "run the test suite", skills: ["run_shell"], node: "work-srv", ...extra },
   ]);
 
+/** The first line of a run_shell result's stdout (the block after "stdout:"). */
+const firstOutputLine = (result = "") => /stdout:\n`{3}\n(.*)\n/.exec(result)?.[1];
+
 describe("a plan across two hosts (real router and host processes)", () => {
   it("a subtask pinned to work-srv runs there and its result reaches the master's report", async () => {
     const s = await twoHosts();
@@ -89,7 +92,7 @@ describe("a plan across two hosts (real router and host processes)", () => {
       worker: (_task, request) =>
         stepOf(request) === 0
           ? { toolCalls: [{ name: "run_shell", arguments: { command: "pwd" } }] }
-          : workerJson(`ran in ${s.model.toolResults(request).at(-1)?.trim().split("\n").at(-1)}`),
+          : workerJson(`ran in ${firstOutputLine(s.model.toolResults(request).at(-1))}`),
       report: (request) => ({
         text: `Task complete. ${/ran in [^"\\]+/.exec(String(request.messages.at(-1)?.content))?.[0]}`,
       }),

@@ -42,7 +42,7 @@ describe("/shell", () => {
     expect(h.texts()).toEqual([
       "⏹️ Stopping your running request.",
       "$ sleep 31.4159\ncancelled",
-      "$ echo after the stop\nexit code 0\nstdout:\nafter the stop\n",
+      "$ echo after the stop\nexit code 0\nstdout:\n```\nafter the stop\n```",
     ]);
   });
 
@@ -62,7 +62,7 @@ describe("/shell", () => {
     });
     expect(done).toMatch(
       new RegExp(
-        `^✅ Task #${id} done \\(\\ds\\)\nsleep 2\\.7182 && echo finished-late\n\nexit code 0\nstdout:\nfinished-late\n$`,
+        `^✅ Task #${id} done \\(\\ds\\)\nsleep 2\\.7182 && echo finished-late\n\nexit code 0\nstdout:\n\`\`\`\nfinished-late\n\`\`\`$`,
       ),
     );
   });

@@ -156,7 +156,7 @@ export class Scheduler {
       : "";
 
     if (job.kind === "message") {
-      this.send(job, `run-${runCount}`, `⏰ ${lateNote}${job.text}`, after);
+      this.send(job, `run-${runCount}`, `⏰ ${lateNote}${withoutAlarm(job.text)}`, after);
       return;
     }
     if (job.kind === "event") {
@@ -219,3 +219,6 @@ function checkText(job: ScheduledJob, outcome: CheckOutcome): string {
 function missedText(job: ScheduledJob): string {
   return `⏭️ Missed reminder #${job.id}, due ${formatTime(job.due_at, job.time_zone)}: "${job.text}". It was not sent because this host was offline then.`;
 }
+
+/** A reminder's text without the ⏰ it may already start with: it is shown once. */
+const withoutAlarm = (text: string) => text.replace(/^⏰\uFE0F?\s*/u, "");

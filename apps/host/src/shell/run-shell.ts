@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { codeBlock } from "../contracts/code-block.ts";
 import { defineTool, type Tool, type ToolContext, ToolError } from "../contracts/tool.ts";
 import { resolveInside } from "../os/path-guard.ts";
 import { type CommandResult, runCommand } from "../os/process-tree.ts";
@@ -38,7 +39,7 @@ export function checkShellCommand(workingDir: string, command: string, cwd = "."
   return resolveInside(workingDir, cwd);
 }
 
-/** How a finished command ended, then its output. */
+/** How a finished command ended, then its output (each stream a fenced block). */
 export function shellOutcomeText(result: CommandResult, timedOutStatus: string): string {
   const status = result.timedOut
     ? timedOutStatus
@@ -46,10 +47,13 @@ export function shellOutcomeText(result: CommandResult, timedOutStatus: string):
       ? "cancelled"
       : `exit code ${result.exitCode ?? `signal ${result.signal}`}`;
   const parts = [status];
-  if (result.stdout) parts.push(`stdout:\n${result.stdout}`);
-  if (result.stderr) parts.push(`stderr:\n${result.stderr}`);
+  if (result.stdout) parts.push(`stdout:\n${outputBlock(result.stdout)}`);
+  if (result.stderr) parts.push(`stderr:\n${outputBlock(result.stderr)}`);
   return parts.join("\n");
 }
+
+/** Output as a preformatted block: columns line up wherever the platform can show monospace. */
+const outputBlock = (output: string) => codeBlock(output.replace(/\n$/, ""));
 
 /** A finished command as the user reads it: the command, how it ended, then its output. */
 export const formatShellResult = (command: string, result: CommandResult, timedOutStatus: string) =>

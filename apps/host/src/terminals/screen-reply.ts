@@ -1,23 +1,8 @@
 // A terminal's screen as a chat answer: a code block that nothing on the screen can close, under a
 // line saying what runs and whether it still does.
 
+import { codeBlock, codeSpan } from "../contracts/code-block.ts";
 import type { TerminalEnd } from "./terminal-session.ts";
-
-const longestBackticks = (text: string) =>
-  Math.max(0, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length));
-
-/** A fenced block longer than any run of backticks in `text` (CommonMark), so the screen cannot end it. */
-export function codeBlock(text: string): string {
-  const fence = "`".repeat(Math.max(3, longestBackticks(text) + 1));
-  return `${fence}\n${text}\n${fence}`;
-}
-
-/** Inline code that holds any backticks `text` has. */
-export function codeSpan(text: string): string {
-  const ticks = "`".repeat(longestBackticks(text) + 1);
-  const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
-  return `${ticks}${pad}${text}${pad}${ticks}`;
-}
 
 export function statusText(end: TerminalEnd | undefined, idleMinutes: number): string {
   if (!end) return "running";

@@ -7,6 +7,10 @@ import type { NodeInfo } from "../registry/node-info.ts";
 export const nodeDisconnectedText = (node: NodeInfo) => `⚠️ Node "${node.nodeId}" disconnected.`;
 export const nodeReconnectedText = (node: NodeInfo) => `✅ Node "${node.nodeId}" reconnected.`;
 
+/** Said once, to its owner, when a node just paired registers: the pairing worked. */
+export const nodePairedText = (node: NodeInfo) =>
+  `🎉 ${node.nodeId} is paired and online: it works in ${node.workingDir || "its working folder"}. Write here to use it; /help lists what it can do.`;
+
 /** "⚠️ work-server is offline (last seen 5m ago)." — said instead of waiting on a node that is not there. */
 export function nodeOfflineText(node: NodeInfo | string, now: number): string {
   if (typeof node === "string") return `⚠️ ${node} is offline. Use /nodes to see your nodes.`;
@@ -40,10 +44,35 @@ export function fromNode(nodeIds: string | readonly string[], text: string): str
   return /^\s*(```|~~~)/.test(text) ? `${tag}\n${text}` : `${tag} ${text}`;
 }
 
-export function noNodesText(known: NodeInfo[]): string {
-  if (known.length === 0) {
-    return "No node is serving you yet. Start a host (pnpm host) with ROUTER_URL pointing at this router.";
-  }
+/**
+ * How a PC becomes one of the user's nodes. An admin pairs it (the code makes them its owner);
+ * anyone else needs an admin to pair it and share it with them. `isAdmin` undefined: not known.
+ */
+export function pairingStepsText(userId: string, isAdmin: boolean | undefined): string {
+  if (isAdmin)
+    return [
+      "To pair a PC:",
+      "1. Send /pair <name> here (for example /pair home-pc).",
+      "2. On that PC run: phonework host --join <the code it answers>",
+      "It is announced here once it is online.",
+    ].join("\n");
+  if (isAdmin === false)
+    return [
+      "Ask an admin of this router to pair a PC for you. They:",
+      "1. send /pair <name> to this bot,",
+      "2. run phonework host --join <the code it answers> on that PC,",
+      `3. send /share <name> ${userId} (your id).`,
+    ].join("\n");
+  return [
+    "To pair a PC, an admin of this router:",
+    "1. sends /pair <name> to this bot (for example /pair home-pc),",
+    "2. runs phonework host --join <the code it answers> on that PC,",
+    `3. if the PC is for someone else, sends /share <name> <their id> (yours: ${userId}).`,
+  ].join("\n");
+}
+
+export function noNodesText(known: NodeInfo[], userId: string): string {
+  if (known.length === 0) return `No node is serving you yet.\n${pairingStepsText(userId, undefined)}`;
   return `None of your nodes is online (${known.map((n) => n.nodeId).join(", ")}). Use /nodes to see when they were last seen.`;
 }
 

@@ -4,6 +4,7 @@ import { lookupNode, type NodeInfo } from "../registry/node-info.ts";
 import { ADMIN_COMMANDS, type AdminCommandName, runAdminCommand } from "./admin-commands.ts";
 import type { Asker, RouterCommandDeps } from "./command-context.ts";
 import { formatNodeList } from "./format-node-list.ts";
+import { startText } from "./start-text.ts";
 
 // Commands the router answers itself, without asking any node.
 
@@ -11,12 +12,13 @@ export type RouterCommand =
   | { name: "nodes" }
   | { name: "node"; arg: string }
   | { name: "help" }
+  | { name: "start" }
   | { name: "result"; arg: string }
   | { name: "console"; arg: string }
   | { name: AdminCommandName; args: string[] };
 
 const COMMAND = new RegExp(
-  String.raw`^/(nodes|node|help|result|console|${ADMIN_COMMANDS.join("|")})(?:\s+(.*))?$`,
+  String.raw`^/(nodes|node|help|start|result|console|${ADMIN_COMMANDS.join("|")})(?:\s+(.*))?$`,
   "is",
 );
 
@@ -27,6 +29,7 @@ export function parseRouterCommand(text: string): RouterCommand | undefined {
   const arg = (match[2] ?? "").trim();
   if (name === "nodes") return { name: "nodes" };
   if (name === "help") return { name: "help" };
+  if (name === "start") return { name: "start" };
   if (name === "node") return { name: "node", arg: unquote(arg) };
   if (name === "result") return { name: "result", arg: arg.toLowerCase() };
   if (name === "console") return { name: "console", arg };
@@ -72,6 +75,8 @@ export function runRouterCommand(asker: Asker, command: RouterCommand, deps: Rou
   switch (command.name) {
     case "help":
       return { text: helpText(userId, nodes, deps) + (isAdmin ? `\n\n${ADMIN_HELP}` : "") };
+    case "start":
+      return { text: startText(userId, nodes, isAdmin) };
     case "nodes":
       return {
         text: formatNodeList(nodes, effectiveActiveNode(userId, deps), deps.clock.now(), userId, isAdmin),

@@ -6,6 +6,10 @@ import type { LoginLinks } from "./login-links.ts";
 // `/console` in chat: a one-time login link to the web console for the asker; `/console
 // logout-all` ends every console sign-in of theirs.
 
+/** The router finds the built page when it starts: after building, it must be restarted. */
+export const NOT_BUILT_TEXT =
+  "The console's page is not built on this router: run `pnpm build` there, then restart the router (it looks for the page when it starts) and send /console again.";
+
 export const CONSOLE_USAGE = "Usage: /console (a login link) · /console logout-all";
 
 export interface ConsoleCommandDeps {
@@ -45,7 +49,7 @@ export class ConsoleCommand {
     if (!base) return { text: "The console is not reachable yet: the router is still starting. Try again." };
     if (!deps.pageReady())
       return {
-        text: "The console's page is not built on this router: run `pnpm build` there, then try again.",
+        text: NOT_BUILT_TEXT,
       };
     const { code } = deps.links.create(userId);
     deps.onSecret?.(code);

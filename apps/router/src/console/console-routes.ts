@@ -108,9 +108,10 @@ export async function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleR
     });
   else
     app.get(`${ASSETS_PREFIX}*`, (_request, reply) =>
-      reply
-        .code(503)
-        .send({ error: "NOT_BUILT", message: "the console's page is not built: run pnpm build" }),
+      reply.code(503).send({
+        error: "NOT_BUILT",
+        message: "the console's page is not built: run pnpm build, then restart the router",
+      }),
     );
 
   app.get("/console", (_request, reply) => reply.redirect("/console/", 302));

@@ -6,6 +6,7 @@ import { bindToNode } from "../chat/node-buttons.ts";
 import {
   fromNode,
   nodeDisconnectedText,
+  nodePairedText,
   nodeReconnectedText,
   taskCompleteText,
 } from "../chat/user-messages.ts";
@@ -36,12 +37,16 @@ export class NodeNotices {
     private readonly logger: Logger,
   ) {}
 
-  /** Tells affected users when a node drops or comes back. Returns the unsubscribe function. */
+  /**
+   * Tells affected users when a node drops or comes back, and its owner when a node they paired
+   * is online for the first time. Returns the unsubscribe function.
+   */
   watch<C extends LiveConnection>(registry: NodeRegistry<C>): () => void {
     return registry.subscribe((event) => {
       if (event.type === "offline") void this.tellUsersOf(event.node, nodeDisconnectedText(event.node));
-      if (event.type === "online" && event.returning)
-        void this.tellUsersOf(event.node, nodeReconnectedText(event.node));
+      if (event.type !== "online") return;
+      if (event.joined) void this.tellOwnerOf(event.node, nodePairedText(event.node));
+      else if (event.returning) void this.tellUsersOf(event.node, nodeReconnectedText(event.node));
     });
   }
 
@@ -130,6 +135,11 @@ export class NodeNotices {
   /** Users a node's status matters to: those it serves by name, or those using it as their active node. */
   private affectedUsers(node: NodeInfo): readonly string[] {
     return node.servesUsers === "all" ? this.userState.usersOnNode(node.nodeId) : node.servesUsers;
+  }
+
+  private async tellOwnerOf(node: NodeInfo, text: string): Promise<void> {
+    const to = node.owner ? this.addressOf(node.owner) : undefined;
+    if (to) await this.chat.sendText(to, text);
   }
 
   private async tellUsersOf(node: NodeInfo, text: string): Promise<void> {

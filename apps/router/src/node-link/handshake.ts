@@ -173,7 +173,7 @@ export class NodeHandshake {
     const frame = this.checked(sent, admission);
     if (!frame) return;
     if (frame.probe) this.answerProbe(frame.node_id, version, admission.paired);
-    else this.attach(frame, version, admission.paired);
+    else this.attach(frame, version, admission.paired, admission.joined);
     if (admission.joined && !frame.probe)
       log.info({ nodeId: frame.node_id, owner: admission.paired?.owner }, "node paired");
   }
@@ -224,7 +224,12 @@ export class NodeHandshake {
     this.ctx.logger.info({ nodeId, viaSecret: this.origin.viaSecret }, "node probe answered");
   }
 
-  private attach(frame: RegisterFrame, version: number, paired: PairedNode | undefined): void {
+  private attach(
+    frame: RegisterFrame,
+    version: number,
+    paired: PairedNode | undefined,
+    joined: boolean,
+  ): void {
     const { ctx } = this;
     const log = ctx.logger.child({ nodeId: frame.node_id });
     const connection = new NodeConnection(this.socket, frame.node_id, log, ctx.backpressure);
@@ -232,7 +237,7 @@ export class NodeHandshake {
     clearTimeout(this.timer);
     this.origin.onRegistered?.();
     this.onAttached(connection, log);
-    const replaced = ctx.registry.attach(frame, version, connection, paired);
+    const replaced = ctx.registry.attach(frame, version, connection, paired, joined);
     if (paired) ctx.nodes.touch(frame.node_id, frame.display_name, ctx.clock.now());
     if (replaced) replaced.close(CloseCode.REPLACED, "replaced by a newer connection with the same node id");
     this.send(this.registerOk(frame.node_id, version, paired));

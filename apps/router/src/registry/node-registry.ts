@@ -43,7 +43,8 @@ export interface NodeDirectory {
 }
 
 export type RegistryEvent<C> =
-  | { type: "online"; node: NodeInfo; connection: C; returning: boolean }
+  /** `returning`: it was listed offline before. `joined`: its first registration after being paired. */
+  | { type: "online"; node: NodeInfo; connection: C; returning: boolean; joined: boolean }
   | { type: "offline"; node: NodeInfo; connection: C }
   | { type: "changed"; node: NodeInfo };
 
@@ -96,9 +97,16 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
 
   /**
    * Records a registration; `paired` is the node's pairing, undefined for a node admitted by the
-   * shared secret. Returns the connection it replaced, if the node was still connected.
+   * shared secret; `joined`, that this registration redeemed its join code. Returns the connection
+   * it replaced, if the node was still connected.
    */
-  attach(frame: RegisterFrame, protocolVersion: number, connection: C, paired?: PairedNode): C | undefined {
+  attach(
+    frame: RegisterFrame,
+    protocolVersion: number,
+    connection: C,
+    paired?: PairedNode,
+    joined = false,
+  ): C | undefined {
     const now = this.clock.now();
     const previous = this.entries.get(frame.node_id);
     const info: NodeInfo = {
@@ -121,7 +129,7 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
     this.entries.set(frame.node_id, { info, connection, requested: frame.serves_users });
     this.unpairedOffline.delete(frame.node_id);
     const returning = previous?.info.status === "offline";
-    this.emit({ type: "online", node: info, connection, returning });
+    this.emit({ type: "online", node: info, connection, returning, joined });
     return previous?.connection;
   }
 

@@ -36,7 +36,7 @@ export const sessionOwnerStep: RoutingStep = ({ userId, nodes, activeNodeId }) =
 
 /** Last resort: the active node; if it is offline, say so; with none, ask the user to pick. */
 export function fallbackToActiveNode(clock: Clock): (ctx: RoutingContext) => RoutingDecision {
-  return ({ nodes, activeNodeId }) => {
+  return ({ userId, nodes, activeNodeId }) => {
     const online = onlineNodes(nodes);
     const active = nodes.find((n) => n.nodeId === activeNodeId);
     if (active?.status === "online") return { kind: "forward", nodeId: active.nodeId, reason: "active" };
@@ -44,6 +44,6 @@ export function fallbackToActiveNode(clock: Clock): (ctx: RoutingContext) => Rou
       const offline = nodeOfflineText(active ?? activeNodeId, clock.now());
       return { kind: "reply", text: online.length > 0 ? `${offline}\n${onlineNowText(online)}` : offline };
     }
-    return { kind: "reply", text: online.length === 0 ? noNodesText(nodes) : pickNodeText(online) };
+    return { kind: "reply", text: online.length === 0 ? noNodesText(nodes, userId) : pickNodeText(online) };
   };
 }

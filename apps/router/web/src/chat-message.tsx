@@ -1,9 +1,11 @@
 import { useEffect, useMemo } from "preact/hooks";
 import type { ConsoleMessage } from "../../src/console/console-frames.ts";
 import { DOWNLOAD_TYPE, rasterImageType } from "../../src/console/file-type.ts";
+import { textBlocks } from "../../src/console/text-blocks.ts";
 
-// One message of the console chat: its text as written (never as HTML), its buttons, its file
-// (a download; shown inline only if its bytes are a raster image: see file-type.ts).
+// One message of the console chat: its text as written (never as HTML), fenced blocks (command
+// output, screens) in monospace that scrolls sideways, its buttons, its file (a download; shown
+// inline only if its bytes are a raster image: see file-type.ts).
 
 export function ChatMessage(props: {
   message: ConsoleMessage;
@@ -12,7 +14,7 @@ export function ChatMessage(props: {
   const { message } = props;
   return (
     <li class={message.mine ? "message mine" : "message"} data-message={message.id}>
-      <div class="text">{message.text}</div>
+      <MessageText text={message.text} />
       {message.file ? <FileLink file={message.file} /> : null}
       {message.buttons?.map((row) => (
         <div class="buttons" key={row.map((button) => button.data).join()}>
@@ -24,6 +26,17 @@ export function ChatMessage(props: {
         </div>
       ))}
     </li>
+  );
+}
+
+function MessageText({ text }: { text: string }) {
+  const blocks = useMemo(() => textBlocks(text), [text]);
+  return (
+    <div class="text">
+      {blocks.map((block, index) =>
+        block.kind === "code" ? <pre key={index}>{block.text}</pre> : <div key={index}>{block.text}</div>,
+      )}
+    </div>
   );
 }
 
