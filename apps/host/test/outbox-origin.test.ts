@@ -35,8 +35,12 @@ describe("outbox origins", () => {
     first.close();
 
     const db = openStateDatabase(path);
-    onCleanup(() => void db.close());
     const outbox = new Outbox(db, createTestLogger().logger);
+    // Its acknowledged rows are deleted on a timer: closed (which deletes them now) before the database.
+    onCleanup(() => {
+      outbox.close();
+      db.close();
+    });
     const results = settled(outbox);
     expect(outbox.pending()).toBe(2);
     outbox.acknowledge({ type: "push_ack", delivery_id: "job-7-run-2", ok: true, message_id: "m1" });
@@ -56,8 +60,11 @@ describe("outbox origins", () => {
     old.close();
 
     const db = openStateDatabase(path);
-    onCleanup(() => void db.close());
     const outbox = new Outbox(db, createTestLogger().logger);
+    onCleanup(() => {
+      outbox.close();
+      db.close();
+    });
     const results = settled(outbox);
     for (const id of ["job-42-run-3", "job-x-run-1", "reply-abc"])
       outbox.acknowledge({ type: "push_ack", delivery_id: id, ok: true });
