@@ -30,7 +30,10 @@ export function createCustomToolsFeature(deps: CustomToolsFeatureDeps): HostFeat
   });
   return {
     name: "custom-tools",
-    liveTools: () => custom.tools(),
+    liveTools: () => {
+      void custom.current(); // an edit the watcher missed is loaded for the next turn
+      return custom.tools();
+    },
     commands: [toolsCommand(deps.builtIn, custom)],
     start: () => (deps.enabled ? custom.start() : undefined),
     stop: () => custom.close(),

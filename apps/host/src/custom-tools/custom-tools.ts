@@ -43,6 +43,8 @@ export class CustomTools {
   /** Reloads run one at a time; a change during one asks for another after it. */
   private reloading: Promise<void> = Promise.resolve();
   private readonly reported = new Map<string, string>();
+  /** tools/ as it was at the last load: each file's name, size and modification time. */
+  private loadedStamp = "";
 
   constructor(private readonly options: CustomToolsOptions) {}
 
@@ -69,6 +71,15 @@ export class CustomTools {
     this.watcher.on("error", (error) =>
       this.options.logger.warn({ err: error }, "watching custom tools failed"),
     );
+  }
+
+  /**
+   * Reloads now when tools/ changed since the last load and no reload caught it (the watcher can
+   * miss a write into a directory it has only just started watching). Cheap: one stat per file.
+   */
+  async current(): Promise<void> {
+    await this.reloading;
+    if (this.watcher && !this.closed && this.stamp() !== this.loadedStamp) await this.reload();
   }
 
   /** Loads every tool again now (start() does it on changes). */
@@ -102,9 +113,26 @@ export class CustomTools {
       virtualModules: { zod },
     });
     const entries: CustomToolEntry[] = [];
+    this.loadedStamp = this.stamp();
     for (const name of this.toolDirs()) entries.push(await this.loadOne(jiti, name));
     this.entries = entries;
     this.report(entries);
+  }
+
+  private stamp(): string {
+    return this.toolDirs()
+      .flatMap((name) => {
+        const dir = join(this.options.dir, name);
+        try {
+          return readdirSync(dir).map((file) => {
+            const stat = statSync(join(dir, file));
+            return `${name}/${file}:${stat.size}:${stat.mtimeMs}`;
+          });
+        } catch {
+          return [`${name}:gone`];
+        }
+      })
+      .join("\n");
   }
 
   private toolDirs(): string[] {

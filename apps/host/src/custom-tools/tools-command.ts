@@ -11,6 +11,7 @@ export function toolsCommand(builtIn: readonly Tool[], custom: CustomTools): Hos
     usage: "/tools",
     description: "the assistant's tools: built-in and custom (with their files), and load errors",
     run: async () => {
+      await custom.current(); // an edit the watcher missed is loaded before it is listed
       const entries = custom.list();
       return [
         `Built-in: ${builtIn.map((tool) => tool.name).join(", ")}`,
