@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { repoRoot } from "./workspace-manifests.ts";
 
@@ -81,61 +82,72 @@ const addEdge = (graph: Map<string, Set<string>>, from: string, to: string) => {
   if (from !== to) graph.get(from)?.add(to);
 };
 
-const problems: string[] = [];
-// Given directories (tests of this check) are checked instead of the repository's trees.
-const given = process.argv.slice(2).map((dir) => resolve(dir));
-const trees = given.length > 0 ? given : ROOTS.map((root) => join(repoRoot, root));
-const apps = given.length > 0 ? given : APPS.map((root) => join(repoRoot, root));
-
-for (const base of trees) {
-  const root = relative(repoRoot, base);
-  const folders = new Map<string, Set<string>>();
-  const files = new Map<string, Set<string>>();
-  for (const file of sourceFiles(base)) {
-    const from = relative(base, file);
-    for (const target of localImports(file)) {
-      const to = relative(base, target.replace(/\.js$/, ".ts"));
-      if (to.startsWith("..")) continue; // another package's files: not this tree's structure
-      addEdge(files, from, to);
-      addEdge(folders, dirname(from), dirname(to));
+/** Every cycle in `trees` and every over-long function in `apps`, one line each. */
+export function structureProblems(trees: readonly string[], apps: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const base of trees) {
+    const root = relative(repoRoot, base);
+    const folders = new Map<string, Set<string>>();
+    const files = new Map<string, Set<string>>();
+    for (const file of sourceFiles(base)) {
+      const from = relative(base, file);
+      for (const target of localImports(file)) {
+        const to = relative(base, target.replace(/\.js$/, ".ts"));
+        if (to.startsWith("..")) continue; // another package's files: not this tree's structure
+        addEdge(files, from, to);
+        addEdge(folders, dirname(from), dirname(to));
+      }
     }
+    for (const cycle of cycles(folders))
+      problems.push(`${root}: folders import each other: ${cycle.join(" ⇄ ")}`);
+    for (const cycle of cycles(files))
+      problems.push(`${root}: files import each other: ${cycle.join(" ⇄ ")}`);
   }
-  for (const cycle of cycles(folders))
-    problems.push(`${root}: folders import each other: ${cycle.join(" ⇄ ")}`);
-  for (const cycle of cycles(files)) problems.push(`${root}: files import each other: ${cycle.join(" ⇄ ")}`);
+
+  /** Every function in `file` with its name (where it has one) and its length in lines. */
+  function functionLengths(file: string): Array<{ name: string; line: number; lines: number }> {
+    const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+    const found: Array<{ name: string; line: number; lines: number }> = [];
+    const visit = (node: ts.Node) => {
+      if (ts.isFunctionLike(node) && "body" in node && node.body) {
+        const start = source.getLineAndCharacterOfPosition(node.getStart()).line;
+        const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+        const named = node.name ?? (ts.isVariableDeclaration(node.parent) ? node.parent.name : undefined);
+        found.push({
+          name: named?.getText(source) ?? "(anonymous)",
+          line: start + 1,
+          lines: end - start + 1,
+        });
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    return found;
+  }
+
+  for (const base of apps)
+    for (const file of sourceFiles(base))
+      for (const fn of functionLengths(file)) {
+        const limit = ROOT_FUNCTIONS[fn.name] ?? MAX_FUNCTION_LINES;
+        if (fn.lines > limit)
+          problems.push(
+            `${relative(repoRoot, file)}:${fn.line}: ${fn.name} is ${fn.lines} lines (at most ${limit})`,
+          );
+      }
+  return problems;
 }
 
-/** Every function in `file` with its name (where it has one) and its length in lines. */
-function functionLengths(file: string): Array<{ name: string; line: number; lines: number }> {
-  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
-  const found: Array<{ name: string; line: number; lines: number }> = [];
-  const visit = (node: ts.Node) => {
-    if (ts.isFunctionLike(node) && "body" in node && node.body) {
-      const start = source.getLineAndCharacterOfPosition(node.getStart()).line;
-      const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
-      const named = node.name ?? (ts.isVariableDeclaration(node.parent) ? node.parent.name : undefined);
-      found.push({ name: named?.getText(source) ?? "(anonymous)", line: start + 1, lines: end - start + 1 });
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  return found;
+// Run as a script: given directories (a test's trees) are checked instead of the repository's.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const given = process.argv.slice(2).map((dir) => resolve(dir));
+  const trees = given.length > 0 ? given : ROOTS.map((root) => join(repoRoot, root));
+  const apps = given.length > 0 ? given : APPS.map((root) => join(repoRoot, root));
+  const problems = structureProblems(trees, apps);
+  if (problems.length > 0) {
+    process.stderr.write(`${problems.join("\n")}\n`);
+    process.exit(1);
+  }
+  process.stdout.write(
+    `no folder or file cycles in ${trees.length} source trees; no function over ${MAX_FUNCTION_LINES} lines in the apps, composition roots within 80\n`,
+  );
 }
-
-for (const base of apps)
-  for (const file of sourceFiles(base))
-    for (const fn of functionLengths(file)) {
-      const limit = ROOT_FUNCTIONS[fn.name] ?? MAX_FUNCTION_LINES;
-      if (fn.lines > limit)
-        problems.push(
-          `${relative(repoRoot, file)}:${fn.line}: ${fn.name} is ${fn.lines} lines (at most ${limit})`,
-        );
-    }
-
-if (problems.length > 0) {
-  process.stderr.write(`${problems.join("\n")}\n`);
-  process.exit(1);
-}
-process.stdout.write(
-  `no folder or file cycles in ${trees.length} source trees; no function over ${MAX_FUNCTION_LINES} lines in the apps, composition roots within 80\n`,
-);

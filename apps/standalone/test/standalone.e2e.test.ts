@@ -22,10 +22,11 @@ describe("phonework standalone", () => {
     expect(child.stdout()).toMatch(/^Online:\n→ my-box\s+\[ACTIVE\]\s+sessions=0\s+online \d+s$/m);
   });
 
-  it("answers every piped line before exiting, in order", async () => {
-    const child = run("/help\nhello\n/nodes\n");
+  it("answers every piped line before exiting, in order; SERVES_USERS=local serves the terminal's user (a bare id is the only chat's)", async () => {
+    const child = run("/help\nhello\n/nodes\n/shell echo served-local\n", { SERVES_USERS: "local" });
     expect((await child.exited).code).toBe(0);
     const out = child.stdout();
+    expect(out).toContain("served-local");
     expect(out).toContain("/node <name> — switch your active node");
     expect(out).toContain('No model is configured on node "my-box"');
     expect(out).toContain("→ my-box");
@@ -50,10 +51,7 @@ describe("phonework standalone", () => {
     expect(model.requests.map((r) => r.model)).toEqual(["any-model", "any-model"]);
   });
 
-  it("SERVES_USERS=local on the terminal chat serves its user (a bare id is the only chat's); an id that is nobody here stops it (exit 2) saying who is", async () => {
-    const served = run("/shell echo served-local\n", { SERVES_USERS: "local" });
-    expect((await served.exited).code).toBe(0);
-    expect(served.stdout()).toContain("served-local");
+  it("a SERVES_USERS id that is nobody on the terminal chat stops it at start (exit 2) saying who is", async () => {
     const nobody = run("", { SERVES_USERS: "bob" });
     expect((await nobody.exited).code).toBe(2);
     expect(nobody.stderr()).toContain(
