@@ -1,7 +1,8 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { basename, join } from "node:path";
+import { promisify } from "node:util";
 import { makeTempDir, repoRoot, type TempDir } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -46,9 +47,11 @@ function packageName(specifier: string): string {
   return (specifier.startsWith("@") ? parts.slice(0, 2) : parts.slice(0, 1)).join("/");
 }
 
-beforeAll(() => {
+// Packing is a build and a `npm pack` (15–40 s on two busy cores). Awaited, not synchronous: the
+// other test files sharing this worker keep running meanwhile.
+beforeAll(async () => {
   dir = makeTempDir("phonework-package-");
-  const printed = execFileSync("pnpm", ["-s", "package", join(dir.path, "out")], {
+  const { stdout: printed } = await promisify(execFile)("pnpm", ["-s", "package", join(dir.path, "out")], {
     cwd: repoRoot,
     encoding: "utf8",
   });
@@ -57,7 +60,7 @@ beforeAll(() => {
   pkg = join(dir.path, "package");
   manifest = readJson<PackedManifest>(join(pkg, "package.json"));
   files = listFiles(pkg).sort();
-});
+}, 120_000);
 
 afterAll(() => dir?.remove());
 
