@@ -298,7 +298,11 @@ describe("Master/Worker plans on one host", () => {
     await waitFor(() => pidsIn(dir.path).length === 1, { timeoutMs: 10_000, message: "worker running" });
     await first.host.stop();
     const [firstPid] = pidsIn(dir.path);
-    expect(running(firstPid ?? "no worker")).toBe(false);
+    // Its command is killed as a tree with escalation (SIGTERM, a wait, SIGKILL): gone within that.
+    await waitFor(() => !running(firstPid ?? "no worker"), {
+      timeoutMs: 5_000,
+      message: "the worker's command to end",
+    });
 
     const second = await setup({}, { path: dir.path });
     scriptPlan(second.model, { master: [], worker: () => workerJson("done after the restart") });
