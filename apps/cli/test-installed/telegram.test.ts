@@ -16,10 +16,13 @@ import {
 const HOOK_SECRET = "installed_hook-Secret-0123";
 
 describe("Telegram, installed", () => {
-  it("polling: a /shell command is answered in the chat", async () => {
+  it("polling: /start says what to try, and a /shell command is answered in the chat as a <pre> block", async () => {
     const { fake, chat } = await telegramWorld();
+    expect((await chat.say("/start", /Welcome to PhoneWork/)).text).toContain("/help");
     const answer = await chat.say("/shell echo polled-$((6*7))", /polled-42/);
     expect(answer.text).toContain("polled-42");
+    const sent = fake.callsOf("sendMessage").find((call) => String(call.params.text).includes("polled-42"));
+    expect(sent?.params).toMatchObject({ parse_mode: "HTML", text: expect.stringContaining("<pre>polled-42</pre>") });
     expect(fake.callsOf("getUpdates").length).toBeGreaterThan(0);
     expect(fake.webhook()).toBeUndefined();
   });
