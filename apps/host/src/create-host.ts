@@ -72,12 +72,10 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   const assistant = createAssistantFeature({
     ...base,
     features: [...machine, workers, ...chat, customTools],
-    ...{
-      unavailable: web.unavailable,
-      handler: deps.handler,
-      sessions: coding.sessions,
-      plans: workers.runner,
-    },
+    unavailable: web.unavailable,
+    handler: deps.handler,
+    sessions: coding.sessions,
+    plans: workers.runner,
   });
   schedule.wakeWith(assistant.eventRunner);
   const requests = createRequestsFeature({ ...base, handler: assistant.handler });

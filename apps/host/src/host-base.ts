@@ -61,13 +61,21 @@ export function openHostBase(config: HostConfig, deps: HostDeps): HostBase {
   const outbox = new Outbox(db, logger.child({ component: "outbox" }), now);
   const displayName = config.DISPLAY_NAME ?? config.NODE_ID;
   const channels = openChannels({
-    ...{ layout: workspace, db, outbox, nodeId: config.NODE_ID, displayName, now, logger },
+    layout: workspace,
+    db,
+    outbox,
+    nodeId: config.NODE_ID,
+    displayName,
+    now,
+    logger,
     maxTokens: config.HISTORY_MAX_TOKENS,
     modelId: config.OPENAI_MODEL,
     legacyHistoryDir: join(stateDir, "history"),
   });
   const sandbox = buildSandbox(config, sandboxDecision, {
-    ...{ env, workspace, logger },
+    env,
+    workspace,
+    logger,
     channelsOf: (userId) => channels.access.channelsOf(userId),
   });
   // Who owns this node, as the router says at each registration: only they change host-wide state.
@@ -107,7 +115,18 @@ export function openHostBase(config: HostConfig, deps: HostDeps): HostBase {
   });
   link.onStateChange((state) => overview.linkUp(state === "registered"));
   return {
-    ...{ config, logger, clock, now, env, displayName, stateDir, workspace, db, outbox, channels, sandbox },
+    config,
+    logger,
+    clock,
+    now,
+    env,
+    displayName,
+    stateDir,
+    workspace,
+    db,
+    outbox,
+    channels,
+    sandbox,
     transaction: (fn) => db.transaction(fn)(),
     servesUser,
     owners,

@@ -24,6 +24,18 @@ function settled(outbox: Outbox): DeliveryResult[] {
   return results;
 }
 
+/** The outbox of the state.db at `path`, as a host opens it after a restart. */
+function reopen(path: string): Outbox {
+  const db = openStateDatabase(path);
+  const outbox = new Outbox(db, createTestLogger().logger);
+  // Its acknowledged rows are deleted on a timer: closed (which deletes them now) before the database.
+  onCleanup(() => {
+    outbox.close();
+    db.close();
+  });
+  return outbox;
+}
+
 describe("outbox origins", () => {
   it("an item's origin comes back with its acknowledgement, after a restart too; items without one have none", () => {
     const path = dbPath();
@@ -34,13 +46,7 @@ describe("outbox origins", () => {
     before.close();
     first.close();
 
-    const db = openStateDatabase(path);
-    const outbox = new Outbox(db, createTestLogger().logger);
-    // Its acknowledged rows are deleted on a timer: closed (which deletes them now) before the database.
-    onCleanup(() => {
-      outbox.close();
-      db.close();
-    });
+    const outbox = reopen(path);
     const results = settled(outbox);
     expect(outbox.pending()).toBe(2);
     outbox.acknowledge({ type: "push_ack", delivery_id: "job-7-run-2", ok: true, message_id: "m1" });
@@ -59,12 +65,7 @@ describe("outbox origins", () => {
       insert.run(id, JSON.stringify({ ...notify, delivery_id: id }), 1);
     old.close();
 
-    const db = openStateDatabase(path);
-    const outbox = new Outbox(db, createTestLogger().logger);
-    onCleanup(() => {
-      outbox.close();
-      db.close();
-    });
+    const outbox = reopen(path);
     const results = settled(outbox);
     for (const id of ["job-42-run-3", "job-x-run-1", "reply-abc"])
       outbox.acknowledge({ type: "push_ack", delivery_id: id, ok: true });

@@ -31,7 +31,7 @@ export function createCustomToolsFeature(deps: CustomToolsFeatureDeps): HostFeat
   return {
     name: "custom-tools",
     liveTools: () => {
-      void custom.current(); // an edit the watcher missed is loaded for the next turn
+      custom.checkSoon(); // an edit the watcher missed is loaded for the next turn
       return custom.tools();
     },
     commands: [toolsCommand(deps.builtIn, custom)],

@@ -34,6 +34,7 @@ export interface CustomToolsOptions {
 }
 
 const INDEX_FILES = ["index.ts", "index.js"];
+const CHECK_INTERVAL_MS = 1000;
 
 export class CustomTools {
   private entries: CustomToolEntry[] = [];
@@ -45,6 +46,8 @@ export class CustomTools {
   private readonly reported = new Map<string, string>();
   /** tools/ as it was at the last load: each file's name, size and modification time. */
   private loadedStamp = "";
+  /** When checkSoon last looked: a turn reads the tool list several times, tools/ is stat'ed once. */
+  private checkedAt = 0;
 
   constructor(private readonly options: CustomToolsOptions) {}
 
@@ -80,6 +83,13 @@ export class CustomTools {
   async current(): Promise<void> {
     await this.reloading;
     if (this.watcher && !this.closed && this.stamp() !== this.loadedStamp) await this.reload();
+  }
+
+  /** current(), at most once a second and without waiting: for the tool list a turn reads. */
+  checkSoon(now = Date.now()): void {
+    if (now - this.checkedAt < CHECK_INTERVAL_MS) return;
+    this.checkedAt = now;
+    void this.current();
   }
 
   /** Loads every tool again now (start() does it on changes). */
