@@ -1,8 +1,8 @@
 import type { FakeNode } from "@phonework/testkit";
-import { waitFor } from "@phonework/testkit";
+import { connectFakeNode, makeNodeKey, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { ADMIN, pairedNode, startPairingRouter } from "./pairing-support.ts";
-import type { TestRouter } from "./support.ts";
+import { memoryId, onCleanup, type TestRouter } from "./support.ts";
 
 // One view across nodes, over a real router and nodes on real sockets (fake hosts, paired through
 // chat by the admin): /tasks asked of every online node at once and answered in one message, and
@@ -38,6 +38,24 @@ const NO_TASKS = "No background tasks yet.";
 const WORK_TASKS = "Tasks:\n⏳ #a1 running 3s — make release";
 
 describe("one view across nodes", () => {
+  it("another user's node is neither asked nor named by /tasks", async () => {
+    const t = await startPairingRouter({ ALLOWED_USERS: "u1,u2" });
+    const home = answering((await pairedNode(t, "home-pc")).node, () => ({ text: NO_TASKS }));
+    const laptop = answering((await pairedNode(t, "laptop")).node, () => ({ text: NO_TASKS }));
+    // bob-pc is u2's (paired for u2, as `phonework pair bob-pc --owner u2` does) and never shared.
+    const minted = t.router.pairing.pair("bob-pc", memoryId("u2"));
+    if (!minted.ok) throw new Error(minted.error);
+    const bobNode = await connectFakeNode({ url: t.nodeUrl, nodeId: "bob-pc" });
+    onCleanup(() => bobNode.kill());
+    await bobNode.registerWithKey(makeNodeKey(), "bob-pc", { joinCode: minted.value.code });
+    const bob = answering(bobNode, () => ({ text: "bob's secret tasks" }));
+
+    const answer = await say(t, "/tasks");
+    expect(answer).toContain("[home-pc, laptop]");
+    expect(answer).not.toContain("bob");
+    expect([home.length, laptop.length, bob.length]).toEqual([1, 1, 0]);
+  });
+
   it("/tasks asks every online node once and answers in one message, each part tagged with its node; @node /tasks asks one", async () => {
     const t = await startPairingRouter({ REQUEST_TIMEOUT_S: 0.6 });
     const nodes = {

@@ -253,9 +253,13 @@ describe("pairing a paired node again", () => {
     const { answer } = await reconnect(t, oldKey, "home-pc");
     expect(answer).toMatchObject({ type: "register_error", code: "UNAUTHORIZED" });
 
-    t.chat.receive({ userId: "u3", text: "/pair home-pc" });
-    await waitFor(() => t.chat.textsFor("u3").length > 0);
-    expect(t.chat.textsFor("u3")[0]).toBe("🔒 /pair is for admins.");
+    // Neither a stranger nor a user the node is shared with (it serves them) may pair it again.
+    t.router.pairing.share("home-pc", memoryId("u2"));
+    for (const user of ["u3", "u2"]) {
+      t.chat.receive({ userId: user, text: "/pair home-pc" });
+      await waitFor(() => t.chat.textsFor(user).length > 0);
+      expect(t.chat.textsFor(user)[0]).toBe("🔒 /pair is for admins.");
+    }
   });
 
   it("a node's owner who is no admin may pair it again, but no new name", async () => {
