@@ -22,7 +22,10 @@ describe("Telegram, installed", () => {
     const answer = await chat.say("/shell echo polled-$((6*7))", /polled-42/);
     expect(answer.text).toContain("polled-42");
     const sent = fake.callsOf("sendMessage").find((call) => String(call.params.text).includes("polled-42"));
-    expect(sent?.params).toMatchObject({ parse_mode: "HTML", text: expect.stringContaining("<pre>polled-42</pre>") });
+    expect(sent?.params).toMatchObject({
+      parse_mode: "HTML",
+      text: expect.stringContaining("<pre>polled-42</pre>"),
+    });
     expect(fake.callsOf("getUpdates").length).toBeGreaterThan(0);
     expect(fake.webhook()).toBeUndefined();
   });
