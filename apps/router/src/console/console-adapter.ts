@@ -35,6 +35,9 @@ const CAPABILITIES: Capabilities = {
   canSendButtons: true,
   canReply: true,
   markdown: "plain",
+  threads: "none",
+  filesIn: false,
+  voiceIn: false,
   // Sent base64 in one WebSocket message to each open page.
   maxFileBytes: 8 * 1024 * 1024,
   maxImageBytes: 8 * 1024 * 1024,

@@ -23,6 +23,16 @@ export interface Capabilities {
   /** A message can be sent as a reply to another. */
   canReply: boolean;
   markdown: MarkdownDialect;
+  /**
+   * Where a turn's details (tool calls, their results, its usage) can go under the turn's main
+   * message: a thread of its own (Slack, Discord channels), replies to it (Telegram, Feishu), or
+   * nowhere (the terminal): then they go inline or are left out. See PlatformSendOptions.thread.
+   */
+  threads: "threads" | "replies" | "none";
+  /** Files, photos and documents users send reach the host. */
+  filesIn: boolean;
+  /** Voice notes and audio users send are received (handed on as audio files). */
+  voiceIn: boolean;
   maxFileBytes: number;
   maxImageBytes: number;
 }
@@ -104,6 +114,12 @@ export interface PlatformSendOptions {
   replyTo?: string;
   /** Rows of inline buttons (only when `capabilities.canSendButtons`). */
   buttons?: OutgoingButton[][];
+  /**
+   * The platform id of a main message this one belongs under (a turn's details): in that
+   * message's thread where the platform has threads, else as a reply to it. Only set when
+   * `capabilities.threads` is not "none".
+   */
+  thread?: string;
   /** The same on every retry of one send, so a platform that dedupes sends it at most once. */
   idempotencyKey: string;
 }

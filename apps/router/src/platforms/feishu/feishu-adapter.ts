@@ -45,6 +45,9 @@ const CAPABILITIES: Capabilities = {
   canSendButtons: false,
   canReply: true,
   markdown: "feishu-md",
+  threads: "replies",
+  filesIn: false,
+  voiceIn: false,
   maxFileBytes: 30 * 1024 * 1024,
   maxImageBytes: 10 * 1024 * 1024,
 };

@@ -48,6 +48,9 @@ const DEFAULT_CAPABILITIES: Capabilities = {
   canSendButtons: true,
   canReply: true,
   markdown: "plain",
+  threads: "replies",
+  filesIn: true,
+  voiceIn: false,
   maxFileBytes: 30 * 1024 * 1024,
   maxImageBytes: 10 * 1024 * 1024,
 };

@@ -35,6 +35,9 @@ const CAPABILITIES: Capabilities = {
   canSendButtons: false,
   canReply: true,
   markdown: "plain",
+  threads: "none",
+  filesIn: false,
+  voiceIn: false,
   maxFileBytes: 100 * 1024 * 1024,
   maxImageBytes: 100 * 1024 * 1024,
 };

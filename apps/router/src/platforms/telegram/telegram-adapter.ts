@@ -47,6 +47,9 @@ export const TELEGRAM_CAPABILITIES: Capabilities = {
   canSendButtons: true,
   canReply: true,
   markdown: "telegram-html",
+  threads: "replies",
+  filesIn: true,
+  voiceIn: false,
   maxFileBytes: 50 * MB,
   maxImageBytes: 10 * MB,
 };
