@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { anchorsOf, brokenDocLinks, slug } from "../check-doc-links.ts";
 import { CONFIG_KEYS_DOC, committedConfigKeys, configKeyRows, configKeysMarkdown } from "../config-docs.ts";
+import { PLATFORM_TABLE_FILE, platformTableMarkdown, withPlatformTable } from "../platform-table.ts";
 import { repoRoot } from "../workspace-manifests.ts";
 
 // The README and docs/: links that resolve, a README that fits on a screen, a configuration
@@ -35,6 +36,16 @@ describe("the docs", () => {
       "npx -y pnpm@9.15.9 install --frozen-lockfile && npx -y pnpm@9.15.9 check && npx -y pnpm@9.15.9 test\n",
     );
     expect(readme).not.toMatch(/Node 20 is supported|22 or 24, the LTS lines/);
+  });
+
+  it(`${PLATFORM_TABLE_FILE}'s platform table is what the adapters declare (run pnpm docs:platforms)`, () => {
+    const readme = read(PLATFORM_TABLE_FILE);
+    expect(readme).toBe(withPlatformTable(readme));
+    // The table has teeth: a platform's declared capability is what its row shows.
+    expect(platformTableMarkdown()).toMatch(
+      /\| Telegram \| `TELEGRAM_BOT_TOKEN` \| 4,096 \| yes \| yes \| as replies \|/,
+    );
+    expect(withPlatformTable(readme.replace("| 4,096 |", "| 9,999 |"))).toBe(readme);
   });
 
   it(`${CONFIG_KEYS_DOC} is what the config schemas generate (run pnpm docs:config)`, () => {

@@ -29,7 +29,7 @@ export interface ConsoleAdapter extends PlatformAdapter {
 /** The console chat of a user, as the chat layer and hosts see it. */
 export const consoleChatId = (userId: string): string => `${CONSOLE_ADAPTER}:${userId}`;
 
-const CAPABILITIES: Capabilities = {
+export const CONSOLE_CAPABILITIES: Capabilities = {
   maxMessageLength: 20_000,
   canEdit: true,
   canSendButtons: true,
@@ -61,7 +61,7 @@ export function createConsoleAdapter(feed: ConsoleFeed, now: () => number): Cons
     name: CONSOLE_ADAPTER,
     type: CONSOLE_ADAPTER,
     companion: true,
-    capabilities: CAPABILITIES,
+    capabilities: CONSOLE_CAPABILITIES,
     async start(platformEvents) {
       events = platformEvents;
     },

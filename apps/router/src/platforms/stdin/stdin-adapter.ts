@@ -29,7 +29,7 @@ export interface TerminalAdapterOptions {
 
 const CHAT_ID = "terminal";
 
-const CAPABILITIES: Capabilities = {
+export const TERMINAL_CAPABILITIES: Capabilities = {
   maxMessageLength: 1_000_000,
   canEdit: false,
   canSendButtons: false,
@@ -56,7 +56,7 @@ export function createTerminalAdapter(options: TerminalAdapterOptions): Platform
   return {
     name: TERMINAL_PLATFORM,
     type: TERMINAL_PLATFORM,
-    capabilities: CAPABILITIES,
+    capabilities: TERMINAL_CAPABILITIES,
 
     async start(events: PlatformEvents) {
       lines = createInterface({ input: options.input, crlfDelay: Number.POSITIVE_INFINITY, terminal: false });
