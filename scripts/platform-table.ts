@@ -68,5 +68,5 @@ export function withPlatformTable(text: string): string {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const path = join(repoRoot, PLATFORM_TABLE_FILE);
   writeFileSync(path, withPlatformTable(readFileSync(path, "utf8")));
-  console.log(`wrote the platform table in ${PLATFORM_TABLE_FILE}`);
+  process.stdout.write(`wrote the platform table in ${PLATFORM_TABLE_FILE}\n`);
 }
