@@ -26,11 +26,12 @@ export class ProgressMessage {
     private readonly now: () => number,
   ) {}
 
-  add(line: string): void {
+  /** `marker` starts the line: "…" for a status, another sign for a detail shown inline. */
+  add(line: string, marker = "…"): void {
     if (this.finished) return;
     const text = line.trim();
     if (!text) return;
-    this.lines.push(`… ${text}`);
+    this.lines.push(`${marker} ${text}`);
     if (this.editable && this.lines.length > MAX_LINES) this.lines.splice(0, this.lines.length - MAX_LINES);
     if (this.editable && !this.messageId) {
       this.lastOutAt = this.now();
@@ -43,6 +44,17 @@ export class ProgressMessage {
       this.timer = undefined;
       this.flushing = this.flush();
     }, wait);
+  }
+
+  /**
+   * The progress message's id, once sent: created now (saying the turn is working) when no line
+   * came yet. Undefined where the platform cannot edit (there is no one progress message) or the
+   * send failed.
+   */
+  mainMessage(): Promise<string | undefined> {
+    if (!this.editable) return Promise.resolve(undefined);
+    if (!this.messageId && !this.finished) this.add("working");
+    return this.messageId ?? Promise.resolve(undefined);
   }
 
   /** Stops further updates. */

@@ -22,6 +22,8 @@ export interface RecordedMessage {
   file?: OutgoingFile;
   /** The incoming message it answers, when it is an answer. */
   replyTo?: string;
+  /** The main message it was sent under (a turn's details). */
+  thread?: string;
   buttons?: OutgoingButton[][];
 }
 
@@ -90,6 +92,7 @@ export function createMemoryChatAdapter(
     async send(to, text, options) {
       return record(to, text, {
         ...(options.replyTo ? { replyTo: options.replyTo } : {}),
+        ...(options.thread ? { thread: options.thread } : {}),
         ...(options.buttons ? { buttons: options.buttons } : {}),
       });
     },
