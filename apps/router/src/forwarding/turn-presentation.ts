@@ -18,8 +18,10 @@ import { TurnDetails } from "./turn-details.ts";
 
 const INLINE_RESULT_CHARS = 100;
 
+/** A result's first telling line: not the command echoed back ("$ ls"), not a code fence. */
 const clipLine = (text: string, max: number) => {
-  const line = text.split("\n").find((l) => l.trim()) ?? "";
+  const lines = text.split("\n").filter((l) => l.trim());
+  const line = lines.find((l) => !/^\s*(\$ |```|~~~)/.test(l)) ?? lines[0] ?? "";
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 
