@@ -46,6 +46,11 @@ export class ProgressMessage {
     }, wait);
   }
 
+  /** Whether the progress message was sent (or is on its way). */
+  get opened(): boolean {
+    return this.messageId !== undefined;
+  }
+
   /**
    * The progress message's id, once sent: created now (saying the turn is working) when no line
    * came yet. Undefined where the platform cannot edit (there is no one progress message) or the

@@ -12,7 +12,8 @@ import { TurnDetails } from "./turn-details.ts";
 //   and Feishu), coalesced and bounded (turn-details.ts);
 // - inline: as lines in the progress message (a result as its first line);
 // - off: nowhere, and the node is not asked for them.
-// The answer is the last thing the main chat shows: every detail is out before it, and where the
+// A turn that showed nothing while it ran (a direct answer) stays one message: its usage alone
+// opens no main message. The answer is the last thing the main chat shows: every detail is out before it, and where the
 // details are replies (they sit in the main chat, below the main message) the answer comes as a
 // message of its own after them even in `replace` mode.
 
@@ -83,6 +84,8 @@ export class TurnPresentation {
       this.progress.add(text);
     } else if (!text.trim() || this.options.mode === "off") {
       // nothing to show
+    } else if (kind === "usage" && !this.progress.opened) {
+      // A turn that showed nothing while it ran (a direct answer) gets no message just for its usage.
     } else if (this.details) {
       void this.progress.mainMessage(); // opened now: the details wait for it, not for a status line
       this.details.add(threadLine(kind, text));
