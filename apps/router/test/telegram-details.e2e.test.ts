@@ -84,6 +84,5 @@ describe("Telegram: a turn's main message and its details", () => {
     const off = await turn("list once more", "done quietly");
     expect(off.mine).toHaveLength(2);
     expect(off.main.text).toBe("… running: echo one\n… running: echo two\n✅ done");
-    if (process.env.SHOW_CHAT) console.log(fake.renderTranscript(alice.id));
   });
 });
