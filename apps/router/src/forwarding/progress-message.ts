@@ -6,6 +6,8 @@ import type { ChatAddress, ChatReply, SendOptions, SentMessage } from "../chat/c
 // cannot, the new lines go out as new messages, at most once per interval. When the answer comes,
 // the chat's result mode decides: `replace` puts the answer in place of the progress message;
 // `send` marks the progress message done (or failed) and sends the answer as a new message.
+// It is the main message of a turn (turn-presentation.ts), which may also carry a turn's details
+// as lines of their own (a result's "↳ …", the usage's "📊 …").
 
 const MAX_LINES = 8;
 

@@ -13,9 +13,9 @@ import { TurnDetails } from "./turn-details.ts";
 // - inline: as lines in the progress message (a result as its first line);
 // - off: nowhere, and the node is not asked for them.
 // A turn that showed nothing while it ran (a direct answer) stays one message: its usage alone
-// opens no main message. The answer is the last thing the main chat shows: every detail is out before it, and where the
-// details are replies (they sit in the main chat, below the main message) the answer comes as a
-// message of its own after them even in `replace` mode.
+// opens no main message. The answer is the last thing the main chat shows: every detail is out
+// before it, and where the details are replies (they sit in the main chat, below the main message)
+// the answer comes as a message of its own after them, even in `replace` mode.
 
 const INLINE_RESULT_CHARS = 100;
 
