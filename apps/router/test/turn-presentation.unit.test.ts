@@ -1,9 +1,12 @@
+import type { ForwardFrame } from "@phonework/protocol";
 import { createTestLogger, makeTempDir } from "@phonework/testkit";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ButtonStore } from "../src/chat/button-store.ts";
 import { ChatHub } from "../src/chat/chat-hub.ts";
 import { detailsCommand } from "../src/commands/details-command.ts";
 import { openRouterDatabase } from "../src/database/router-db.ts";
+import { RequestLog } from "../src/delivery/request-log.ts";
+import { forwardRequest } from "../src/forwarding/forward-request.ts";
 import { MAX_DETAIL_MESSAGES } from "../src/forwarding/turn-details.ts";
 import { presentationMode, TurnPresentation } from "../src/forwarding/turn-presentation.ts";
 import { createMemoryChatAdapter, type MemoryChatAdapter } from "../src/platforms/memory/memory-adapter.ts";
@@ -158,6 +161,43 @@ describe("inline, off, and platforms without threads", () => {
     expect(shown(chat)).toEqual([
       ["… running: ls\n↳ out\n✅ done", undefined],
       ["done", undefined],
+    ]);
+  });
+
+  it("the node is asked for details only when the chat shows them; its detail frames reach the turn with their kind", () => {
+    const frames: ForwardFrame[] = [];
+    const heard: Array<[string, string | undefined]> = [];
+    const message = {
+      platform: "memory",
+      messageId: "in-1",
+      chatId: "memory:c",
+      userId: "memory:u",
+      chatType: "private" as const,
+      text: "hi",
+    };
+    for (const mode of ["thread", "off"] as const) {
+      const { turn } = setup(mode);
+      forwardRequest(
+        {
+          requests: new RequestLog(openRouterDatabase(":memory:"), 60_000, () => Date.now()),
+          forward: (_node, frame, options) => {
+            frames.push(frame);
+            options.onProgress?.("x", "usage");
+            return new Promise(() => {});
+          },
+          requestTimeoutMs: 1000,
+          newId: () => `r-${mode}`,
+          logger: createTestLogger().logger,
+        },
+        message,
+        { nodeId: "n", nodes: [], text: "hi", details: turn.wantsDetails },
+        (line, kind) => heard.push([line, kind]),
+      );
+    }
+    expect(frames.map((f) => f.details)).toEqual([true, undefined]);
+    expect(heard).toEqual([
+      ["x", "usage"],
+      ["x", "usage"],
     ]);
   });
 
