@@ -18,7 +18,7 @@ async function startModel(): Promise<FakeOpenAI> {
 /** The answers a user got (progress lines aside), with the message each one replies to. */
 const answersTo = (chat: Awaited<ReturnType<typeof startTestRouter>>["chat"], userId: string) =>
   chat.sent
-    .filter((m) => m.to.userId === userId && !m.text.startsWith("… "))
+    .filter((m) => m.to.userId === userId && !m.text.startsWith("… ") && !m.thread)
     .map((m) => ({ text: m.text, replyTo: m.replyTo }));
 
 describe("answer order and replies", () => {

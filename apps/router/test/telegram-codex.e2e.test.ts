@@ -88,6 +88,12 @@ describe("Telegram: nodes, progress, result modes, approvals and a full queue (r
     await chat.waitForBot(/^✅ Active node: box-a\.$/, picker.message_id);
     expect(await press(fake, ann, annChat, picker.message_id, "box-a")).toBe("Already answered.");
 
+    // Progress and result modes here; a turn's details (replies under it) are telegram-details.e2e's.
+    await chat.waitForBot(
+      /^✅ Details in this chat: not shown/,
+      chat.send("/details off").message?.message_id,
+    );
+
     // A Codex turn in the default `send` mode: progress is one message, edited at most once per
     // interval, marked done; the answer is a new message (naming its node: Ann has two).
     model.script(

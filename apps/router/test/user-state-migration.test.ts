@@ -60,8 +60,16 @@ describe("users.json moved into router.db", () => {
         chat: JSON.stringify(OLD_FILE.users["telegram:1"].chat),
         chats: JSON.stringify(OLD_FILE.users["telegram:1"].chats),
         result_modes: JSON.stringify(OLD_FILE.users["telegram:1"].result_modes),
+        details_modes: "{}",
       },
-      { user_id: "telegram:2", active_node: "work", chat: null, chats: "[]", result_modes: "{}" },
+      {
+        user_id: "telegram:2",
+        active_node: "work",
+        chat: null,
+        chats: "[]",
+        result_modes: "{}",
+        details_modes: "{}",
+      },
     ]);
 
     const bak = readFileSync(`${file}.bak`, "utf8");

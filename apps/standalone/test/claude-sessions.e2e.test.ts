@@ -79,6 +79,8 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
         "… 🆕 Session #1: claude in demo. Your messages now go to it (/use off to talk to the assistant).",
         "… queued behind 1 turn(s) in session 1",
         "… running: sed -i 's/teh/the/' README.md",
+        // The terminal has no threads: the tool's result is a line of its own (details inline).
+        "↳ (Bash completed with no output)",
         "Fixed the typo in README.md.",
         "Yes: I changed teh to the.",
       ].sort(),

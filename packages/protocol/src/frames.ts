@@ -223,11 +223,25 @@ export const ForwardResponseFrame = z.object({
   buttons: Buttons.optional(),
 });
 
-/** A short status line for a request that is still running. */
+/**
+ * What a progress frame carries: a status line (what the request is doing now), or one of the
+ * turn's details — a tool call, its (clipped) result, the turn's token usage — which the router
+ * shows under the turn's main message, inline, or not at all (the chat's /details setting).
+ */
+export const ProgressKind = z.enum(["status", "tool", "result", "usage"]);
+export type ProgressKind = z.infer<typeof ProgressKind>;
+
+/** A line about a request that is still running. */
 export const ProgressFrame = z.object({
   type: z.literal("progress"),
   id: Id,
   text: Text,
+  /**
+   * Absent means "status" (every host before details). A host sends the other kinds only for a
+   * forward that asked for them (`details`), so an older router, which would show them as status
+   * lines, never gets one.
+   */
+  kind: ProgressKind.optional(),
 });
 
 /** A message the host pushes on its own (a reminder, a notice). */
@@ -344,6 +358,11 @@ export const ForwardFrame = z.object({
    * which are up). Only nodes that serve this user; absent from older routers.
    */
   nodes: z.array(PeerNode).max(100).optional(),
+  /**
+   * The chat shows the turn's details (tool calls, results, usage): the host sends them as progress
+   * frames with a `kind`. Absent (older routers, or the chat's /details is off): status lines only.
+   */
+  details: z.boolean().optional(),
 });
 
 /** The router gave up on a request (timeout, user left); the host should stop working on it. */

@@ -19,9 +19,15 @@ export interface ToolCallScript {
   id?: string;
 }
 
+/** Tokens a reply reports (default 1 in, 1 out). */
+export interface UsageScript {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
 export type Reply =
-  | { text: string }
-  | { toolCalls: ToolCallScript[]; text?: string }
+  | { text: string; usage?: UsageScript }
+  | { toolCalls: ToolCallScript[]; text?: string; usage?: UsageScript }
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | { delayMs: number; reply: Reply };
 
@@ -92,6 +98,7 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
           }))
         : undefined;
     const content = reply.text ?? null;
+    const usage = reply.usage ?? { prompt_tokens: 1, completion_tokens: 1 };
     if (request.stream) return streamReply(res, request.model, content, toolCalls);
     sendJson(res, 200, {
       id: `chatcmpl-${++callCounter}`,
@@ -105,7 +112,7 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
           finish_reason: toolCalls ? "tool_calls" : "stop",
         },
       ],
-      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
     });
   };
 

@@ -106,6 +106,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     const mine: RequestContext = {
       signal: AbortSignal.any([ctx.signal, stopper.signal]),
       progress: ctx.progress,
+      ...(ctx.detail ? { detail: ctx.detail } : {}),
       queuedIn: (queue) => {
         release(); // in a coding session's queue: the session manager's /stop owns it from now on
         queuedIn(queue);
@@ -121,6 +122,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           platform: request.platform,
           signal: mine.signal,
           progress: mine.progress,
+          ...(mine.detail ? { detail: mine.detail } : {}),
           onQueued: () => mine.queuedIn?.(session.id),
         });
       }
@@ -167,6 +169,7 @@ async function modelTurn(
     platform: request.platform,
     requestId: request.id,
     progress: ctx.progress,
+    ...(ctx.detail ? { detail: ctx.detail } : {}),
     sendFile: (file) => deps.sendFile({ userId, chatId: request.chat_id, platform: request.platform }, file),
     ...(request.nodes ? { peers: request.nodes } : {}),
   };

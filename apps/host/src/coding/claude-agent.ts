@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { Logger } from "@phonework/runtime";
 import { killTree } from "../os/process-tree.ts";
-import { parseStreamLine, progressLines } from "./claude-stream-json.ts";
+import { detailLines, parseStreamLine, progressLines } from "./claude-stream-json.ts";
 import type { CodingAgent, TurnRequest, TurnResult } from "./coding-agent.ts";
 
 // Claude Code, headless: one `claude -p --output-format stream-json --verbose` process per
@@ -63,6 +63,7 @@ export function createClaudeAgent(options: ClaudeAgentOptions): CodingAgent {
         if (!line) return;
         if ("session_id" in line && typeof line.session_id === "string") sessionId = line.session_id;
         for (const status of progressLines(line)) request.onProgress(status);
+        if (request.onDetail) for (const { kind, text } of detailLines(line)) request.onDetail(kind, text);
         if (line.type === "result") {
           errors = (line.errors ?? []).map(String).join("\n");
           result = { text: line.result ?? errors, isError: line.is_error };

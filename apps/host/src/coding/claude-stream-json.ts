@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { clipDetail, type DetailKind, RESULT_DETAIL_MAX, toolCallDetail } from "../contracts/turn-detail.ts";
 
 // The lines `claude -p --output-format stream-json --verbose` prints, as far as PhoneWork reads
 // them. Unknown line types and extra fields are ignored: the CLI adds fields between versions.
@@ -16,7 +17,12 @@ export const StreamLine = z.discriminatedUnion("type", [
     session_id: z.string().optional(),
     message: z.looseObject({ content: z.array(ContentBlock).default([]) }),
   }),
-  z.looseObject({ type: z.literal("user"), session_id: z.string().optional() }),
+  z.looseObject({
+    type: z.literal("user"),
+    session_id: z.string().optional(),
+    // The tools' results come back as the user's turn (tool_result blocks).
+    message: z.looseObject({ content: z.union([z.array(ContentBlock), z.string()]).default([]) }).optional(),
+  }),
   z.looseObject({
     type: z.literal("result"),
     subtype: z.string().optional(),
@@ -73,6 +79,31 @@ export function progressLines(line: StreamLine): string[] {
   return line.message.content.flatMap((block) =>
     block.type === "tool_use" && typeof block.name === "string"
       ? [describeToolUse(block.name, (block.input as Record<string, unknown>) ?? {})]
+      : [],
+  );
+}
+
+/** A tool_result's content: a string, or text blocks. */
+function resultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((block) => (block && typeof block === "object" && "text" in block ? String(block.text) : ""))
+    .join("\n");
+}
+
+/** The turn's details in one line: each tool call (assistant) and each tool's clipped result (user). */
+export function detailLines(line: StreamLine): Array<{ kind: DetailKind; text: string }> {
+  if (line.type === "assistant")
+    return line.message.content.flatMap((block) =>
+      block.type === "tool_use" && typeof block.name === "string"
+        ? [{ kind: "tool" as const, text: toolCallDetail(block.name, block.input ?? {}) }]
+        : [],
+    );
+  if (line.type !== "user" || !line.message || typeof line.message.content === "string") return [];
+  return line.message.content.flatMap((block) =>
+    block.type === "tool_result"
+      ? [{ kind: "result" as const, text: clipDetail(resultText(block.content), RESULT_DETAIL_MAX) }]
       : [],
   );
 }

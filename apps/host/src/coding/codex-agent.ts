@@ -73,10 +73,16 @@ export function createCodexAgent(options: CodexAgentOptions): CodingAgent {
         platform: request.session.platform,
         project: request.session.project,
       };
-      const watcher = new TurnWatcher(owner, request.signal, request.onProgress, (providerError) => {
-        logger.warn({ threadId, providerError }, "Codex cannot reach its model provider; ending the turn");
-        void interrupt();
-      });
+      const watcher = new TurnWatcher(
+        owner,
+        request.signal,
+        request.onProgress,
+        (providerError) => {
+          logger.warn({ threadId, providerError }, "Codex cannot reach its model provider; ending the turn");
+          void interrupt();
+        },
+        request.onDetail,
+      );
       watchers.set(threadId, watcher);
       const interrupt = async () => {
         const deadline = new Promise<"late">((resolve) =>

@@ -1,5 +1,8 @@
 // Follows one Codex turn through the app-server's notifications: status lines for progress,
-// the agent's messages, the end of the turn, and whether Codex ever reached its model provider.
+// the agent's messages, the end of the turn, and whether Codex ever reached its model provider;
+// where the chat shows details, each item's start is a tool detail and a command's output a result.
+
+import { clipDetail, type DetailSink, RESULT_DETAIL_MAX, TOOL_DETAIL_MAX } from "../contracts/turn-detail.ts";
 
 export interface TurnEnd {
   status: "completed" | "interrupted" | "failed" | string;
@@ -45,6 +48,19 @@ export function describeItem(item: Params): string | undefined {
   }
 }
 
+/** The tool detail of an item: the command in full (up to the bound), else its status line. */
+function itemDetail(item: Params, line: string): string {
+  return item.type === "commandExecution" ? `shell: ${str(item.command)}` : line;
+}
+
+/** What a finished command printed, with its exit code; undefined for other items. */
+function resultOf(item: Params): string | undefined {
+  if (item.type !== "commandExecution") return undefined;
+  const code = typeof item.exitCode === "number" ? `exit code ${item.exitCode}` : str(item.status);
+  const output = str(item.aggregatedOutput).trim();
+  return output ? `${code}\n${output}` : code;
+}
+
 export class TurnWatcher {
   turnId: string | undefined;
   /** Codex's ids of the commands this turn started (to end the ones an interrupt leaves running). */
@@ -67,6 +83,7 @@ export class TurnWatcher {
     private readonly onProgress: (line: string) => void,
     /** Codex has not reached its model provider by the connect deadline and keeps retrying it. */
     private readonly onUnreachable: (providerError: string) => void = () => {},
+    private readonly onDetail?: DetailSink,
   ) {
     this.done = new Promise((resolve) => {
       this.finish = resolve;
@@ -82,11 +99,15 @@ export class TurnWatcher {
         if (item.type === "commandExecution" && str(item.processId)) this.commandIds.add(str(item.processId));
         const line = describeItem(item);
         if (line) this.onProgress(line);
+        if (line && this.onDetail)
+          this.onDetail("tool", clipDetail(itemDetail(item, line), TOOL_DETAIL_MAX, true));
         return;
       }
       case "item/completed": {
         const item = (params.item as Params) ?? {};
         if (item.type === "agentMessage" && str(item.text).trim()) this.messages.push(str(item.text));
+        const result = this.onDetail && resultOf(item);
+        if (result !== undefined) this.onDetail?.("result", clipDetail(result, RESULT_DETAIL_MAX));
         return;
       }
       case "turn/plan/updated": {

@@ -1,3 +1,4 @@
+import type { DetailSink } from "../contracts/turn-detail.ts";
 import type { SessionRecord } from "./session-store.ts";
 
 // What every coding agent (Claude Code, Codex) offers the session manager: run one turn in a
@@ -10,6 +11,8 @@ export interface TurnRequest {
   signal: AbortSignal;
   /** A short status line: the tool in use, the command being run, the plan step. */
   onProgress(line: string): void;
+  /** The turn's details: each tool the agent calls and its result (clipped). */
+  onDetail?: DetailSink;
   /** Per-turn overrides (Codex). */
   model?: string;
   effort?: string;

@@ -39,6 +39,7 @@ export function createCodingSessionTool(sessions: SessionManager, defaultAgent: 
         ...owner,
         signal: ctx.signal,
         progress: ctx.progress,
+        ...(ctx.detail ? { detail: ctx.detail } : {}),
       });
       return { final: answer };
     },

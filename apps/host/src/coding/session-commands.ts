@@ -57,6 +57,7 @@ export function sessionCommands(deps: SessionCommandDeps): HostCommand[] {
           ...owner(request),
           signal: ctx.signal,
           progress: ctx.progress,
+          ...(ctx.detail ? { detail: ctx.detail } : {}),
           onQueued: () => ctx.queuedIn?.(session.id),
         });
       },

@@ -2,6 +2,7 @@ import { type SessionSummary, WireError } from "@phonework/protocol";
 import { type Clock, KeyedQueue, type Logger } from "@phonework/runtime";
 import type { ChatOwner } from "../contracts/chat-owner.ts";
 import { ToolError } from "../contracts/tool.ts";
+import type { DetailSink } from "../contracts/turn-detail.ts";
 import { finishOrDetach } from "../tasks/finish-or-detach.ts";
 import { movedToBackgroundText } from "../tasks/format-tasks.ts";
 import type { TaskRunner } from "../tasks/task-runner.ts";
@@ -42,6 +43,8 @@ export interface SendContext extends ChatOwner {
   /** Cancels the turn while the user is still waiting for it (not once it runs in the background). */
   signal: AbortSignal;
   progress(line: string): void;
+  /** The turn's details (the agent's tool calls and their results), where the chat shows them. */
+  detail?: DetailSink;
   /** Called once the turn has its place in the session's queue (not when refused with QUEUE_FULL). */
   onQueued?(): void;
 }
@@ -221,6 +224,7 @@ export class SessionManager {
     this.turnsBySession.set(session.id, ahead + 1);
     const controller = new AbortController();
     let progress = ctx.progress;
+    let detail = ctx.detail;
     let background = false;
     const onUserCancel = () => !background && controller.abort(ctx.signal.reason);
     ctx.signal.addEventListener("abort", onUserCancel, { once: true });
@@ -236,10 +240,16 @@ export class SessionManager {
         options.onChange();
         let outcome: TurnOutcome = { ok: false, stopped: false, text: "❌ the turn failed" };
         try {
-          outcome = await this.runTurn(session, prompt, controller.signal, (line) => {
-            observer?.progress(session, line);
-            progress(line);
-          });
+          outcome = await this.runTurn(
+            session,
+            prompt,
+            controller.signal,
+            (line) => {
+              observer?.progress(session, line);
+              progress(line);
+            },
+            (kind, text) => detail?.(kind, text),
+          );
           return outcome;
         } finally {
           this.running.delete(session.id);
@@ -268,6 +278,7 @@ export class SessionManager {
       moveToBackground: (onProgress: (line: string) => void) => {
         background = true;
         progress = onProgress;
+        detail = undefined; // nobody waits on the turn's message any more: its output log is enough
       },
     };
   }
@@ -277,6 +288,7 @@ export class SessionManager {
     prompt: string,
     signal: AbortSignal,
     onProgress: (line: string) => void,
+    onDetail: DetailSink,
   ): Promise<TurnOutcome> {
     const { options } = this;
     const current = options.store.get(session.id) ?? session;
@@ -287,6 +299,7 @@ export class SessionManager {
         prompt,
         signal,
         onProgress,
+        onDetail,
         ...(current.model ? { model: current.model } : {}),
         ...(current.effort ? { effort: current.effort } : {}),
       });

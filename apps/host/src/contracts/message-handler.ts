@@ -1,5 +1,6 @@
 import type { ForwardFrame } from "@phonework/protocol";
 import type { ReplyValue } from "./reply.ts";
+import type { DetailSink } from "./turn-detail.ts";
 
 // What answers a forwarded chat message on this host (the assistant, or a placeholder).
 
@@ -8,6 +9,8 @@ export interface RequestContext {
   signal: AbortSignal;
   /** Sends a short status line to the user's chat while the request runs. */
   progress(text: string): void;
+  /** The turn's details (tool calls, results, usage); absent when the chat does not show them. */
+  detail?: DetailSink;
   /**
    * Tells the user's message line that this request now waits in an ordered queue of its own (a
    * coding session's), so the user's next message for that queue may follow it there at once.

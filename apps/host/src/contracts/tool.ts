@@ -1,5 +1,6 @@
 import type { PeerNode } from "@phonework/protocol";
 import { z } from "zod";
+import type { DetailSink } from "./turn-detail.ts";
 
 // A tool the assistant can call. Its arguments are a zod schema: the same schema validates
 // the model's call and produces the JSON schema the model is shown.
@@ -16,6 +17,8 @@ export interface ToolContext {
   chatId: string;
   platform: string;
   progress(text: string): void;
+  /** The turn's details (tool calls, results, usage); absent when the chat does not show them. */
+  detail?: DetailSink;
   /** Delivers a file to the user's chat. */
   sendFile(file: OutgoingFile): Promise<void>;
   /** The model's id for this call, recorded by tools whose effects outlive the turn (schedules). */

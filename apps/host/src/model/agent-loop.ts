@@ -7,11 +7,14 @@ import {
   ToolError,
   toolSpec,
 } from "../contracts/tool.ts";
+import { clipDetail, RESULT_DETAIL_MAX, toolCallDetail, usageDetail } from "../contracts/turn-detail.ts";
 import type { ChatMessage, ToolCall } from "./chat-message.ts";
 import { describeProviderError, type ModelClient } from "./model-client.ts";
 
 // The tool-calling loop. It never throws: a tool failure becomes an error result the model
 // reads, a provider failure ends the turn with a clear reply, and it stops after maxSteps.
+// Where the chat shows details (context.detail), each call and its clipped result go there as
+// they happen, and the turn's token usage (summed over its model calls) once it ends.
 
 export type StopReason = "done" | "max_steps" | "provider_error" | "aborted";
 
@@ -57,16 +60,40 @@ async function runTool(
   if (!parsed.success) return `Error: invalid arguments for ${name}: ${describeZodError(parsed.error)}`;
   const line = tool.describe?.(parsed.data);
   options.context.progress(line ?? `using ${name}`);
+  options.context.detail?.("tool", toolCallDetail(name, parsed.data));
+  const result = await executeTool(tool, parsed.data, call, options);
+  // A final answer is the turn's reply itself: shown as the answer, not as a detail.
+  if (typeof result === "string") options.context.detail?.("result", clipDetail(result, RESULT_DETAIL_MAX));
+  return result;
+}
+
+async function executeTool(
+  tool: Tool,
+  args: unknown,
+  call: ToolCall,
+  options: AgentRunOptions,
+): Promise<string | FinalAnswer> {
   try {
-    return await tool.execute(parsed.data, { ...options.context, toolCallId: call.id });
+    return await tool.execute(args, { ...options.context, toolCallId: call.id });
   } catch (error) {
     if (error instanceof ToolError) return `Error: ${error.message}`;
-    options.logger.warn({ err: error, tool: name }, "tool failed");
-    return `Error: ${name} failed: ${(error as Error)?.message ?? String(error)}`;
+    options.logger.warn({ err: error, tool: tool.name }, "tool failed");
+    return `Error: ${tool.name} failed: ${(error as Error)?.message ?? String(error)}`;
   }
 }
 
+/** Runs the loop; where details are shown, the turn's usage goes out last, whatever ended it. */
 export async function runAgentLoop(options: AgentRunOptions): Promise<AgentRunResult> {
+  const usage = { input: 0, output: 0, reported: false };
+  const result = await runSteps(options, usage);
+  if (usage.reported) options.context.detail?.("usage", usageDetail(usage));
+  return result;
+}
+
+async function runSteps(
+  options: AgentRunOptions,
+  usage: { input: number; output: number; reported: boolean },
+): Promise<AgentRunResult> {
   const { context, logger } = options;
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const specs = options.tools.map(toolSpec);
@@ -96,6 +123,11 @@ export async function runAgentLoop(options: AgentRunOptions): Promise<AgentRunRe
         "provider_error",
         "(the model provider failed before I could answer)",
       );
+    }
+    if (answer.usage) {
+      usage.input += answer.usage.input;
+      usage.output += answer.usage.output;
+      usage.reported = true;
     }
     if (answer.toolCalls.length === 0) {
       const reply = answer.content?.trim() || "(the model returned an empty answer)";

@@ -16,6 +16,8 @@ export interface ModelRequest {
 export interface ModelReply {
   content: string | null;
   toolCalls: ToolCall[];
+  /** Tokens the request read and wrote, when the API said (`usage`). */
+  usage?: { input: number; output: number };
 }
 
 export interface ModelClient {
@@ -61,7 +63,14 @@ export function createOpenAIModelClient(options: OpenAIModelOptions): ModelClien
           type: "function" as const,
           function: { name: call.function.name, arguments: call.function.arguments ?? "" },
         }));
-      return { content: message.content ?? null, toolCalls };
+      const { usage } = response;
+      return {
+        content: message.content ?? null,
+        toolCalls,
+        ...(usage
+          ? { usage: { input: usage.prompt_tokens ?? 0, output: usage.completion_tokens ?? 0 } }
+          : {}),
+      };
     },
   };
 }

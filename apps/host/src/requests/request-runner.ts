@@ -8,6 +8,7 @@ import {
 import type { Logger } from "@phonework/runtime";
 import type { MessageHandler } from "../contracts/message-handler.ts";
 import { toReply } from "../contracts/reply.ts";
+import type { DetailSink } from "../contracts/turn-detail.ts";
 
 // Runs forwarded requests through the handler and answers each under its correlation id.
 // The correlation id is the idempotency key: a request delivered twice runs once, and the second
@@ -61,6 +62,10 @@ export class RequestRunner {
     const progress = (text: string) => {
       if (!controller.signal.aborted) this.send({ type: "progress", id: request.id, text });
     };
+    // Details only where the router asked for them: an older router would show them as status lines.
+    const detail: DetailSink = (kind, text) => {
+      if (!controller.signal.aborted) this.send({ type: "progress", id: request.id, text, kind });
+    };
     // Cancelled (the router gave up, or the host is stopping): whatever the handler made of it,
     // nobody waits for an answer, so it is reported live and not kept to be shown late.
     const cancelled = () => {
@@ -73,7 +78,7 @@ export class RequestRunner {
       if (!this.send(frame)) log.info("router link is down; cancellation not reported");
     };
     this.handler
-      .handle(request, { signal: controller.signal, progress })
+      .handle(request, { signal: controller.signal, progress, ...(request.details ? { detail } : {}) })
       .then(
         (value) => {
           if (controller.signal.aborted) return cancelled();

@@ -140,6 +140,7 @@ export class ChatHub {
             adapter.send(destination, piece, {
               idempotencyKey,
               ...(replyTo ? { replyTo } : {}),
+              ...(options.thread && capabilities.threads !== "none" ? { thread: options.thread } : {}),
               ...(lastPiece && buttons ? { buttons } : {}),
             }),
           );

@@ -43,6 +43,11 @@ export interface SendOptions {
   replyTo?: string;
   /** Rows of buttons, where the platform has them; each is a command the user could type. */
   buttons?: readonly (readonly ButtonSpec[])[];
+  /**
+   * The platform id of a main message this text belongs under (a turn's details): its thread, or a
+   * reply to it, where the platform has either (capabilities.threads); elsewhere a plain message.
+   */
+  thread?: string;
 }
 
 /** What the router says in a chat: text (Markdown), and buttons where the platform has them. */

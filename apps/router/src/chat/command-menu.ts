@@ -8,6 +8,7 @@ const ROUTER_COMMANDS: PlatformCommand[] = [
   { command: "nodes", description: "List your nodes" },
   { command: "node", description: "Switch your active node" },
   { command: "result", description: "Answers replace the progress message, or follow it" },
+  { command: "details", description: "Tool calls and usage: in a thread, inline, or off" },
   { command: "console", description: "A one-time link to the web console" },
   { command: "help", description: "Commands of the router and your node" },
 ];

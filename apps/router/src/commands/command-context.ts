@@ -5,6 +5,7 @@ import type { QualifyResult } from "../ids/qualified-id.ts";
 import type { PairingService } from "../pairing/pairing-service.ts";
 import type { NodeInfo } from "../registry/node-info.ts";
 import type { NodeDirectory } from "../registry/node-registry.ts";
+import type { ThreadSupport } from "../users/details-mode.ts";
 import type { UserStateStore } from "../users/user-state-store.ts";
 
 // What every router command is given: who asks, from which chat, and the parts it reads or changes.
@@ -28,4 +29,6 @@ export interface Asker {
   chatId: string;
   /** Where it was asked; a group's members all see the answer (default: private). */
   chatType?: "private" | "group";
+  /** Where the chat's platform can put a turn's details (its capabilities; default: nowhere). */
+  threads?: ThreadSupport;
 }

@@ -3,6 +3,7 @@ import { activeNodeSetText, resultModeText, unknownNodeText } from "../chat/user
 import { lookupNode, type NodeInfo } from "../registry/node-info.ts";
 import { ADMIN_COMMANDS, type AdminCommandName, runAdminCommand } from "./admin-commands.ts";
 import type { Asker, RouterCommandDeps } from "./command-context.ts";
+import { detailsCommand } from "./details-command.ts";
 import { formatNodeList } from "./format-node-list.ts";
 import { startText } from "./start-text.ts";
 
@@ -14,11 +15,12 @@ export type RouterCommand =
   | { name: "help" }
   | { name: "start" }
   | { name: "result"; arg: string }
+  | { name: "details"; arg: string }
   | { name: "console"; arg: string }
   | { name: AdminCommandName; args: string[] };
 
 const COMMAND = new RegExp(
-  String.raw`^/(nodes|node|help|start|result|console|${ADMIN_COMMANDS.join("|")})(?:\s+(.*))?$`,
+  String.raw`^/(nodes|node|help|start|result|details|console|${ADMIN_COMMANDS.join("|")})(?:\s+(.*))?$`,
   "is",
 );
 
@@ -32,6 +34,7 @@ export function parseRouterCommand(text: string): RouterCommand | undefined {
   if (name === "start") return { name: "start" };
   if (name === "node") return { name: "node", arg: unquote(arg) };
   if (name === "result") return { name: "result", arg: arg.toLowerCase() };
+  if (name === "details") return { name: "details", arg: arg.toLowerCase() };
   if (name === "console") return { name: "console", arg };
   const admin = ADMIN_COMMANDS.find((command) => command === name);
   return admin ? { name: admin, args: arg ? arg.split(/\s+/).map(unquote) : [] } : undefined;
@@ -44,6 +47,7 @@ export const ROUTER_HELP = [
   "/nodes — list your nodes (→ marks the active one)",
   "/node <name> — switch your active node (/node alone: pick one)",
   "/result replace|send — show a node's answer in place of its progress message, or after it",
+  "/details thread|inline|off — a turn's tool calls, results and usage: under its message, in it, or not at all",
   "/console — a one-time link to the web console (/console logout-all signs out every browser)",
   "/help — this help",
   "@<name> <message> — send to that node (it becomes active)",
@@ -85,6 +89,8 @@ export function runRouterCommand(asker: Asker, command: RouterCommand, deps: Rou
       return switchNode(userId, command.arg, nodes, deps);
     case "result":
       return { text: setResultMode(asker, command.arg, deps) };
+    case "details":
+      return detailsCommand(asker, command.arg, deps.userState);
     case "console":
       return (
         deps.console?.run(userId, command.arg, asker.chatType ?? "private") ?? {

@@ -1,4 +1,4 @@
-import type { FrameHandlers, HandledTwice, WireError } from "@phonework/protocol";
+import type { FrameHandlers, HandledTwice, ProgressKind, WireError } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import type { NodeAnswer } from "./node-answer.ts";
 
@@ -12,7 +12,7 @@ import type { NodeAnswer } from "./node-answer.ts";
 export interface AnswerWaiters {
   resolve(id: string, answer: NodeAnswer): boolean;
   reject(id: string, error: WireError): boolean;
-  progress(id: string, text: string): boolean;
+  progress(id: string, text: string, kind?: ProgressKind): boolean;
 }
 
 /** Where a frame came from: the registered node, its waiting requests, its logger. */

@@ -8,7 +8,7 @@ import { REQUESTS_MIGRATION } from "../delivery/request-log.ts";
 import { CHAT_INBOX_MIGRATION } from "../intake/chat-inbox.ts";
 import { JOIN_CODES_REPLACE_MIGRATION, NODES_MIGRATION } from "../pairing/node-store.ts";
 import { SEEN_EVENTS_MIGRATION } from "../storage/seen-events.ts";
-import { USER_STATE_MIGRATION } from "../users/user-state-store.ts";
+import { USER_STATE_DETAILS_MIGRATION, USER_STATE_MIGRATION } from "../users/user-state-store.ts";
 import { PLAN_GRANTS_MIGRATION } from "../workers/plan-grants.ts";
 
 // The router's SQLite file. Append-only migrations: each entry moves the schema one version forward.
@@ -24,6 +24,7 @@ const ROUTER_MIGRATIONS = [
   PLAN_GRANTS_MIGRATION,
   USER_STATE_MIGRATION,
   JOIN_CODES_REPLACE_MIGRATION,
+  USER_STATE_DETAILS_MIGRATION,
 ];
 
 /**

@@ -2,6 +2,7 @@ import type { Logger } from "@phonework/runtime";
 import type { IncomingMessage } from "../chat/chat-types.ts";
 import type { NodeAnswer } from "../contracts/node-answer.ts";
 import type { RequestLog } from "../delivery/request-log.ts";
+import type { ForwardOptions } from "../node-link/node-connection.ts";
 import type { NodeInfo } from "../registry/node-info.ts";
 import { peersOf } from "../registry/peer-nodes.ts";
 import type { Forwarder } from "./forwarder.ts";
@@ -25,8 +26,8 @@ export interface ForwardRequestDeps {
 export function forwardRequest(
   deps: ForwardRequestDeps,
   message: IncomingMessage,
-  to: { nodeId: string; nodes: readonly NodeInfo[]; text: string },
-  onProgress: (line: string) => void,
+  to: { nodeId: string; nodes: readonly NodeInfo[]; text: string; details?: boolean },
+  onProgress: NonNullable<ForwardOptions["onProgress"]>,
 ): { log: Logger; reply: Promise<NodeAnswer> } {
   const { nodeId } = to;
   const id = deps.newId();
@@ -48,6 +49,7 @@ export function forwardRequest(
       text: to.text,
       message_id: message.messageId,
       nodes: peersOf(to.nodes, nodeId),
+      ...(to.details ? { details: true } : {}),
       ...(message.attachments
         ? {
             attachments: message.attachments.map((file) => ({

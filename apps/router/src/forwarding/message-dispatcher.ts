@@ -15,9 +15,10 @@ import {
   type RoutingStep,
   routeMessage,
 } from "../routing/routing-step.ts";
+import { effectiveDetailsMode } from "../users/details-mode.ts";
 import { askEveryNode, isAcrossNodesCommand } from "./ask-every-node.ts";
 import { type ForwardRequestDeps, forwardRequest } from "./forward-request.ts";
-import { ProgressMessage } from "./progress-message.ts";
+import { presentationMode, TurnPresentation } from "./turn-presentation.ts";
 
 // Every incoming chat message ends here: router command, or routed to a node and answered.
 // Nothing is dropped: each message gets a reply, a question, or a clear error — sent as a reply
@@ -123,6 +124,7 @@ export class MessageDispatcher {
         platform: message.platform,
         chatId: message.chatId,
         chatType: message.chatType,
+        threads: deps.chat.adapter(message.platform)?.capabilities.threads ?? "none",
       };
       return { answered: answer(runRouterCommand(asker, command, deps)).then(() => undefined) };
     }
@@ -155,13 +157,13 @@ export class MessageDispatcher {
   ): Promise<void> {
     const { deps } = this;
     const { nodeId } = decision;
-    const progress = new ProgressMessage(deps.chat, to, deps.progressIntervalMs, () => deps.clock.now());
+    const progress = this.presentation(message, to);
     // Sent to the node before this returns its first await: the user's next message cannot overtake it.
     const { log, reply } = forwardRequest(
       deps,
       message,
-      { nodeId, nodes, text: decision.text ?? message.text },
-      (line) => progress.add(line),
+      { nodeId, nodes, text: decision.text ?? message.text, details: progress.wantsDetails },
+      (line, kind) => progress.add(line, kind),
     );
     log.info({ reason: decision.reason }, "forwarding message");
     // With more than one node, every answer says (by id) which node it came from.
@@ -188,6 +190,22 @@ export class MessageDispatcher {
         replyTo: message.messageId,
       });
     }
+  }
+
+  /** How this chat shows the turn: its /details choice, as far as its platform allows. */
+  private presentation(message: IncomingMessage, to: ChatAddress): TurnPresentation {
+    const { deps } = this;
+    const capabilities = deps.chat.adapter(message.platform)?.capabilities;
+    const platform = { threads: capabilities?.threads ?? "none", canEdit: capabilities?.canEdit ?? false };
+    const chosen = effectiveDetailsMode(
+      deps.userState.detailsMode(message.userId, message.chatId),
+      platform.threads,
+    );
+    return new TurnPresentation(deps.chat, to, {
+      mode: presentationMode(chosen, platform),
+      intervalMs: deps.progressIntervalMs,
+      now: () => deps.clock.now(),
+    });
   }
 
   /**

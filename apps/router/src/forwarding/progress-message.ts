@@ -6,6 +6,8 @@ import type { ChatAddress, ChatReply, SendOptions, SentMessage } from "../chat/c
 // cannot, the new lines go out as new messages, at most once per interval. When the answer comes,
 // the chat's result mode decides: `replace` puts the answer in place of the progress message;
 // `send` marks the progress message done (or failed) and sends the answer as a new message.
+// It is the main message of a turn (turn-presentation.ts), which may also carry a turn's details
+// as lines of their own (a result's "↳ …", the usage's "📊 …").
 
 const MAX_LINES = 8;
 
@@ -26,11 +28,12 @@ export class ProgressMessage {
     private readonly now: () => number,
   ) {}
 
-  add(line: string): void {
+  /** `marker` starts the line: "…" for a status, another sign for a detail shown inline. */
+  add(line: string, marker = "…"): void {
     if (this.finished) return;
     const text = line.trim();
     if (!text) return;
-    this.lines.push(`… ${text}`);
+    this.lines.push(`${marker} ${text}`);
     if (this.editable && this.lines.length > MAX_LINES) this.lines.splice(0, this.lines.length - MAX_LINES);
     if (this.editable && !this.messageId) {
       this.lastOutAt = this.now();
@@ -43,6 +46,22 @@ export class ProgressMessage {
       this.timer = undefined;
       this.flushing = this.flush();
     }, wait);
+  }
+
+  /** Whether the progress message was sent (or is on its way). */
+  get opened(): boolean {
+    return this.messageId !== undefined;
+  }
+
+  /**
+   * The progress message's id, once sent: created now (saying the turn is working) when no line
+   * came yet. Undefined where the platform cannot edit (there is no one progress message) or the
+   * send failed.
+   */
+  mainMessage(): Promise<string | undefined> {
+    if (!this.editable) return Promise.resolve(undefined);
+    if (!this.messageId && !this.finished) this.add("working");
+    return this.messageId ?? Promise.resolve(undefined);
   }
 
   /** Stops further updates. */

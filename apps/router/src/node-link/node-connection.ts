@@ -8,7 +8,7 @@ import {
 import type { Logger } from "@phonework/runtime";
 import { WebSocket } from "ws";
 import type { NodeAnswer } from "../contracts/node-answer.ts";
-import { PendingRequests } from "../rpc/pending-requests.ts";
+import { PendingRequests, type ProgressListener } from "../rpc/pending-requests.ts";
 
 // A registered node's socket: sending frames, its table of pending requests, and its heartbeat.
 
@@ -29,7 +29,7 @@ export interface BackpressurePolicy {
 
 export interface ForwardOptions {
   timeoutMs: number;
-  onProgress?: (text: string) => void;
+  onProgress?: ProgressListener;
   signal?: AbortSignal;
 }
 

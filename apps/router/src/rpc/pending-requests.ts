@@ -1,11 +1,14 @@
-import { WireError } from "@phonework/protocol";
+import { type ProgressKind, WireError } from "@phonework/protocol";
 
 // The table of requests awaiting an answer on one node connection. Every entry is settled
 // exactly once: by its answer, by its timeout, by abort, or all at once when the socket closes.
 
+/** A status line, or (with a kind other than "status") one of the turn's details. */
+export type ProgressListener = (text: string, kind?: ProgressKind) => void;
+
 export interface PendingOptions {
   timeoutMs: number;
-  onProgress?: (text: string) => void;
+  onProgress?: ProgressListener;
   onTimeout?: () => void;
   signal?: AbortSignal;
 }
@@ -13,7 +16,7 @@ export interface PendingOptions {
 interface Entry<T> {
   resolve: (answer: T) => void;
   reject: (error: WireError) => void;
-  onProgress?: (text: string) => void;
+  onProgress?: ProgressListener;
   timer: NodeJS.Timeout;
   cleanup: () => void;
 }
@@ -68,9 +71,9 @@ export class PendingRequests<T> {
     return entry !== undefined;
   }
 
-  progress(id: string, text: string): boolean {
+  progress(id: string, text: string, kind?: ProgressKind): boolean {
     const entry = this.entries.get(id);
-    entry?.onProgress?.(text);
+    entry?.onProgress?.(text, kind);
     return entry !== undefined;
   }
 

@@ -1,7 +1,7 @@
 import { type HostFrame, WireError } from "@phonework/protocol";
 import type { FrameTable } from "../contracts/node-frames.ts";
 
-// The request/answer frames that are not deliveries: a status line for a request still running,
+// The request/answer frames that are not deliveries: a status line (or a detail) for a request still running,
 // and an `error` — the failure of one request (by its id), or the node saying something went
 // wrong. An error answering a request of another feature's (an overview asked for) is that
 // feature's to take first.
@@ -13,7 +13,7 @@ export type ErrorClaim = (nodeId: string, id: string, message: string) => boolea
 
 export function rpcFrames(claim: ErrorClaim = () => false): FrameTable<RpcFrame> {
   return ({ nodeId, pending, log }) => ({
-    progress: (frame) => pending.progress(frame.id, frame.text),
+    progress: (frame) => pending.progress(frame.id, frame.text, frame.kind),
     error: (frame) => {
       if (frame.id && claim(nodeId, frame.id, frame.message)) return;
       if (frame.id) pending.reject(frame.id, new WireError(frame.code, frame.message, nodeId));

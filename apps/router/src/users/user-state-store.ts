@@ -1,9 +1,10 @@
 import { openDatabase, PreparedStatements, type SqliteDatabase } from "@phonework/runtime";
 import { z } from "zod";
+import { DETAILS_MODES, type DetailsMode } from "./details-mode.ts";
 
 // Per-user routing state that must survive a router restart: the active node, the chat we last
 // heard from the user in (where notices about their nodes go), the chats they wrote from, and how
-// answers are shown in each chat. One row per user in router.db (`user_state`), written through on
+// answers and a turn's details are shown in each chat. One row per user in router.db (`user_state`), written through on
 // every change and read from memory: every message asks it. Routers before this kept it in
 // users.json (legacy-users-file.ts moves that file in once).
 
@@ -16,6 +17,10 @@ export const USER_STATE_MIGRATION = `
     result_modes TEXT NOT NULL DEFAULT '{}'
   );`;
 
+/** Each chat's /details choice, beside its result mode. */
+export const USER_STATE_DETAILS_MIGRATION = `
+  ALTER TABLE user_state ADD COLUMN details_modes TEXT NOT NULL DEFAULT '{}';`;
+
 const ChatRef = z.object({ platform: z.string(), chat_id: z.string() });
 export type ChatRef = z.infer<typeof ChatRef>;
 
@@ -26,6 +31,8 @@ export const UserState = z.object({
   chats: z.array(ChatRef).optional(),
   /** Per chat: how a node's answer is shown against its progress message (default "send"). */
   result_modes: z.record(z.string(), z.enum(["replace", "send"])).optional(),
+  /** Per chat: where a turn's details go (/details); absent: the platform's default. */
+  details_modes: z.record(z.string(), z.enum(DETAILS_MODES)).optional(),
 });
 export type UserState = z.infer<typeof UserState>;
 
@@ -40,6 +47,7 @@ interface Row {
   chat: string | null;
   chats: string;
   result_modes: string;
+  details_modes: string;
 }
 
 /** A stored row read back through the schema; a row that no longer reads is an empty state. */
@@ -49,6 +57,7 @@ function fromRow(row: Row): UserState {
     ...(row.chat ? { chat: JSON.parse(row.chat) } : {}),
     chats: JSON.parse(row.chats),
     result_modes: JSON.parse(row.result_modes),
+    details_modes: JSON.parse(row.details_modes),
   });
   return parsed.success ? parsed.data : {};
 }
@@ -69,7 +78,9 @@ export class UserStateStore {
   }
 
   static inMemory(): UserStateStore {
-    return new UserStateStore(openDatabase(":memory:", { migrations: [USER_STATE_MIGRATION] }));
+    return new UserStateStore(
+      openDatabase(":memory:", { migrations: [USER_STATE_MIGRATION, USER_STATE_DETAILS_MIGRATION] }),
+    );
   }
 
   activeNode(userId: string): string | undefined {
@@ -107,6 +118,16 @@ export class UserStateStore {
   setResultMode(userId: string, chatId: string, mode: "replace" | "send"): void {
     const user = this.users.get(userId);
     this.save(userId, { ...user, result_modes: { ...user?.result_modes, [chatId]: mode } });
+  }
+
+  /** The chat's /details choice; undefined when it made none (the platform's default applies). */
+  detailsMode(userId: string, chatId: string): DetailsMode | undefined {
+    return this.users.get(userId)?.details_modes?.[chatId];
+  }
+
+  setDetailsMode(userId: string, chatId: string, mode: DetailsMode): void {
+    const user = this.users.get(userId);
+    this.save(userId, { ...user, details_modes: { ...user?.details_modes, [chatId]: mode } });
   }
 
   /** User ids stored without their adapter's name (a router from before adapters were named). */
@@ -151,9 +172,10 @@ export class UserStateStore {
     this.users.set(userId, user);
     this.sql
       .sql(
-        `INSERT INTO user_state (user_id, active_node, chat, chats, result_modes) VALUES (?, ?, ?, ?, ?)
+        `INSERT INTO user_state (user_id, active_node, chat, chats, result_modes, details_modes)
+         VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (user_id) DO UPDATE SET active_node = excluded.active_node, chat = excluded.chat,
-           chats = excluded.chats, result_modes = excluded.result_modes`,
+           chats = excluded.chats, result_modes = excluded.result_modes, details_modes = excluded.details_modes`,
       )
       .run(
         userId,
@@ -161,6 +183,7 @@ export class UserStateStore {
         user.chat ? JSON.stringify(user.chat) : null,
         JSON.stringify(user.chats ?? []),
         JSON.stringify(user.result_modes ?? {}),
+        JSON.stringify(user.details_modes ?? {}),
       );
   }
 }

@@ -22,6 +22,8 @@ export interface RecordedMessage {
   file?: OutgoingFile;
   /** The incoming message it answers, when it is an answer. */
   replyTo?: string;
+  /** The main message it was sent under (a turn's details). */
+  thread?: string;
   buttons?: OutgoingButton[][];
 }
 
@@ -38,7 +40,7 @@ export interface MemoryChatAdapter extends PlatformAdapter {
   ): Promise<void>;
   /** Presses the button with this label on the latest message that has one; resolves with the toast. */
   press(label: string, by?: string): Promise<string>;
-  /** Texts sent to one user, in order. */
+  /** Texts sent to one user in the main chat, in order: a turn's details (sent under its main message, with `thread`) are only in `sent`. */
   textsFor(userId: string): string[];
 }
 
@@ -90,6 +92,7 @@ export function createMemoryChatAdapter(
     async send(to, text, options) {
       return record(to, text, {
         ...(options.replyTo ? { replyTo: options.replyTo } : {}),
+        ...(options.thread ? { thread: options.thread } : {}),
         ...(options.buttons ? { buttons: options.buttons } : {}),
       });
     },
@@ -124,7 +127,7 @@ export function createMemoryChatAdapter(
       });
     },
     textsFor(userId) {
-      return sent.filter((m) => m.to.userId === userId).map((m) => m.text);
+      return sent.filter((m) => m.to.userId === userId && !m.thread).map((m) => m.text);
     },
   };
 }

@@ -177,10 +177,12 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Platform
     async send(to, text, sendOptions) {
       // Telegram has no idempotency key: the key is only logged, to follow a retried send.
       logger.debug({ idempotencyKey: sendOptions.idempotencyKey }, "Telegram sendMessage");
+      // A turn's details are replies to its main message: Telegram has no threads in private chats.
+      const replyTarget = sendOptions.replyTo ?? sendOptions.thread;
       const sent = await platformCall(() =>
         api.sendMessage(chatIdOf(to), text, {
           ...TEXT_OPTIONS,
-          ...(sendOptions.replyTo ? { reply_parameters: replyParameters(sendOptions.replyTo) } : {}),
+          ...(replyTarget ? { reply_parameters: replyParameters(replyTarget) } : {}),
           ...(sendOptions.buttons?.length ? { reply_markup: inlineKeyboard(sendOptions.buttons) } : {}),
         }),
       );
