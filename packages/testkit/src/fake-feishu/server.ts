@@ -119,6 +119,7 @@ export async function startFakeFeishu(options: FakeFeishuOptions = {}): Promise<
       return buildWebhookRequest(complete, webhookOptions);
     },
     failNext: (pattern, fault) => faults.add(pattern, fault),
+    rememberEvent: (event) => state.messages.observeEvent(event),
     userImage: (data, contentType = "image/png") => state.resources.add({ kind: "image", data, contentType }),
     userFile: (data, fileOptions = {}) =>
       state.resources.add({

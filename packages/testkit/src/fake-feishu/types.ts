@@ -127,6 +127,8 @@ export interface FakeFeishu {
   webhookRequest(body: object, options?: WebhookOptions): WebhookRequest;
   /** The next `times` (default 1) calls whose path matches answer with this fault instead. */
   failNext(pathPattern: RegExp, fault: FeishuFault): void;
+  /** Learns a user's message as Feishu keeps it, without delivering it (for calls made about it). */
+  rememberEvent(event: object): void;
   /** Registers an image a user sends; put the key in a message event (`resourceKey`). */
   userImage(data: Buffer, contentType?: string): string;
   /** Registers a file (a document, audio, a video) a user sends; put the key in a message event. */
