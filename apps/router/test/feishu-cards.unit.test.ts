@@ -17,6 +17,13 @@ import { parseReceiveEvent } from "../src/platforms/feishu/incoming-event.ts";
 const button = (label: string, data = label) => ({ label, data });
 type Node = Record<string, unknown>;
 const elementsOf = (card: Node) => (card.body as { elements: Node[] }).elements;
+/** The first button of the card's first row of buttons. */
+function firstButton(card: Node): Node {
+  const row = elementsOf(card)[1] as { columns: Array<{ elements: Node[] }> } | undefined;
+  const found = row?.columns[0]?.elements[0];
+  if (!found) throw new Error("the card has no button");
+  return found;
+}
 
 describe("cards", () => {
   it("a card with rows of buttons is a valid 2.0 card: no action container, one column_set per row", () => {
@@ -28,8 +35,7 @@ describe("cards", () => {
     const elements = elementsOf(card);
     expect(elements.map((e) => e.tag)).toEqual(["markdown", "column_set", "column_set"]);
     expect(JSON.stringify(card)).not.toContain('"action"');
-    const first = (elements[1]?.columns as Node[])[0]?.elements as Node[];
-    expect(first[0]).toMatchObject({
+    expect(firstButton(card)).toMatchObject({
       tag: "button",
       text: { tag: "plain_text", content: "Approve" },
       type: "primary",
@@ -57,7 +63,7 @@ describe("cards", () => {
       cardProblem({ schema: "2.0", config: { update_multi: false }, body: { elements: [] } }),
     ).toBeDefined();
     const emptyLabel = markdownCard("x", [[button("Go")]]);
-    (((elementsOf(emptyLabel)[1]?.columns as Node[])[0]?.elements as Node[])[0]?.text as Node).content = "";
+    (firstButton(emptyLabel).text as Node).content = "";
     expect(cardProblem(emptyLabel)).toBeDefined();
     expect(cardProblem({ elements: [{ tag: "div" }] })).toBeUndefined(); // 1.0 cards keep their shape
   });
