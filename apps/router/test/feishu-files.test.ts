@@ -159,6 +159,16 @@ describe("the adapter's own side", () => {
     const versions = fake.cardVersions(sent.messageId);
     expect(versions.map((v) => v.via)).toEqual(["send", "patch", "patch"]);
     for (const version of versions) expect(cardProblem(version.content)).toBeUndefined();
+
+    // A card Feishu refused went out as text: its edits replace the text (a text is no card to patch).
+    fake.failNext(/\/im\/v1\/messages$/, { status: 400, code: 230099, msg: "Failed to create card content" });
+    const text = await adapter.send(to, "plain now", { idempotencyKey: idempotencyKey() });
+    expect(fake.message(text.messageId)).toMatchObject({ msg_type: "text", content: { text: "plain now" } });
+    await adapter.edit(to, text.messageId, "still plain", { buttons: [[{ label: "Stop", data: "stop-2" }]] });
+    expect(fake.message(text.messageId)).toMatchObject({
+      msg_type: "text",
+      content: { text: "still plain" },
+    });
   });
 
   it("downloads what a user sent; an unknown key, a ref it did not make and a file over the cap are refused for good", async () => {

@@ -216,9 +216,14 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdap
     edit(to, messageId, text, editOptions) {
       const rows = editOptions?.buttons;
       return asPlatformCall(async () => {
-        await api.patchCard(messageId, markdownCard(text, rows));
+        const as = await sender.edit(messageId, markdownCard(text, rows), text);
         const privateChat = cards.privateChat(messageId) ?? !to.chatId;
-        cards.sent(messageId, { text, rows, owner: to.userId, privateChat });
+        cards.sent(messageId, {
+          text,
+          rows: as === "card" ? rows : undefined,
+          owner: to.userId,
+          privateChat,
+        });
       });
     },
 

@@ -77,6 +77,17 @@ export class FeishuApi {
     );
   }
 
+  /** Replaces a text message's text (a message sent as text cannot become a card). */
+  async updateText(messageId: string, text: string): Promise<void> {
+    check(
+      await this.client.im.v1.message.update({
+        path: { message_id: messageId },
+        data: { msg_type: "text", content: JSON.stringify({ text }) },
+      }),
+      "update message",
+    );
+  }
+
   async uploadImage(data: Buffer): Promise<string> {
     const result = (await this.client.im.v1.image.create({
       data: { image_type: "message", image: data },
