@@ -13,12 +13,12 @@ import type {
 } from "../platform-adapter.ts";
 import { ButtonCards } from "./button-cards.ts";
 import { markdownCard } from "./card.ts";
-import { type CardCallbackAnswer, readCardCallback } from "./card-action.ts";
 import { CardSender, failureLog } from "./card-sender.ts";
 import { FeishuApi, type Recipient } from "./feishu-api.ts";
 import { asPlatformCall, FeishuError, toFeishuError } from "./feishu-error.ts";
 import { parseReceiveEvent, type ReceiveEvent } from "./incoming-event.ts";
 import { createLarkClient } from "./lark-client.ts";
+import { pressHandler } from "./press-handler.ts";
 import { type FeishuDelivery, type FeishuHandlers, feishuWebhook, openLongConnection } from "./receiving.ts";
 import { downloadResource } from "./resource-download.ts";
 
@@ -74,11 +74,6 @@ const FILE_TYPES: Record<string, string> = {
   opus: "opus",
 };
 
-/** The shared layer failed before it could word an answer; the presser still sees something. */
-const PRESS_FAILED_TEXT = "Something went wrong. Please try again.";
-/** A toast shows one short line. */
-const MAX_TOAST = 200;
-
 /** An image as an image message, anything else as a file of the type its extension says. */
 async function sendFeishuFile(
   api: FeishuApi,
@@ -99,48 +94,6 @@ const recipient = (to: Destination): Recipient =>
   to.chatId
     ? { receiveIdType: "chat_id", receiveId: to.chatId }
     : { receiveIdType: "open_id", receiveId: to.userId };
-
-/** Presses answered with a toast of the shared layer's text and, for the card's owner, the card updated. */
-function pressHandler(deps: {
-  events: () => PlatformEvents | undefined;
-  cards: ButtonCards;
-  chatTypes: BoundedMap<string, ChannelRef["type"]>;
-  /** Long connection only: a redelivered callback (same event id) is answered with nothing. */
-  seen?: SeenEvents;
-  logger: Logger;
-}) {
-  const { cards, chatTypes, logger } = deps;
-  const chatType = (chatId: string, messageId: string): ChannelRef["type"] =>
-    chatTypes.get(chatId) ?? (cards.privateChat(messageId) ? "private" : "group");
-  return async (raw: unknown): Promise<CardCallbackAnswer> => {
-    const read = readCardCallback(raw, chatType);
-    if (read.kind === "ignore") {
-      logger.debug({ reason: read.reason }, "card callback ignored");
-      return {};
-    }
-    const { press } = read;
-    if (deps.seen && read.eventId && deps.seen.checkAndRemember([`feishu:e:${read.eventId}`])) {
-      logger.info({ eventId: read.eventId }, "redelivered card callback dropped");
-      return {};
-    }
-    const events = deps.events();
-    if (!events) return { toast: { type: "warning", content: PRESS_FAILED_TEXT } };
-    let text: string;
-    try {
-      text = await events.button(press);
-    } catch (error) {
-      logger.warn({ err: (error as Error).message }, "Feishu button press not handled");
-      return { toast: { type: "error", content: PRESS_FAILED_TEXT } };
-    }
-    const card = press.messageId
-      ? cards.pressed(press.messageId, press.data, press.sender.id, text)
-      : undefined;
-    return {
-      toast: { type: "info", content: text.slice(0, MAX_TOAST) },
-      ...(card ? { card: { type: "raw", data: card } } : {}),
-    };
-  };
-}
 
 export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdapter {
   const { logger } = options;
