@@ -10,7 +10,7 @@ import { scope, startHost, startRouter } from "./support.ts";
 
 // Feishu through the installed router: its bundled Lark SDK against the fake Feishu (FEISHU_DOMAIN),
 // over the long connection and by webhook (signed and encrypted as Feishu sends it), a command
-// answered by an installed host.
+// answered by an installed host, and a button on a card pressed (the card.action.trigger callback).
 
 const ALICE = "ou_alice";
 const ALICE_CHAT = "oc_alice";
@@ -34,10 +34,25 @@ async function feishuWorld(env: Record<string, string> = {}) {
 const chatOf = (fake: FakeFeishu) => feishuConversation(fake, ALICE, ALICE_CHAT);
 
 describe("Feishu, installed", () => {
-  it("ws: a /shell command over the long connection is answered in the chat", async () => {
+  it("ws: a /shell command over the long connection is answered in the chat; a button on a card is pressed", async () => {
     const { fake } = await feishuWorld();
     await fake.waitForWsConnection();
     expect(await chatOf(fake).say("/shell echo over-ws", /over-ws/)).toMatch(/over-ws/);
+    // /node offers the user's nodes as buttons; pressing one is saying "/node box".
+    await chatOf(fake).say("/node", /Active node|No active node/);
+    const card = await waitFor(
+      () => fake.sent().find((m) => fake.cardButtons(m.message_id).some((b) => b.label.endsWith("box"))),
+      { message: "a card with the node's button" },
+    );
+    const label = fake.cardButtons(card.message_id).find((b) => b.label.endsWith("box"))?.label ?? "";
+    const pressed = await fake.pressButton({ openId: ALICE, messageId: card.message_id, label });
+    expect(pressed).toMatchObject({ toast: { content: `✓ ${label}` }, card: expect.any(Object) });
+    expect(pressed.refused).toBeUndefined();
+    expect(fake.cardButtons(card.message_id)).toEqual([]);
+    await waitFor(() => chatOf(fake).texts().includes("✅ Active node: box."), {
+      timeoutMs: 30_000,
+      message: "the press answered in Feishu",
+    });
   });
 
   it("webhook: the URL check is answered, and a signed, encrypted event is answered in the chat", async () => {

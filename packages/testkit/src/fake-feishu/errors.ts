@@ -21,6 +21,12 @@ export const FeishuCode = {
   messageRecalled: 230011,
   /** im: message.update beyond the 20-edit limit. */
   editLimitReached: 230072,
+  /** im message resource: the file_key is not in the message named (the fake's choice of code). */
+  resourceNotInMessage: 234003,
+  /** im message resource: no such file (answered with HTTP 404). */
+  resourceNotFound: 234008,
+  /** im: a card Feishu cannot take (its inner ErrCode in `ext`). */
+  cardContentFailed: 230099,
   /** long connection endpoint: credentials rejected (the SDK's ErrorCode.auth_failed). */
   wsAuthFailed: 514,
 } as const;

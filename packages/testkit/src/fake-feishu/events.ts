@@ -18,6 +18,10 @@ export interface MessageEventInput {
   post?: { title?: string; content: PostElement[][] };
   /** Another msg_type (image, file, sticker, audio, media…), with plausible content. */
   messageType?: string;
+  /** The key of a file the fake serves (userImage / userFile): image_key of an image, file_key otherwise. */
+  resourceKey?: string;
+  /** file_name of a file or media message (default "file.bin" / "video.mp4"). */
+  fileName?: string;
   mentions?: Array<{ key: string; openId: string; name: string }>;
   eventId?: string;
   messageId?: string;
@@ -32,17 +36,22 @@ export interface MessageEventInput {
 function contentFor(input: MessageEventInput, messageType: string): object {
   if (messageType === "text") return { text: input.text ?? "" };
   if (messageType === "post") return { title: input.post?.title ?? "", content: input.post?.content ?? [] };
-  const fileKey = `file_v3_00${hex(4)}_${hex(16)}g`;
-  const imageKey = `img_v3_02${hex(4)}_${hex(16)}g`;
+  const fileKey = input.resourceKey ?? `file_v3_00${hex(4)}_${hex(16)}g`;
+  const imageKey = input.resourceKey ?? `img_v3_02${hex(4)}_${hex(16)}g`;
   switch (messageType) {
     case "image":
       return { image_key: imageKey };
     case "file":
-      return { file_key: fileKey, file_name: "file.bin" };
+      return { file_key: fileKey, file_name: input.fileName ?? "file.bin" };
     case "audio":
       return { file_key: fileKey, duration: 2000 };
     case "media":
-      return { file_key: fileKey, image_key: imageKey, file_name: "video.mp4", duration: 2000 };
+      return {
+        file_key: fileKey,
+        image_key: `img_v3_02${hex(4)}_${hex(16)}g`,
+        file_name: input.fileName ?? "video.mp4",
+        duration: 2000,
+      };
     case "sticker":
       return { file_key: fileKey };
     default:
@@ -109,4 +118,44 @@ export function withAppId(event: object, appId: string): object {
   const header = (event as { header?: Record<string, unknown> }).header;
   if (!header || header.app_id) return event;
   return { ...event, header: { ...header, app_id: appId } };
+}
+
+export interface CardActionInput {
+  /** Who pressed. */
+  openId: string;
+  /** The card's message and chat. */
+  messageId: string;
+  chatId: string;
+  /** The pressed button's callback value, as the card carries it. */
+  value: unknown;
+  /** The element pressed (default "button"). */
+  tag?: string;
+  eventId?: string;
+  token?: string;
+  appId?: string;
+  createTime?: number;
+}
+
+/** A card.action.trigger callback (schema 2.0), as Feishu sends it when a card's button is pressed. */
+export function cardActionEvent(input: CardActionInput): object {
+  const createTime = String(input.createTime ?? Date.now());
+  return {
+    schema: "2.0",
+    header: {
+      event_id: input.eventId ?? newEventId(),
+      token: input.token ?? DEFAULT_VERIFICATION_TOKEN,
+      create_time: createTime,
+      event_type: "card.action.trigger",
+      tenant_key: FAKE_TENANT_KEY,
+      ...(input.appId ? { app_id: input.appId } : {}),
+    },
+    event: {
+      operator: { tenant_key: FAKE_TENANT_KEY, ...userIds(input.openId) },
+      // The delayed-update token of this press (valid 30 minutes, two updates).
+      token: `c-${hex(20)}`,
+      action: { value: input.value, tag: input.tag ?? "button" },
+      host: "im_message",
+      context: { open_message_id: input.messageId, open_chat_id: input.chatId },
+    },
+  };
 }

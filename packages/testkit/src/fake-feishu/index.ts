@@ -1,6 +1,13 @@
+export { cardProblem, MAX_CARD_BYTES, MAX_CARD_ELEMENTS } from "./card-schema.ts";
 export { type FeishuConversation, feishuConversation } from "./conversation.ts";
-export type { MessageEventInput, PostElement } from "./events.ts";
-export { DEFAULT_VERIFICATION_TOKEN, FAKE_TENANT_KEY, messageEvent, urlVerificationEvent } from "./events.ts";
+export type { CardActionInput, MessageEventInput, PostElement } from "./events.ts";
+export {
+  cardActionEvent,
+  DEFAULT_VERIFICATION_TOKEN,
+  FAKE_TENANT_KEY,
+  messageEvent,
+  urlVerificationEvent,
+} from "./events.ts";
 export {
   decodeFrame as decodeFeishuFrame,
   encodeFrame as encodeFeishuFrame,

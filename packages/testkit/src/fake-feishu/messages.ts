@@ -1,10 +1,13 @@
+import { cardProblem, cardProblemMessage } from "./card-schema.ts";
 import { FeishuCode, type FeishuError, feishuError, invalidParam, type RouteResult } from "./errors.ts";
 import { newMessageId, stableId } from "./ids.ts";
-import type { MessageContent, SentMessage, StoredMessage } from "./types.ts";
+import type { CardVersion, MessageContent, SentMessage, StoredMessage } from "./types.ts";
 
 // The im/v1 message routes: create, reply (idempotent by `uuid` for an hour; refused for a recalled
-// message), patch (shared cards only) and update (text/post only, at most 20 edits). The store also learns user messages and p2p
-// chats from the events the fake delivers, so replies to them resolve as in production.
+// message), patch (shared cards only) and update (text/post only, at most 20 edits). Every card is
+// checked as Feishu checks it (card-schema.ts) and each version of it kept (`cardVersions`). The
+// store also learns user messages and p2p chats from the events the fake delivers, so replies to
+// them resolve as in production.
 
 const MSG_TYPES = new Set([
   "text",
@@ -25,6 +28,12 @@ const MAX_EDITS = 20;
 const UUID_WINDOW_MS = 60 * 60 * 1000;
 
 const fail = (error: FeishuError): RouteResult => ({ error });
+/** Why Feishu refuses this card, as its error; undefined when it takes it. */
+export function cardError(card: unknown): FeishuError | undefined {
+  const problem = cardProblem(card);
+  return problem ? feishuError(400, FeishuCode.cardContentFailed, cardProblemMessage(problem)) : undefined;
+}
+
 const validation = (detail: string): RouteResult =>
   fail(feishuError(400, FeishuCode.fieldValidation, `field validation failed: ${detail}`));
 
@@ -50,6 +59,7 @@ export class MessageStore {
   readonly sent: SentMessage[] = [];
   readonly patches: Array<{ message_id: string; content: unknown }> = [];
   readonly updates: Array<{ message_id: string; msg_type: string; content: unknown }> = [];
+  readonly cardVersions: CardVersion[] = [];
   private readonly byId = new Map<string, StoredMessage>();
   private readonly byUuid = new Map<string, { messageId: string; expiresAt: number }>();
   private readonly p2pChats = new Map<string, string>();
@@ -141,9 +151,20 @@ export class MessageStore {
     }
     const content = parseContent((body as { content?: unknown } | undefined)?.content);
     if (!content) return fail(invalidParam("invalid card content"));
+    const refused = cardError(content);
+    if (refused) return fail(refused);
     this.patches.push({ message_id: messageId, content });
+    this.cardVersions.push({ message_id: messageId, via: "patch", content });
     Object.assign(target, { content, update_time: String(Date.now()) });
     return { data: {} };
+  }
+
+  /** A callback's answer replaced the card (already checked by the caller). */
+  replaceCard(messageId: string, content: MessageContent): void {
+    const target = this.byId.get(messageId);
+    if (target?.msg_type !== "interactive") return;
+    this.cardVersions.push({ message_id: messageId, via: "callback", content });
+    Object.assign(target, { content, update_time: String(Date.now()) });
   }
 
   update(messageId: string, body: unknown): RouteResult {
@@ -193,6 +214,8 @@ export class MessageStore {
     if (typeof msg_type !== "string" || !MSG_TYPES.has(msg_type)) return validation("msg_type");
     const content = parseContent(raw);
     if (!content) return fail(invalidParam("invalid message content"));
+    const refused = msg_type === "interactive" ? cardError(content) : undefined;
+    if (refused) return fail(refused);
     const now = Date.now();
     if (typeof uuid === "string" && uuid) {
       const seen = this.byUuid.get(uuid);
@@ -213,6 +236,8 @@ export class MessageStore {
       update_time: String(now),
     };
     this.byId.set(message.message_id, message);
+    if (msg_type === "interactive")
+      this.cardVersions.push({ message_id: message.message_id, via: "send", content });
     if (typeof uuid === "string" && uuid)
       this.byUuid.set(uuid, { messageId: message.message_id, expiresAt: now + UUID_WINDOW_MS });
     this.sent.push({

@@ -5,6 +5,7 @@ import type { FeishuError, RouteResult } from "./errors.ts";
 import { newLogId } from "./ids.ts";
 import type { LongConnection } from "./long-connection.ts";
 import type { MessageStore } from "./messages.ts";
+import { type ResourceStore, resourceHeaders } from "./resources.ts";
 import { type Upload, uploadFile, uploadImage } from "./uploads.ts";
 
 // Routing of the Open API surface the fake implements. Everything under /open-apis/ except the token
@@ -21,6 +22,7 @@ export interface ParsedRequest {
 
 export interface Answer {
   status: number;
+  /** JSON, or the bytes of a download (sent as they are). */
   body: unknown;
   headers?: Record<string, string>;
 }
@@ -30,6 +32,7 @@ export interface OpenApiState {
   tokens: TenantTokens;
   messages: MessageStore;
   uploads: Upload[];
+  resources: ResourceStore;
   longConnection: LongConnection;
   botOpenId: string;
 }
@@ -37,6 +40,7 @@ export interface OpenApiState {
 const TOKEN_PATH = "/open-apis/auth/v3/tenant_access_token/internal";
 const MESSAGE_PATH = /^\/open-apis\/im\/v1\/messages\/([^/]+)$/;
 const REPLY_PATH = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/reply$/;
+const RESOURCE_PATH = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/resources\/([^/]+)$/;
 
 export const errorAnswer = (error: FeishuError): Answer => ({
   status: error.status,
@@ -70,6 +74,19 @@ export function answer(request: ParsedRequest, state: OpenApiState): Answer {
         bot: { activate_status: 2, app_name: "PhoneWork", open_id: state.botOpenId },
       },
     };
+  }
+  const resource = RESOURCE_PATH.exec(path);
+  if (method === "GET" && resource?.[1] && resource[2]) {
+    const authError = state.tokens.check(request.headers);
+    if (authError) return errorAnswer(authError);
+    const found = state.resources.download(
+      state.messages,
+      decodeURIComponent(resource[1]),
+      decodeURIComponent(resource[2]),
+      request.query.type,
+    );
+    if ("error" in found) return errorAnswer(found.error);
+    return { status: 200, body: found.resource.data, headers: resourceHeaders(found.resource) };
   }
   const route = openApiRoute(request, state);
   if (!route) {

@@ -3,13 +3,15 @@ import type { AddressInfo } from "node:net";
 import { sendJson } from "../shared/http-server.ts";
 import { describeMultipart, multipartBoundary, parseMultipart } from "../shared/multipart.ts";
 import { TenantTokens } from "./auth.ts";
-import { FAKE_TENANT_KEY, withAppId } from "./events.ts";
+import { buttonsOf, CardCallbacks, decodeAckData } from "./card-callbacks.ts";
+import { cardActionEvent, FAKE_TENANT_KEY, withAppId } from "./events.ts";
 import { FaultQueue } from "./faults.ts";
 import { hex, newAppId, newOpenId } from "./ids.ts";
 import { FAST_RECONNECT, LongConnection } from "./long-connection.ts";
 import { MessageStore } from "./messages.ts";
 import { answer, errorAnswer, type OpenApiState, type ParsedRequest } from "./open-api.ts";
-import type { FakeFeishu, FakeFeishuOptions, FeishuCall } from "./types.ts";
+import { ResourceStore } from "./resources.ts";
+import type { CardPressInput, FakeFeishu, FakeFeishuOptions, FeishuCall } from "./types.ts";
 import type { Upload } from "./uploads.ts";
 import { buildWebhookRequest, postWebhook } from "./webhook-driver.ts";
 
@@ -33,8 +35,29 @@ export async function startFakeFeishu(options: FakeFeishuOptions = {}): Promise<
     tokens: new TenantTokens(appId, appSecret, options.tokenTtlS ?? 7200),
     messages: new MessageStore(appId, FAKE_TENANT_KEY),
     uploads,
+    resources: new ResourceStore(),
     longConnection,
     botOpenId: newOpenId(),
+  };
+  const callbacks = new CardCallbacks(state.messages);
+
+  /** The callback a press of the button labelled `label` on that card sends (it must be there). */
+  const buttonPressEvent = (input: CardPressInput): object => {
+    const card = state.messages.get(input.messageId);
+    const button = buttonsOf(card?.content).find((b) => b.label === input.label);
+    if (!card || !button)
+      throw new Error(`fake-feishu: no button "${input.label}" on message ${input.messageId}`);
+    return withAppId(
+      cardActionEvent({
+        openId: input.openId,
+        messageId: input.messageId,
+        chatId: card.chat_id,
+        value: button.value,
+        ...(input.eventId ? { eventId: input.eventId } : {}),
+        ...(input.token ? { token: input.token } : {}),
+      }),
+      appId,
+    );
   };
 
   const server = createServer((req, res) => {
@@ -47,7 +70,10 @@ export async function startFakeFeishu(options: FakeFeishuOptions = {}): Promise<
       const respond = () => {
         if (res.destroyed) return;
         const reply = fault?.error ? errorAnswer(fault.error) : answer(request, state);
-        sendJson(res, reply.status, reply.body, reply.headers);
+        if (Buffer.isBuffer(reply.body)) {
+          res.writeHead(reply.status, reply.headers);
+          res.end(reply.body);
+        } else sendJson(res, reply.status, reply.body, reply.headers);
       };
       if (fault?.delayMs) setTimeout(respond, fault.delayMs);
       else respond();
@@ -93,6 +119,32 @@ export async function startFakeFeishu(options: FakeFeishuOptions = {}): Promise<
       return buildWebhookRequest(complete, webhookOptions);
     },
     failNext: (pattern, fault) => faults.add(pattern, fault),
+    rememberEvent: (event) => state.messages.observeEvent(event),
+    userImage: (data, contentType = "image/png") => state.resources.add({ kind: "image", data, contentType }),
+    userFile: (data, fileOptions = {}) =>
+      state.resources.add({
+        kind: "file",
+        data,
+        contentType: fileOptions.contentType ?? "application/octet-stream",
+        ...(fileOptions.name ? { fileName: fileOptions.name } : {}),
+      }),
+    downloads: () => [...state.resources.downloads],
+    cardButtons: (messageId) => buttonsOf(state.messages.get(messageId)?.content),
+    cardVersions: (messageId) =>
+      state.messages.cardVersions.filter((v) => messageId === undefined || v.message_id === messageId),
+    cardAnswers: () => [...callbacks.answers],
+    buttonPressEvent,
+    pressButton: async (input) => {
+      const ack = await longConnection.push(buttonPressEvent(input));
+      return callbacks.apply(input.messageId, decodeAckData(ack.data));
+    },
+    postButtonPress: async (url, input, webhookOptions) => {
+      const response = await postWebhook(url, buttonPressEvent(input), webhookOptions);
+      return {
+        ...response,
+        ...(response.status === 200 ? { answer: callbacks.apply(input.messageId, response.body) } : {}),
+      };
+    },
     close: async () => {
       longConnection.close();
       server.closeAllConnections();

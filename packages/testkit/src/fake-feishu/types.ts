@@ -5,6 +5,39 @@ import type { WebhookOptions, WebhookRequest, WebhookResponse } from "./webhook-
 
 export type { FeishuFault, PushOptions, Upload, WsAck, WsClientConfig };
 
+/** One version of a card: as sent, as patched, or as a button press's callback answer set it. */
+export interface CardVersion {
+  message_id: string;
+  via: "send" | "patch" | "callback";
+  content: MessageContent;
+}
+
+export interface CardButton {
+  label: string;
+  /** The callback value the button carries. */
+  value: unknown;
+}
+
+/** What Feishu made of a callback's answer. */
+export interface CardAnswer {
+  messageId: string;
+  toast?: { type?: string; content?: string };
+  /** The card the answer put in place, when it carried a valid one. */
+  card?: MessageContent;
+  /** Why the answer's card was not taken. */
+  refused?: string;
+}
+
+/** A press of the button labelled `label` on a card the bot sent, by `openId`. */
+export interface CardPressInput {
+  openId: string;
+  messageId: string;
+  label: string;
+  eventId?: string;
+  /** The verification token in the callback's header (default: the fake's default). */
+  token?: string;
+}
+
 export type MessageContent = Record<string, unknown>;
 
 /** A message the bot sent (create or reply). A reply records its chat as receive_id/chat_id. */
@@ -94,5 +127,29 @@ export interface FakeFeishu {
   webhookRequest(body: object, options?: WebhookOptions): WebhookRequest;
   /** The next `times` (default 1) calls whose path matches answer with this fault instead. */
   failNext(pathPattern: RegExp, fault: FeishuFault): void;
+  /** Learns a user's message as Feishu keeps it, without delivering it (for calls made about it). */
+  rememberEvent(event: object): void;
+  /** Registers an image a user sends; put the key in a message event (`resourceKey`). */
+  userImage(data: Buffer, contentType?: string): string;
+  /** Registers a file (a document, audio, a video) a user sends; put the key in a message event. */
+  userFile(data: Buffer, options?: { name?: string; contentType?: string }): string;
+  /** Every message resource download asked for, with the HTTP status answered. */
+  downloads(): Array<{ messageId: string; key: string; type: string; status: number }>;
+  /** The callback buttons on a message's card as it shows now. */
+  cardButtons(messageId: string): CardButton[];
+  /** Every version of the cards (of one message): sent, patched, set by a callback's answer. */
+  cardVersions(messageId?: string): CardVersion[];
+  /** Every callback answer, in order: its toast, and the card it put in place (or why not). */
+  cardAnswers(): CardAnswer[];
+  /** The card.action.trigger callback a press sends (to forge, sign or replay by hand). */
+  buttonPressEvent(input: CardPressInput): object;
+  /** Presses a button over the long connection; resolves with what Feishu made of the answer. */
+  pressButton(input: CardPressInput): Promise<CardAnswer>;
+  /** Posts a press to the app's request URL (signed like events); the answer applied when 200. */
+  postButtonPress(
+    url: string,
+    input: CardPressInput,
+    options?: WebhookOptions,
+  ): Promise<WebhookResponse & { answer?: CardAnswer }>;
   close(): Promise<void>;
 }

@@ -1,30 +1,34 @@
-import * as lark from "@larksuiteoapi/node-sdk";
+import type * as lark from "@larksuiteoapi/node-sdk";
 import type { Clock, Logger } from "@phonework/runtime";
+import { BoundedMap } from "../../storage/bounded-map.ts";
 import type { SeenEvents } from "../../storage/seen-events.ts";
 import type {
   Capabilities,
+  ChannelRef,
   Destination,
   OutgoingFile,
   PlatformAdapter,
   PlatformEvents,
   PlatformSendOptions,
-  WebhookEndpoint,
 } from "../platform-adapter.ts";
-import { guardWebhook } from "../webhook/guard-webhook.ts";
-import { markdownCard, textContent } from "./card.ts";
+import { ButtonCards } from "./button-cards.ts";
+import { markdownCard } from "./card.ts";
+import { CardSender, failureLog } from "./card-sender.ts";
 import { FeishuApi, type Recipient } from "./feishu-api.ts";
 import { asPlatformCall, FeishuError, toFeishuError } from "./feishu-error.ts";
 import { parseReceiveEvent, type ReceiveEvent } from "./incoming-event.ts";
-import { createLarkClient, larkDomain, larkLogger } from "./lark-client.ts";
-import { type FeishuWebhookSecrets, feishuWebhookVerifier } from "./webhook-verifier.ts";
+import { createLarkClient } from "./lark-client.ts";
+import { pressHandler } from "./press-handler.ts";
+import { type FeishuDelivery, type FeishuHandlers, feishuWebhook, openLongConnection } from "./receiving.ts";
+import { downloadResource } from "./resource-download.ts";
 
-// Feishu (Lark) as a platform adapter: events over the SDK's long connection or a signed webhook,
-// translated to ChannelMessages; answers sent as markdown cards (replying to the message they
-// answer), patched in place for progress; files uploaded. Retries, splitting and access are the
-// shared chat layer's; this file only speaks Feishu.
+// Feishu (Lark) as a platform adapter: events and card callbacks over the SDK's long connection or
+// a signed webhook, translated to ChannelMessages and ButtonPresses; answers sent as markdown cards
+// (with buttons; replying to the message they answer, or in the thread of a main message), patched
+// in place for progress and after a press; files uploaded and downloaded. Retries, splitting and
+// access are the shared chat layer's; this file wires, and only speaks Feishu.
 
-/** How events arrive: the long connection, or signed webhooks checked against these secrets. */
-export type FeishuDelivery = { mode: "ws" } | ({ mode: "webhook"; maxAgeMs: number } & FeishuWebhookSecrets);
+export type { FeishuDelivery };
 
 export interface FeishuAdapterOptions {
   /** The adapter's name in the config (qualifies its ids). */
@@ -33,23 +37,29 @@ export interface FeishuAdapterOptions {
   appSecret: string;
   domain: string;
   delivery: FeishuDelivery;
-  /** Webhook replays are remembered here (router.db). */
+  /** Webhook replays and redelivered card callbacks are remembered here (router.db). */
   seen: SeenEvents;
   clock: Clock;
   logger: Logger;
 }
 
+const MB = 1024 * 1024;
+
 const CAPABILITIES: Capabilities = {
   maxMessageLength: 4000,
   canEdit: true,
-  canSendButtons: false,
+  canSendButtons: true,
   canReply: true,
   markdown: "feishu-md",
-  threads: "replies",
-  filesIn: false,
-  voiceIn: false,
-  maxFileBytes: 30 * 1024 * 1024,
-  maxImageBytes: 10 * 1024 * 1024,
+  // A turn's details go in the thread under its main message (reply_in_thread): the chat shows
+  // the answer with "N replies" under it instead of the details interleaved with the conversation.
+  threads: "threads",
+  filesIn: true,
+  voiceIn: true,
+  // Outgoing: Feishu takes files up to 30 MB and images up to 10 MB; incoming downloads are held
+  // to the same (Feishu would serve up to 100 MB).
+  maxFileBytes: 30 * MB,
+  maxImageBytes: 10 * MB,
 };
 
 const FILE_TYPES: Record<string, string> = {
@@ -63,48 +73,6 @@ const FILE_TYPES: Record<string, string> = {
   mp4: "mp4",
   opus: "opus",
 };
-
-/** What is logged of a failed call: Feishu's answer, never what was sent (see feishu-error.ts). */
-const failureLog = (failure: FeishuError) => ({
-  status: failure.status,
-  code: failure.code,
-  err: failure.message,
-  logId: failure.logId,
-});
-
-/**
- * The SDK's long connection (no public URL needed), resolved once it is ready. Each event is
- * stored before its handler returns (the ack); Feishu redelivers after ~3 s without one.
- */
-async function openLongConnection(
-  options: FeishuAdapterOptions,
-  receive: (event: ReceiveEvent) => Promise<void>,
-  opened: (client: lark.WSClient) => void,
-): Promise<void> {
-  const { logger } = options;
-  const dispatcher = new lark.EventDispatcher({
-    logger: larkLogger(logger),
-    loggerLevel: lark.LoggerLevel.warn,
-  }).register({
-    "im.message.receive_v1": (data: unknown) => receive(data as ReceiveEvent),
-  });
-  await new Promise<void>((resolve) => {
-    const client = new lark.WSClient({
-      appId: options.appId,
-      appSecret: options.appSecret,
-      domain: larkDomain(options.domain),
-      logger: larkLogger(logger),
-      loggerLevel: lark.LoggerLevel.warn,
-      autoReconnect: true,
-      onReady: () => resolve(),
-      onReconnected: () => logger.info("Feishu long connection re-established"),
-      onError: (error) => logger.error({ err: error.message }, "Feishu long connection gave up"),
-    });
-    opened(client);
-    void client.start({ eventDispatcher: dispatcher });
-  });
-  logger.info({ mode: "ws" }, "Feishu long connection ready");
-}
 
 /** An image as an image message, anything else as a file of the type its extension says. */
 async function sendFeishuFile(
@@ -122,73 +90,39 @@ async function sendFeishuFile(
   return api.send(to, "file", { file_key: key }, uuid);
 }
 
-/** Events posted to the router: through the shared webhook door, then as the long connection's. */
-function feishuWebhook(
-  options: FeishuAdapterOptions,
-  delivery: Extract<FeishuDelivery, { mode: "webhook" }>,
-  receive: (event: ReceiveEvent) => Promise<void>,
-): WebhookEndpoint {
-  return guardWebhook({
-    path: "/webhook/feishu",
-    verifier: feishuWebhookVerifier(delivery),
-    maxAgeMs: delivery.maxAgeMs,
-    clock: options.clock,
-    seen: options.seen,
-    acknowledge: { status: 200, body: { code: 0 } },
-    deliver(body) {
-      if (body.header?.event_type !== "im.message.receive_v1" || !body.event) return Promise.resolve();
-      return receive(body.event);
-    },
-    logger: options.logger,
-  });
-}
+const recipient = (to: Destination): Recipient =>
+  to.chatId
+    ? { receiveIdType: "chat_id", receiveId: to.chatId }
+    : { receiveIdType: "open_id", receiveId: to.userId };
 
 export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdapter {
   const { logger } = options;
   const client = createLarkClient(options);
   const api = new FeishuApi(client);
+  const sender = new CardSender(api, logger);
+  const cards = new ButtonCards();
+  const chatTypes = new BoundedMap<string, ChannelRef["type"]>(2_000);
   let events: PlatformEvents | undefined;
   let botOpenId: string | undefined;
   let wsClient: lark.WSClient | undefined;
 
-  const recipient = (to: Destination): Recipient =>
-    to.chatId
-      ? { receiveIdType: "chat_id", receiveId: to.chatId }
-      : { receiveIdType: "open_id", receiveId: to.userId };
-
-  /** A markdown card, or plain text if Feishu refuses the card for its content. */
-  const sendCard = async (to: Recipient, text: string, uuid: string): Promise<string> => {
-    try {
-      return await api.send(to, "interactive", markdownCard(text), uuid);
-    } catch (error) {
-      const failure = toFeishuError(error);
-      if (failure.retriable) throw failure;
-      logger.warn(failureLog(failure), "card refused; sending as text");
-      return api.send(to, "text", textContent(text), `${uuid}-text`);
-    }
-  };
-
-  /** A card replying to `messageId`; refused for good (the message was recalled…), a plain message. */
-  const replyCard = async (to: Recipient, messageId: string, text: string, uuid: string) => {
-    try {
-      return await api.reply(messageId, "interactive", markdownCard(text), uuid);
-    } catch (error) {
-      const failure = toFeishuError(error);
-      if (failure.retriable) throw failure;
-      logger.warn({ ...failureLog(failure), messageId }, "reply refused; sending as a plain message");
-      return sendCard(to, text, `${uuid}-send`);
-    }
-  };
-
   /** Hands a first-seen event to the shared layer, which stores it before we return (the ack). */
-  const receive = async (event: ReceiveEvent): Promise<void> => {
+  const message = async (event: ReceiveEvent): Promise<void> => {
     const parsed = parseReceiveEvent(event, botOpenId);
     if (parsed.kind === "ignore") {
       logger.debug({ reason: parsed.reason, messageId: event.message?.message_id }, "event ignored");
       return;
     }
+    chatTypes.set(parsed.message.channel.id, parsed.message.channel.type);
     await events?.message(parsed.message);
   };
+  const pressDeps = { events: () => events, cards, chatTypes, logger };
+  // A webhook's callbacks were checked for replays at its door, with the same keys.
+  const wsHandlers: FeishuHandlers = {
+    message,
+    cardAction: pressHandler({ ...pressDeps, seen: options.seen }),
+  };
+  const webhookHandlers: FeishuHandlers = { message, cardAction: pressHandler(pressDeps) };
 
   return {
     name: options.name,
@@ -205,8 +139,8 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdap
         return undefined;
       });
       if (options.delivery.mode !== "ws") return;
-      await openLongConnection(options, receive, (client) => {
-        wsClient = client; // closed by stop(), also while still connecting
+      await openLongConnection(options, wsHandlers, (ws) => {
+        wsClient = ws; // closed by stop(), also while still connecting
       });
     },
 
@@ -219,15 +153,31 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdap
       const target = recipient(to);
       // Feishu sends a uuid at most once: the shared layer keeps the key across retries.
       const uuid = sendOptions.idempotencyKey;
-      return asPlatformCall(async () => ({
-        messageId: sendOptions.replyTo
-          ? await replyCard(target, sendOptions.replyTo, text, uuid)
-          : await sendCard(target, text, uuid),
-      }));
+      const rows = sendOptions.buttons;
+      const card = markdownCard(text, rows);
+      const under = sendOptions.thread ?? sendOptions.replyTo;
+      return asPlatformCall(async () => {
+        const messageId = under
+          ? await sender.reply(target, under, { card, text, uuid, inThread: !!sendOptions.thread })
+          : await sender.send(target, card, text, uuid);
+        const privateChat = !to.chatId || chatTypes.get(to.chatId) === "private";
+        cards.sent(messageId, { text, rows, owner: to.userId, privateChat });
+        return { messageId };
+      });
     },
 
-    edit(_to, messageId, text) {
-      return asPlatformCall(() => api.patchCard(messageId, markdownCard(text)));
+    edit(to, messageId, text, editOptions) {
+      const rows = editOptions?.buttons;
+      return asPlatformCall(async () => {
+        const as = await sender.edit(messageId, markdownCard(text, rows), text);
+        const privateChat = cards.privateChat(messageId) ?? !to.chatId;
+        cards.sent(messageId, {
+          text,
+          rows: as === "card" ? rows : undefined,
+          owner: to.userId,
+          privateChat,
+        });
+      });
     },
 
     sendFile(to, file: OutgoingFile, sendOptions) {
@@ -235,6 +185,8 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdap
       const uuid = sendOptions.idempotencyKey;
       return asPlatformCall(async () => ({ messageId: await sendFeishuFile(api, target, file, uuid) }));
     },
+
+    download: (attachment) => downloadResource(client, attachment.ref, CAPABILITIES),
 
     status() {
       return {
@@ -246,7 +198,7 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdap
     },
 
     ...(options.delivery.mode === "webhook"
-      ? { webhook: feishuWebhook(options, options.delivery, receive) }
+      ? { webhook: feishuWebhook(options, options.delivery, webhookHandlers) }
       : {}),
   };
 }

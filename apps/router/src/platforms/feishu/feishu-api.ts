@@ -38,12 +38,26 @@ export class FeishuApi {
     return id;
   }
 
-  /** Sends the message as a reply to `messageId` (a quote of it above, in the same chat). */
-  async reply(messageId: string, msgType: string, content: unknown, uuid: string): Promise<string> {
+  /**
+   * Sends the message as a reply to `messageId`: a quote of it above, in the same chat; or, with
+   * `inThread`, in the thread under it (the chat shows the main message with "N replies").
+   */
+  async reply(
+    messageId: string,
+    msgType: string,
+    content: unknown,
+    uuid: string,
+    inThread = false,
+  ): Promise<string> {
     const result = check(
       await this.client.im.v1.message.reply({
         path: { message_id: messageId },
-        data: { msg_type: msgType, content: JSON.stringify(content), uuid },
+        data: {
+          msg_type: msgType,
+          content: JSON.stringify(content),
+          uuid,
+          ...(inThread ? { reply_in_thread: true } : {}),
+        },
       }),
       "reply to message",
     );
@@ -60,6 +74,17 @@ export class FeishuApi {
         data: { content: JSON.stringify(card) },
       }),
       "patch card",
+    );
+  }
+
+  /** Replaces a text message's text (a message sent as text cannot become a card). */
+  async updateText(messageId: string, text: string): Promise<void> {
+    check(
+      await this.client.im.v1.message.update({
+        path: { message_id: messageId },
+        data: { msg_type: "text", content: JSON.stringify({ text }) },
+      }),
+      "update message",
     );
   }
 

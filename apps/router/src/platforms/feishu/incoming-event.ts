@@ -1,8 +1,10 @@
 import type { ChannelMessage } from "../platform-adapter.ts";
+import { attachmentsOf } from "./attachments.ts";
 
 // An im.message.receive_v1 event, turned into a platform-neutral message — or the reason it is
-// not one (incomplete, or sent by a bot). A message type the bot cannot read becomes a message
-// marked `unsupported`, so the shared layer can tell the sender.
+// not one (incomplete, or sent by a bot). Images, files, audio and videos come as attachments; a
+// message type the bot cannot read (a sticker…) becomes a message marked `unsupported`, so the
+// shared layer can tell the sender.
 
 export interface ReceiveEvent {
   event_id?: string;
@@ -51,7 +53,9 @@ export function parseReceiveEvent(event: ReceiveEvent, botOpenId: string | undef
   else if (message.message_type === "post") text = postText(content);
   // Drop the @mention placeholders ("@_user_1") so commands like "/nodes" still parse.
   for (const mention of mentions) if (mention.key) text = text.replaceAll(mention.key, "");
-  const readable = message.message_type === "text" || message.message_type === "post";
+  const attachments = attachmentsOf(message.message_type ?? "", message.message_id, content);
+  const readable =
+    message.message_type === "text" || message.message_type === "post" || attachments.length > 0;
   return {
     kind: "message",
     message: {
@@ -59,7 +63,7 @@ export function parseReceiveEvent(event: ReceiveEvent, botOpenId: string | undef
       channel: { id: message.chat_id, type: group ? "group" : "private" },
       sender: { id: userId, isBot: false },
       text: text.trim(),
-      attachments: [],
+      attachments,
       // Without the bot's own open_id, any @mention counts (better answered than silent).
       isMention: !group || mentions.some((m) => (botOpenId ? m.id?.open_id === botOpenId : true)),
       ...(typeof event.event_id === "string" && event.event_id

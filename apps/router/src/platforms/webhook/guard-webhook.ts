@@ -21,8 +21,10 @@ export interface GuardedWebhookOptions<Event> {
   /**
    * Takes an authenticated, fresh, first-seen event; resolves once it is stored (quickly: the
    * platform waits for the answer). A rejection answers 500, so the platform delivers it again.
+   * It may resolve with the answer to give instead of `acknowledge` (a button press answered with
+   * what to show, as Feishu's card callbacks are).
    */
-  deliver(event: Event): Promise<void>;
+  deliver(event: Event): Promise<void> | Promise<WebhookResponse | undefined>;
   logger: Logger;
 }
 
@@ -58,15 +60,16 @@ export function guardWebhook<Event>(options: GuardedWebhookOptions<Event>): Webh
         logger.info({ path, ids: verified.ids }, "webhook event seen before; dropped");
         return options.acknowledge;
       }
+      let answer: WebhookResponse | undefined;
       try {
-        await options.deliver(verified.event);
+        answer = (await options.deliver(verified.event)) ?? undefined;
       } catch (error) {
         // Not stored: forgotten again, so the platform's redelivery is taken, not dropped as a replay.
         options.seen.forget(verified.ids);
         logger.error({ path, err: error }, "webhook event could not be stored; the platform will resend it");
         return { status: 500, body: { error: "not stored; send it again" } };
       }
-      return options.acknowledge;
+      return answer ?? options.acknowledge;
     },
   };
 }
