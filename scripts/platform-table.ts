@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { CONSOLE_CAPABILITIES } from "../apps/router/src/console/console-adapter.ts";
+import { FEISHU_CAPABILITIES } from "../apps/router/src/platforms/feishu/feishu-adapter.ts";
 import type { Capabilities } from "../apps/router/src/platforms/platform-adapter.ts";
 import { TERMINAL_CAPABILITIES } from "../apps/router/src/platforms/stdin/stdin-adapter.ts";
 import { TELEGRAM_CAPABILITIES } from "../apps/router/src/platforms/telegram/telegram-adapter.ts";
@@ -25,6 +26,11 @@ interface PlatformRow {
 
 export const PLATFORM_ROWS: readonly PlatformRow[] = [
   { name: "Telegram", enabledBy: "`TELEGRAM_BOT_TOKEN`", capabilities: TELEGRAM_CAPABILITIES },
+  {
+    name: "Feishu (Lark)",
+    enabledBy: "`FEISHU_APP_ID` + `FEISHU_APP_SECRET`",
+    capabilities: FEISHU_CAPABILITIES,
+  },
   { name: "Web console", enabledBy: "`/console` in any chat", capabilities: CONSOLE_CAPABILITIES },
   { name: "Terminal", enabledBy: "`CHAT=terminal`", capabilities: TERMINAL_CAPABILITIES },
 ];

@@ -45,7 +45,7 @@ export interface FeishuAdapterOptions {
 
 const MB = 1024 * 1024;
 
-const CAPABILITIES: Capabilities = {
+export const FEISHU_CAPABILITIES: Capabilities = {
   maxMessageLength: 4000,
   canEdit: true,
   canSendButtons: true,
@@ -127,7 +127,7 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdap
   return {
     name: options.name,
     type: "feishu",
-    capabilities: CAPABILITIES,
+    capabilities: FEISHU_CAPABILITIES,
 
     async start(platformEvents) {
       events = platformEvents;
@@ -186,7 +186,7 @@ export function createFeishuAdapter(options: FeishuAdapterOptions): PlatformAdap
       return asPlatformCall(async () => ({ messageId: await sendFeishuFile(api, target, file, uuid) }));
     },
 
-    download: (attachment) => downloadResource(client, attachment.ref, CAPABILITIES),
+    download: (attachment) => downloadResource(client, attachment.ref, FEISHU_CAPABILITIES),
 
     status() {
       return {
