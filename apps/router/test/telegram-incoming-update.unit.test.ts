@@ -139,14 +139,32 @@ describe("reading Telegram updates", () => {
     ]);
   });
 
-  it("stickers and voice are unsupported messages; service messages, edits and channels are ignored", () => {
+  it("a voice note and an audio file are audio attachments, named by the sender only after their last path segment", () => {
+    const voice = readMessage(
+      message({
+        voice: { file_id: "v1", file_unique_id: "uv", duration: 3, mime_type: "audio/ogg", file_size: 900 },
+        caption: "listen",
+      }),
+    );
+    expect(voice).toMatchObject({ text: "listen" });
+    expect(voice.unsupported).toBeUndefined();
+    expect(voice.attachments).toEqual([
+      { name: "voice-uv.ogg", mimeType: "audio/ogg", ref: "v1", size: 900 },
+    ]);
+    const audio = readMessage(
+      message({ audio: { file_id: "a1", file_unique_id: "ua", file_name: "../../etc/song.mp3" } }),
+    );
+    expect(audio.attachments).toEqual([{ name: "song.mp3", ref: "a1" }]);
+  });
+
+  it("stickers are unsupported messages; service messages, edits and channels are ignored", () => {
     expect(readMessage(message({ sticker: { file_id: "s" } }))).toMatchObject({
       text: "",
       unsupported: "sticker",
     });
-    expect(readMessage(message({ voice: { file_id: "v" }, caption: "listen" }))).toMatchObject({
-      text: "listen",
-      unsupported: "voice",
+    expect(readMessage(message({ video_note: { file_id: "v" }, caption: "look" }))).toMatchObject({
+      text: "look",
+      unsupported: "video_note",
     });
     expect(read(message({ new_chat_members: [ALICE] }))).toEqual({
       kind: "ignore",

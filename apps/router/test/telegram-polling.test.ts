@@ -7,7 +7,7 @@ import { deferred, RecordingEvents, startFake, startPolling } from "./telegram-s
 // update is confirmed to Telegram only after the shared layer stored it.
 
 describe("Telegram adapter, long polling", () => {
-  it("delivers text, a captioned document and a photo as ChannelMessages", async () => {
+  it("delivers text, a captioned document, a photo and a voice note as ChannelMessages", async () => {
     const fake = await startFake();
     const alice = fake.user({ first_name: "Alice", last_name: "Liddell", username: "alice" });
     const text = fake.injectText({ from: alice, text: "hello" });
@@ -18,9 +18,10 @@ describe("Telegram adapter, long polling", () => {
       caption: "sum it",
     });
     const photo = fake.injectPhoto({ from: alice, data: Buffer.alloc(2048, 7), caption: "what is this?" });
-    const { events } = await startPolling(fake);
+    const voice = fake.injectVoice({ from: alice, data: Buffer.from("OggS-voice"), duration: 2 });
+    const { adapter, events } = await startPolling(fake);
 
-    const [first, second, third] = await events.messageCount(3);
+    const [first, second, third, fourth] = await events.messageCount(4);
     const channel = { id: String(alice.id), type: "private" };
     const sender = { id: String(alice.id), name: "Alice Liddell", isBot: false };
     expect(first).toEqual({
@@ -52,7 +53,19 @@ describe("Telegram adapter, long polling", () => {
         },
       ],
     });
-    await fake.waitForAcknowledged(photo.update_id);
+    // A voice note is an audio file, fetched like any other (transcribing it is the router's, later).
+    const note = voice.message?.voice;
+    expect(fourth).toMatchObject({
+      id: "4",
+      text: "",
+      attachments: [
+        { name: `voice-${note?.file_unique_id}.ogg`, mimeType: "audio/ogg", size: 10, ref: note?.file_id },
+      ],
+    });
+    expect(fourth?.unsupported).toBeUndefined();
+    const [audio] = fourth?.attachments ?? [];
+    expect(audio && (await adapter.download?.(audio))?.toString()).toBe("OggS-voice");
+    await fake.waitForAcknowledged(voice.update_id);
   });
 
   it("confirms an update only after events.message resolved; a rejected one comes again", async () => {

@@ -40,6 +40,14 @@ export interface PhotoInput extends UserMessageInput {
   height?: number;
 }
 
+/** A voice note as the Telegram apps record it (OGG/Opus). */
+export interface VoiceInput extends UserMessageInput {
+  data: Buffer | string;
+  /** Seconds. */
+  duration?: number;
+  caption?: string;
+}
+
 export interface ButtonPressInput {
   from: User;
   chat: Chat;
@@ -108,6 +116,18 @@ export function injectPhoto(state: TelegramState, input: PhotoInput): Update {
     height: input.height ?? 960,
   };
   return userMessage(state, input, { photo: [size], ...captionOf(input.caption) });
+}
+
+export function injectVoice(state: TelegramState, input: VoiceInput): Update {
+  const file = state.files.put("voice", Buffer.from(input.data), undefined, "audio/ogg");
+  const voice = {
+    file_id: file.file_id,
+    file_unique_id: file.file_unique_id,
+    file_size: file.file_size,
+    duration: input.duration ?? 1,
+    mime_type: "audio/ogg",
+  };
+  return userMessage(state, input, { voice, ...captionOf(input.caption) });
 }
 
 export function pressButton(state: TelegramState, input: ButtonPressInput): Update {

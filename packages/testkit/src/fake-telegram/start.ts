@@ -4,7 +4,14 @@ import { waitFor } from "../shared/wait-for.ts";
 import { type ApiDeps, listenBotApi, runCall } from "./api-server.ts";
 import { CallLog } from "./calls.ts";
 import { FaultQueue } from "./faults.ts";
-import { injectDocument, injectPhoto, injectText, pressButton, privateChatOf } from "./inject.ts";
+import {
+  injectDocument,
+  injectPhoto,
+  injectText,
+  injectVoice,
+  pressButton,
+  privateChatOf,
+} from "./inject.ts";
 import { createState } from "./state/state.ts";
 import { renderTranscript, transcriptEntry } from "./transcript.ts";
 import type { FakeTelegram, FakeTelegramOptions } from "./types.ts";
@@ -83,6 +90,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     injectText: (input) => injectText(state, input),
     injectDocument: (input) => injectDocument(state, input),
     injectPhoto: (input) => injectPhoto(state, input),
+    injectVoice: (input) => injectVoice(state, input),
     pressButton: (input) => pressButton(state, input),
     injectUpdate: (body) => state.updates.push(body),
 

@@ -1,7 +1,7 @@
 import type { BotCommand, Chat, Message, ReactionTypeEmoji, Update, User, UserFromGetMe } from "grammy/types";
 import type { TelegramCall } from "./calls.ts";
 import type { TelegramFault } from "./faults.ts";
-import type { ButtonPressInput, DocumentInput, PhotoInput, TextInput } from "./inject.ts";
+import type { ButtonPressInput, DocumentInput, PhotoInput, TextInput, VoiceInput } from "./inject.ts";
 import type { CallbackAnswer } from "./state/callback-queries.ts";
 import type { StoredFile } from "./state/files.ts";
 import type { SentFile } from "./state/state.ts";
@@ -15,6 +15,7 @@ export type {
   CallbackAnswer,
   DocumentInput,
   PhotoInput,
+  VoiceInput,
   SentFile,
   StoredFile,
   TelegramCall,
@@ -73,6 +74,8 @@ export interface FakeTelegram {
   /** A user sends a document (stored in the fake, so getFile and the download work), with a caption. */
   injectDocument(input: DocumentInput): Update;
   injectPhoto(input: PhotoInput): Update;
+  /** A voice note (OGG/Opus), downloadable through getFile like the others. */
+  injectVoice(input: VoiceInput): Update;
   /** A user presses an inline button (callback_data) on a message the bot sent; throws if it is not there. */
   pressButton(input: ButtonPressInput): Update;
   /** Any other update, given without its update_id. */

@@ -2,7 +2,8 @@ import type { AttachmentRef } from "../platform-adapter.ts";
 import type { TelegramMessage } from "./update-schema.ts";
 
 // The files a message carries, as references the shared layer downloads later: a document under its
-// own name, a photo in its largest size (Telegram sends every size it made, smallest first).
+// own name, a photo in its largest size (Telegram sends every size it made, smallest first), a voice
+// note (OGG/Opus) or an audio file as audio.
 
 type PhotoSize = NonNullable<TelegramMessage["photo"]>[number];
 
@@ -45,6 +46,23 @@ export function attachmentsOf(message: TelegramMessage): AttachmentRef[] {
       mimeType: "image/jpeg",
       ref: photo.file_id,
       ...(photo.file_size !== undefined ? { size: photo.file_size } : {}),
+    });
+  }
+  const { voice, audio } = message;
+  if (voice) {
+    attachments.push({
+      name: safeName(`voice-${voice.file_unique_id}.ogg`) ?? "voice.ogg",
+      mimeType: voice.mime_type ?? "audio/ogg",
+      ref: voice.file_id,
+      ...(voice.file_size !== undefined ? { size: voice.file_size } : {}),
+    });
+  }
+  if (audio) {
+    attachments.push({
+      name: safeName(audio.file_name) ?? safeName(`audio-${audio.file_unique_id}`) ?? "audio",
+      ref: audio.file_id,
+      ...(audio.mime_type ? { mimeType: audio.mime_type } : {}),
+      ...(audio.file_size !== undefined ? { size: audio.file_size } : {}),
     });
   }
   return attachments;

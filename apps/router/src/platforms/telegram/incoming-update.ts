@@ -24,8 +24,6 @@ export const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 /** Message kinds the shared layer cannot read: the sender is told so. Service messages are not here. */
 const UNSUPPORTED = [
   "sticker",
-  "voice",
-  "audio",
   "video",
   "video_note",
   "animation",

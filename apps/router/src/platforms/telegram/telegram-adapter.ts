@@ -49,7 +49,7 @@ export const TELEGRAM_CAPABILITIES: Capabilities = {
   markdown: "telegram-html",
   threads: "replies",
   filesIn: true,
-  voiceIn: false,
+  voiceIn: true,
   maxFileBytes: 50 * MB,
   maxImageBytes: 10 * MB,
 };

@@ -40,6 +40,9 @@ const documentSchema = z.object({
   file_size: int.nonnegative().optional(),
 });
 
+/** A voice note (OGG/Opus) or an audio file; `file_name` only for the latter. */
+const audioSchema = documentSchema.extend({ duration: int.nonnegative().optional() });
+
 export const messageSchema = z.looseObject({
   message_id: int,
   from: userSchema.optional(),
@@ -50,6 +53,8 @@ export const messageSchema = z.looseObject({
   caption_entities: z.array(entitySchema).optional(),
   document: documentSchema.optional(),
   photo: z.array(photoSizeSchema).optional(),
+  voice: audioSchema.optional(),
+  audio: audioSchema.optional(),
   reply_to_message: z.object({ message_id: int, from: userSchema.optional() }).optional(),
 });
 

@@ -39,11 +39,18 @@ export class FileStore {
   private readonly byId = new Map<string, StoredFile>();
   private count = 0;
 
-  put(kind: "documents" | "photos", data: Buffer, fileName?: string, mimeType?: string): StoredFile {
-    const extension = kind === "photos" ? "jpg" : (fileName?.split(".").pop() ?? "dat");
+  put(
+    kind: "documents" | "photos" | "voice",
+    data: Buffer,
+    fileName?: string,
+    mimeType?: string,
+  ): StoredFile {
+    const extension =
+      kind === "photos" ? "jpg" : kind === "voice" ? "oga" : (fileName?.split(".").pop() ?? "dat");
+    const prefix = { photos: "AgAC", voice: "AwAC", documents: "BQAC" }[kind];
     const file: StoredFile = {
       // Shaped like real ids (base64url, a type prefix) but meaningless: code must not parse them.
-      file_id: `${kind === "photos" ? "AgAC" : "BQAC"}AgIAAxkBAA${randomBytes(24).toString("base64url")}`,
+      file_id: `${prefix}AgIAAxkBAA${randomBytes(24).toString("base64url")}`,
       file_unique_id: `AgAD${randomBytes(6).toString("base64url")}`,
       file_path: `${kind}/file_${this.count}.${extension}`,
       file_size: data.length,
