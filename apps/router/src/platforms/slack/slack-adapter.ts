@@ -3,7 +3,7 @@ import type { Capabilities, Destination, PlatformAdapter, PlatformSendOptions } 
 import { createDeliveryHandler, type DeliveryHandler } from "./delivery-handler.ts";
 import { downloadFile, uploadFile } from "./file-transfer.ts";
 import type { BotIdentity } from "./incoming-event.ts";
-import { threadOf, threadRootOf, tsOf } from "./message-ids.ts";
+import { isSlackMessageId, threadOf, threadRootOf, tsOf } from "./message-ids.ts";
 import { buttonBlocks, TEXT_OPTIONS } from "./outgoing.ts";
 import { createSlackClient, slackApiUrl } from "./slack-api.ts";
 import { slackCall } from "./slack-error.ts";
@@ -84,13 +84,14 @@ export function createSlackAdapter(options: SlackAdapterOptions): PlatformAdapte
     return id;
   };
 
-  /** Under `thread`'s thread; else in the thread of the message answered, when it is in one. */
-  const threadTsFor = (sendOptions: PlatformSendOptions): string | undefined =>
-    sendOptions.thread
-      ? threadRootOf(sendOptions.thread)
-      : sendOptions.replyTo
-        ? threadOf(sendOptions.replyTo)
-        : undefined;
+  /**
+   * Under `thread`'s thread; else in the thread of the message answered, when it is in one. Ids that
+   * name no Slack message (a slash command's, a file's) put nothing in a thread.
+   */
+  const threadTsFor = ({ thread, replyTo }: PlatformSendOptions): string | undefined => {
+    if (thread && isSlackMessageId(thread)) return threadRootOf(thread);
+    return replyTo && isSlackMessageId(replyTo) ? threadOf(replyTo) : undefined;
+  };
 
   const webhook =
     mode.kind === "http"
