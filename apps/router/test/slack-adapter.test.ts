@@ -1,7 +1,7 @@
-import { type FakeSlack, startFakeSlack, waitFor, createTestLogger } from "@phonework/testkit";
+import { createTestLogger, type FakeSlack, startFakeSlack, waitFor } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BASIC_DIALECTS, renderForPlatform } from "../src/chat/render/render-for-platform.ts";
-import { PlatformError, type PlatformAdapter } from "../src/platforms/platform-adapter.ts";
+import { type PlatformAdapter, PlatformError } from "../src/platforms/platform-adapter.ts";
 import { createSlackAdapter, SLACK_CAPABILITIES } from "../src/platforms/slack/slack-adapter.ts";
 import { deferred, RecordingEvents, rejection } from "./telegram-support.ts";
 

@@ -2,10 +2,10 @@ import { createHmac } from "node:crypto";
 import { fcParams } from "@phonework/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { adapterSpecs } from "../src/config/adapter-specs.ts";
-import { RouterConfigSchema } from "../src/config/router-config.ts";
 import { BASIC_DIALECTS, renderForPlatform } from "../src/chat/render/render-for-platform.ts";
 import { renderSlackMrkdwn } from "../src/chat/render/slack-mrkdwn.ts";
+import { adapterSpecs } from "../src/config/adapter-specs.ts";
+import { RouterConfigSchema } from "../src/config/router-config.ts";
 import {
   readEventCallback,
   readInteraction,
@@ -240,13 +240,14 @@ describe("v0 signatures", () => {
 
   it("refuses a wrong secret, a changed body or time, and missing or repeated headers", () => {
     const t = "1700000000";
-    const reasons = [
+    const headerSets: Array<Record<string, string>> = [
       { "x-slack-request-timestamp": t, "x-slack-signature": sign(body, t, "another-secret") },
       { "x-slack-request-timestamp": "1700000001", "x-slack-signature": sign(body, t) },
       { "x-slack-request-timestamp": t },
       { "x-slack-signature": sign(body, t) },
       { "x-slack-request-timestamp": "soon", "x-slack-signature": sign(body, "soon") },
-    ].map((headers) => verifier.verify(request(body, headers)));
+    ];
+    const reasons = headerSets.map((headers) => verifier.verify(request(body, headers)));
     expect(reasons.map((r) => (r.kind === "rejected" ? `${r.status} ${r.reason}` : r.kind))).toEqual([
       "401 bad signature",
       "401 bad signature",

@@ -17,8 +17,7 @@ import {
 import { SocketModeServer } from "./socket-mode.ts";
 import { dmOf, type WorkspaceState } from "./state.ts";
 import type { FakeSlack, FakeSlackOptions } from "./types-fake.ts";
-import { METHODS } from "./web-api.ts";
-import { handleApiCall } from "./web-api.ts";
+import { handleApiCall, METHODS } from "./web-api.ts";
 
 // A fake Slack workspace with one app, which the real @slack/web-api and @slack/socket-mode talk to
 // through SLACK_API_URL: the Web API, Socket Mode with acknowledgements and redelivery, signed HTTP

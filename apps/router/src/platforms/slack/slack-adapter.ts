@@ -60,6 +60,24 @@ export const SLACK_CAPABILITIES: Capabilities = {
 
 export const DEFAULT_APP_COMMAND = "/pw";
 
+/** HTTP mode's endpoint, /webhook/<name>, taking deliveries while the adapter receives. */
+function httpWebhook(
+  name: string,
+  mode: Extract<SlackMode, { kind: "http" }>,
+  handler: () => DeliveryHandler | undefined,
+  logger: Logger,
+) {
+  return createSlackWebhook({
+    path: `/webhook/${name}`,
+    signingSecret: mode.signingSecret,
+    maxAgeMs: mode.maxAgeMs,
+    clock: mode.clock,
+    seen: mode.seen,
+    handler,
+    logger,
+  });
+}
+
 export function createSlackAdapter(options: SlackAdapterOptions): PlatformAdapter {
   const { name, mode } = options;
   const logger = options.logger.child({ adapter: name });
@@ -93,18 +111,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): PlatformAdapte
     return replyTo && isSlackMessageId(replyTo) ? threadOf(replyTo) : undefined;
   };
 
-  const webhook =
-    mode.kind === "http"
-      ? createSlackWebhook({
-          path: `/webhook/${name}`,
-          signingSecret: mode.signingSecret,
-          maxAgeMs: mode.maxAgeMs,
-          clock: mode.clock,
-          seen: mode.seen,
-          handler: () => handler,
-          logger,
-        })
-      : undefined;
+  const webhook = mode.kind === "http" ? httpWebhook(name, mode, () => handler, logger) : undefined;
 
   return {
     name,
