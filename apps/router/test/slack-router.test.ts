@@ -83,6 +83,10 @@ describe("Slack in Socket Mode through a real router and host", () => {
     const asked = fake.sendMessage({ user: ann.id, text: "/shell echo via-slack" });
     await fake.waitForBot(dm, /via-slack/, 20_000);
     expect(fake.isAcked(asked.envelopeId)).toBe(true);
+    // Slack sends it again (its ack seemed late): acknowledged, not handled a second time.
+    const again = fake.redeliver(asked.envelopeId);
+    expect(again).toMatchObject({ retryAttempt: 1, eventId: asked.eventId });
+    await fake.waitForAck(again.envelopeId);
 
     const stranger = fake.user({ name: "mallory" });
     fake.sendMessage({ user: stranger.id, text: "/shell touch pwned" });
@@ -115,9 +119,9 @@ describe("Slack in Socket Mode through a real router and host", () => {
     router.child.kill("SIGKILL");
     await router.child.exited;
     release();
-    const again = await startRouter(fake, env, router.dataDir);
-    tunnel.target(portOf(again.url));
-    await again.child.waitForStderr(/"nodeId":"box".*"msg":"node registered"/, 20_000);
+    const restarted = await startRouter(fake, env, router.dataDir);
+    tunnel.target(portOf(restarted.url));
+    await restarted.child.waitForStderr(/"nodeId":"box".*"msg":"node registered"/, 20_000);
     await fake.waitForBot(dm, /the slow answer/, 20_000);
     const later = fake.sendMessage({ user: ann.id, text: "/shell echo later" });
     await fake.waitForBot(dm, /later/, 20_000);

@@ -255,6 +255,18 @@ describe("v0 signatures", () => {
       "401 missing or malformed X-Slack-Request-Timestamp",
       "401 missing or malformed X-Slack-Request-Timestamp",
     ]);
+    // Signed, but not a delivery the app reads: 400, nothing handed on.
+    const malformed = [
+      ["{not json", "application/json"],
+      [JSON.stringify({ type: "app_rate_limited" }), "application/json"],
+      ["text=hi", "application/x-www-form-urlencoded"],
+      ["payload=%7Bbroken", "application/x-www-form-urlencoded"],
+    ].map(([raw = "", type]) =>
+      verifier.verify(
+        request(raw, { "x-slack-request-timestamp": t, "x-slack-signature": sign(raw, t) }, type),
+      ),
+    );
+    expect(malformed.map((r) => (r.kind === "rejected" ? r.status : r.kind))).toEqual([400, 400, 400, 400]);
     const tampered = body.replace("Ev9", "Ev8");
     expect(
       verifier.verify(

@@ -87,6 +87,15 @@ export class SocketModeServer {
     });
   }
 
+  /** Sends an event again as Slack does when an ack came too late or was lost (acked or not). */
+  redeliver(envelopeId: string): Envelope {
+    const earlier = this.envelopes.find((e) => e.envelopeId === envelopeId);
+    if (!earlier) throw new Error(`no envelope ${envelopeId}`);
+    const { sentAt: _sent, ackedAt: _acked, ...rest } = earlier;
+    const retries = this.envelopes.filter((e) => e.eventId !== undefined && e.eventId === earlier.eventId);
+    return this.deliver({ ...rest, envelopeId: this.ids.next("env-"), retryAttempt: retries.length });
+  }
+
   private deliver(envelope: Envelope): Envelope {
     this.envelopes.push(envelope);
     const ws = this.sockets.at(-1);

@@ -187,6 +187,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         message: "a Socket Mode connection",
       }).then(() => {}),
     disconnectSockets: () => socket.disconnectAll(),
+    redeliver: (envelopeId) => socket.redeliver(envelopeId),
     envelopes: () => [...socket.envelopes],
     isAcked: (envelopeId) =>
       socket.envelopes.some((e) => e.envelopeId === envelopeId && e.ackedAt !== undefined),

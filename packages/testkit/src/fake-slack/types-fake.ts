@@ -65,6 +65,8 @@ export interface FakeSlack {
   waitForSocket(timeoutMs?: number): Promise<void>;
   /** Closes the app's sockets as Slack does when it recycles them. */
   disconnectSockets(): void;
+  /** The envelope's event sent again (retry_attempt + 1, same event_id), as after a late ack. */
+  redeliver(envelopeId: string): Envelope;
   /** Every envelope sent, redeliveries included (same eventId, retryAttempt + 1). */
   envelopes(): Envelope[];
   isAcked(envelopeId: string): boolean;
