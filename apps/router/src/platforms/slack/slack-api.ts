@@ -20,25 +20,30 @@ export const NO_RETRIES = { retries: 0 };
  * The SDK's log lines through ours. Its debug lines carry request and event bodies (users'
  * messages), so they are dropped; its info is our debug.
  */
-export function slackLogger(logger: Logger): SlackLogger {
+export function slackLogger(logger: Logger | undefined): SlackLogger {
+  const line = (parts: unknown[]) => ({ slack: parts.map(String).join(" ") });
   return {
     debug: () => {},
-    info: (...parts: unknown[]) => logger.debug({ slack: parts.map(String).join(" ") }, "Slack SDK"),
-    warn: (...parts: unknown[]) => logger.warn({ slack: parts.map(String).join(" ") }, "Slack SDK"),
-    error: (...parts: unknown[]) => logger.error({ slack: parts.map(String).join(" ") }, "Slack SDK"),
+    info: (...parts: unknown[]) => logger?.debug(line(parts), "Slack SDK"),
+    warn: (...parts: unknown[]) => logger?.warn(line(parts), "Slack SDK"),
+    error: (...parts: unknown[]) => logger?.error(line(parts), "Slack SDK"),
     setLevel: () => {},
     getLevel: () => LogLevel.INFO,
     setName: () => {},
   };
 }
 
-export function createSlackClient(token: string, options: { apiUrl?: string; logger: Logger }): WebClient {
+/** `logger` absent: the SDK says nothing (the doctor reports the outcome itself). */
+export function createSlackClient(
+  token: string,
+  options: { apiUrl?: string; logger?: Logger; timeoutMs?: number },
+): WebClient {
   return new WebClient(token, {
     slackApiUrl: slackApiUrl(options.apiUrl),
     rejectRateLimitedCalls: true,
     retryConfig: NO_RETRIES,
     logger: slackLogger(options.logger),
     // A hung call must not hold a chat's send queue for ever.
-    timeout: 30_000,
+    timeout: options.timeoutMs ?? 30_000,
   });
 }
