@@ -1,5 +1,11 @@
 import type { Clock, Logger } from "@phonework/runtime";
-import type { Capabilities, Destination, PlatformAdapter, PlatformSendOptions } from "../platform-adapter.ts";
+import {
+  type Capabilities,
+  type Destination,
+  type PlatformAdapter,
+  PlatformError,
+  type PlatformSendOptions,
+} from "../platform-adapter.ts";
 import { createDeliveryHandler, type DeliveryHandler } from "./delivery-handler.ts";
 import { downloadFile, uploadFile } from "./file-transfer.ts";
 import type { BotIdentity } from "./incoming-event.ts";
@@ -97,7 +103,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): PlatformAdapte
       client.conversations.open({ users: to.userId }),
     );
     const id = opened.channel?.id;
-    if (!id) throw new Error("conversations.open gave no channel");
+    if (!id) throw new PlatformError("permanent", "conversations.open gave no channel");
     dmChannels.set(to.userId, id);
     return id;
   };
@@ -164,7 +170,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): PlatformAdapte
           ...(sendOptions.buttons?.length ? { blocks: buttonBlocks(text, sendOptions.buttons) } : {}),
         }),
       );
-      if (!sent.ts) throw new Error("chat.postMessage gave no ts");
+      if (!sent.ts) throw new PlatformError("permanent", "chat.postMessage gave no ts");
       return { messageId: threadTs ? `${threadTs}/${sent.ts}` : sent.ts };
     },
 
