@@ -266,3 +266,27 @@ describe("Slack adapter, sending", () => {
     expect(adapter.status?.()).toMatchObject({ platform: "slack", mode: "socket", socket: "connected" });
   });
 });
+
+describe("Slack adapter, starting", () => {
+  it("a refused app token fails the start at once, saying which token; a refused bot token too", async () => {
+    const events = new RecordingEvents();
+    const start = (botToken: string, appToken: string) => {
+      const other = createSlackAdapter({
+        name: "slack-other",
+        botToken,
+        apiUrl: fake.apiUrl,
+        mode: { kind: "socket", appToken },
+        logger,
+      });
+      return rejection(other.start(events).finally(() => other.stop()));
+    };
+    expect(await start(fake.botToken, "xapp-1-wrong")).toMatchObject({
+      kind: "permanent",
+      message: "apps.connections.open with the app-level token: invalid_auth",
+    });
+    expect(await start("xoxb-1-2-wrong", fake.appToken)).toMatchObject({
+      kind: "permanent",
+      message: "auth.test: invalid_auth",
+    });
+  });
+});

@@ -2,6 +2,7 @@ import type { Logger } from "@phonework/runtime";
 import { SocketModeClient } from "@slack/socket-mode";
 import type { DeliveryHandler, DeliveryKind } from "./delivery-handler.ts";
 import { slackApiUrl, slackLogger } from "./slack-api.ts";
+import { slackCall } from "./slack-error.ts";
 
 // Socket Mode: the app token opens a WebSocket (apps.connections.open) on which Slack sends
 // envelopes; no public URL needed. An envelope is acknowledged only once the shared layer stored
@@ -63,7 +64,8 @@ export async function startSocketMode(options: SocketModeOptions): Promise<Socke
     );
   });
 
-  await client.start();
+  // A refused app token fails here at once (invalid_auth), naming what to fix.
+  await slackCall("apps.connections.open with the app-level token", () => client.start());
   logger.info("Slack socket connected");
   return {
     get state() {
