@@ -317,7 +317,7 @@ export const KEY_DOCS: Record<string, KeyDoc> = {
   },
   adapters: {
     description:
-      "named chat adapters: `name: {type: telegram|feishu, …its keys in snake_case, admins, dm}` (see [Chat platforms](platforms.md))",
+      "named chat adapters: `name: {type: telegram|feishu|slack, …its keys in snake_case, admins, dm}` (see [Chat platforms](platforms.md))",
   },
   TELEGRAM_BOT_TOKEN: {
     description: "the Telegram bot (adapter `telegram`)",
@@ -337,6 +337,25 @@ export const KEY_DOCS: Record<string, KeyDoc> = {
   TELEGRAM_API_ROOT: {
     description: "another Bot API server (a local one, or a fake)",
     default: "`https://api.telegram.org`",
+  },
+  SLACK_BOT_TOKEN: {
+    description: "the Slack app's bot token, `xoxb-…` (adapter `slack`)",
+  },
+  SLACK_MODE: {
+    description: "`socket` (Socket Mode, no public URL) or `http` (`POST /webhook/slack`, signed by Slack)",
+  },
+  SLACK_APP_TOKEN: {
+    description: "the app-level token (`xapp-…`, scope `connections:write`) Socket Mode connects with",
+    default: "none; required with `SLACK_MODE=socket`",
+  },
+  SLACK_SIGNING_SECRET: {
+    description: "the app's Signing Secret; every HTTP post must carry Slack's v0 signature made with it",
+    default: "none; required with `SLACK_MODE=http`",
+  },
+  SLACK_API_URL: {
+    description:
+      "another Web API server (Socket Mode's `apps.connections.open` goes there too; a fake in tests)",
+    default: "`https://slack.com/api/`",
   },
   FEISHU_APP_ID: {
     description: "the Feishu app (adapter `feishu`)",

@@ -8,6 +8,7 @@ export { createMemoryChatAdapter, type MemoryChatAdapter } from "./platforms/mem
  */
 export const loadTelegramApi = () => import("./platforms/telegram/telegram-api.ts");
 export const loadLarkClient = () => import("./platforms/feishu/lark-client.ts");
+export const loadSlackApi = () => import("./platforms/slack/slack-api.ts");
 export {
   type RouterConfig,
   RouterConfigFields,

@@ -231,14 +231,14 @@ describe("named adapters", () => {
     expect(
       schemaProblems({
         adapters: {
-          a: { type: "slack" },
+          a: { type: "irc" },
           b: { ...tg, bot_tokn: "x" },
           c: { type: "telegram" },
           d: { ...tg, dm: "some", webhook_url: "not a url" },
         },
       }),
     ).toEqual([
-      "adapters.a.type: must be feishu or telegram",
+      "adapters.a.type: must be feishu, telegram or slack",
       expect.stringMatching(
         /^adapters\.b: unknown key bot_tokn \(a telegram adapter takes type, bot_token, mode/,
       ),

@@ -209,6 +209,20 @@ describe("the shared chat layer", () => {
     for (let i = 0; i < 30; i++) expect(body).toContain(`const line${i} = ${i};`);
   });
 
+  it("where replies are threads (Slack), every piece of a split answer goes to the thread; elsewhere only the first replies", async () => {
+    const text = Array.from({ length: 12 }, (_, i) => `Paragraph ${i} `.repeat(6)).join("\n\n");
+    for (const [threads, expected] of [
+      ["threads", ["q1", "q1", "q1"]],
+      ["replies", ["q1", undefined, undefined]],
+    ] as const) {
+      const { adapter, hub } = await startLayer({ capabilities: { maxMessageLength: 300, threads } });
+      await hub.sendText(to, text, { replyTo: "q1" });
+      const replies = adapter.sent.map((m) => m.replyTo);
+      expect(replies.length).toBeGreaterThan(2);
+      expect(replies.slice(0, 3)).toEqual(expected);
+    }
+  });
+
   it("sends one chat's messages in order, one at a time; another chat is not held up", async () => {
     const { adapter, hub } = await startLayer();
     const order: string[] = [];

@@ -133,8 +133,11 @@ export class ChatHub {
       try {
         for (const [index, piece] of pieces.entries()) {
           const idempotencyKey = randomUUID(); // the same on every retry of this part
+          // Where replies are threads (Slack), every piece goes into the thread, not only the first.
           const replyTo =
-            index === 0 && options.replyTo && capabilities.canReply ? options.replyTo : undefined;
+            (index === 0 || capabilities.threads === "threads") && options.replyTo && capabilities.canReply
+              ? options.replyTo
+              : undefined;
           const lastPiece = index === pieces.length - 1;
           last = await this.retrying(() =>
             adapter.send(destination, piece, {

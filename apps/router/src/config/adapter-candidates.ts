@@ -1,5 +1,6 @@
 import type { AdapterEntry } from "./adapter-entries.ts";
 import type { ConfigIssue } from "./config-issues.ts";
+import { slackIdentity, slackModeIssues } from "./slack-fields.ts";
 
 // The chat adapters the config describes, in the platform's own terms, whether named under `adapters:`
 // or made by the flat FEISHU_* / TELEGRAM_* keys; access is settled afterwards (adapter-specs.ts).
@@ -20,9 +21,16 @@ export type TelegramSettings = {
   | { mode: "webhook"; secret: string; url?: string }
 );
 
+export type SlackSettings = {
+  botToken: string;
+  /** Another Web API server (SLACK_API_URL) instead of slack.com/api. */
+  apiUrl?: string;
+} & ({ mode: "socket"; appToken: string } | { mode: "http"; signingSecret: string });
+
 export type AdapterSettings =
   | { type: "feishu"; settings: FeishuSettings }
-  | { type: "telegram"; settings: TelegramSettings };
+  | { type: "telegram"; settings: TelegramSettings }
+  | { type: "slack"; settings: SlackSettings };
 
 /** The keys the flat shorthand reads. */
 export interface FlatAdapterKeys {
@@ -37,6 +45,11 @@ export interface FlatAdapterKeys {
   TELEGRAM_WEBHOOK_SECRET?: string | undefined;
   TELEGRAM_WEBHOOK_URL?: string | undefined;
   TELEGRAM_API_ROOT?: string | undefined;
+  SLACK_BOT_TOKEN?: string | undefined;
+  SLACK_MODE: "socket" | "http";
+  SLACK_APP_TOKEN?: string | undefined;
+  SLACK_SIGNING_SECRET?: string | undefined;
+  SLACK_API_URL?: string | undefined;
 }
 
 /** An adapter before access is settled: its own lists, unqualified, and where it came from. */
@@ -106,6 +119,28 @@ export function flatCandidates(config: FlatAdapterKeys, issues: ConfigIssue[]): 
         ...common,
       });
   }
+  if (config.SLACK_BOT_TOKEN) {
+    const settings = slackSettings(
+      {
+        botToken: config.SLACK_BOT_TOKEN,
+        mode: config.SLACK_MODE,
+        appToken: config.SLACK_APP_TOKEN,
+        signingSecret: config.SLACK_SIGNING_SECRET,
+        apiUrl: config.SLACK_API_URL,
+      },
+      { appToken: "SLACK_APP_TOKEN", signingSecret: "SLACK_SIGNING_SECRET", mode: "SLACK_MODE=" },
+      issues,
+    );
+    if (settings)
+      candidates.push({
+        type: "slack",
+        settings,
+        name: "slack",
+        identity: slackIdentity(config.SLACK_BOT_TOKEN),
+        identityKey: "SLACK_BOT_TOKEN",
+        ...common,
+      });
+  }
   return candidates;
 }
 
@@ -143,6 +178,26 @@ export function namedCandidates(
           settings,
           identity: `feishu:${entry.app_id}`,
           identityKey: `${key}.app_id`,
+          ...common,
+        });
+    } else if (entry.type === "slack") {
+      const settings = slackSettings(
+        {
+          botToken: entry.bot_token,
+          mode: entry.mode,
+          appToken: entry.app_token,
+          signingSecret: entry.signing_secret,
+          apiUrl: entry.api_url,
+        },
+        { appToken: `${key}.app_token`, signingSecret: `${key}.signing_secret`, mode: "mode " },
+        issues,
+      );
+      if (settings)
+        candidates.push({
+          type: "slack",
+          settings,
+          identity: slackIdentity(entry.bot_token),
+          identityKey: `${key}.bot_token`,
           ...common,
         });
     } else {
@@ -222,4 +277,27 @@ function telegramSettings(
 /** A bot token is `<bot id>:<secret>`; the bot is the id (a new secret is still the same bot). */
 function telegramIdentity(botToken: string): string {
   return `telegram:${botToken.slice(0, botToken.indexOf(":"))}`;
+}
+
+function slackSettings(
+  raw: {
+    botToken: string;
+    mode: "socket" | "http";
+    appToken: string | undefined;
+    signingSecret: string | undefined;
+    apiUrl: string | undefined;
+  },
+  keys: { appToken: string; signingSecret: string; mode: string },
+  issues: ConfigIssue[],
+): SlackSettings | undefined {
+  const { botToken, appToken, signingSecret, apiUrl } = raw;
+  const missing = slackModeIssues(raw, keys);
+  if (missing.length > 0) {
+    issues.push(...missing);
+    return undefined;
+  }
+  const root = apiUrl ? { apiUrl } : {};
+  if (raw.mode === "socket" && appToken) return { botToken, mode: "socket", appToken, ...root };
+  if (raw.mode === "http" && signingSecret) return { botToken, mode: "http", signingSecret, ...root };
+  return undefined;
 }

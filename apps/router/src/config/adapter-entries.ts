@@ -11,6 +11,13 @@ import {
   telegramWebhookSecret,
   telegramWebhookSecretRequired,
 } from "./platform-fields.ts";
+import {
+  optionalSlackAppToken,
+  optionalSlackSigningSecret,
+  slackBotToken,
+  slackMode,
+  slackModeIssues,
+} from "./slack-fields.ts";
 
 // The `adapters:` key of the config file: chat adapters by name, each `{ type, …its keys, admins, dm }`.
 // Keys inside an adapter are snake_case; an unknown one is refused (a typo would otherwise drop a setting).
@@ -90,12 +97,34 @@ export const TelegramEntry = adapterEntry("telegram", {
   { when: (payload) => isObject(payload.value) },
 );
 
-export const AdapterEntry = z.discriminatedUnion("type", [FeishuEntry, TelegramEntry], {
-  error: (issue) => (issue.code === "invalid_union" ? "must be feishu or telegram" : undefined),
+export const SlackEntry = adapterEntry("slack", {
+  type: z.literal("slack"),
+  bot_token: slackBotToken(),
+  mode: slackMode(),
+  /** Socket mode: the app-level token (xapp-…) that opens the socket. */
+  app_token: optionalSlackAppToken(),
+  /** HTTP mode: the app's Signing Secret, which every post from Slack is signed with. */
+  signing_secret: optionalSlackSigningSecret(),
+  /** Another Web API server instead of slack.com/api. */
+  api_url: httpUrl().optional(),
+  ...accessFields,
+}).superRefine(
+  (entry, ctx) => {
+    const keys = { appToken: "app_token", signingSecret: "signing_secret", mode: "mode " };
+    const settings = { mode: entry.mode, appToken: entry.app_token, signingSecret: entry.signing_secret };
+    for (const issue of slackModeIssues(settings, keys))
+      ctx.addIssue({ code: "custom", path: [issue.key], message: issue.message });
+  },
+  { when: (payload) => isObject(payload.value) },
+);
+
+export const AdapterEntry = z.discriminatedUnion("type", [FeishuEntry, TelegramEntry, SlackEntry], {
+  error: (issue) => (issue.code === "invalid_union" ? "must be feishu, telegram or slack" : undefined),
 });
 
 export type FeishuEntry = z.output<typeof FeishuEntry>;
 export type TelegramEntry = z.output<typeof TelegramEntry>;
+export type SlackEntry = z.output<typeof SlackEntry>;
 export type AdapterEntry = z.output<typeof AdapterEntry>;
 
 /**

@@ -22,6 +22,13 @@ import {
   telegramWebhookSecret,
   telegramWebhookSecretRequired,
 } from "./platform-fields.ts";
+import {
+  optionalSlackAppToken,
+  optionalSlackBotToken,
+  optionalSlackSigningSecret,
+  slackMode,
+  slackModeIssues,
+} from "./slack-fields.ts";
 import { trustProxyField } from "./trust-proxy-setting.ts";
 
 /** The router's keys; `RouterConfigSchema` adds the checks across keys. */
@@ -143,6 +150,18 @@ export const RouterConfigFields = z.object({
   /** A local Bot API server (e.g. http://127.0.0.1:8081) instead of api.telegram.org. */
   TELEGRAM_API_ROOT: optionalHttpUrl(),
 
+  // Slack: SLACK_BOT_TOKEN makes a chat adapter named "slack".
+  /** The app's bot token (xoxb-…); set, the router serves that Slack app. */
+  SLACK_BOT_TOKEN: optionalSlackBotToken(),
+  /** socket: Socket Mode (no public URL needed); http: Slack posts to /webhook/slack. */
+  SLACK_MODE: slackMode(),
+  /** Required with SLACK_MODE=socket: the app-level token (xapp-…) that opens the socket. */
+  SLACK_APP_TOKEN: optionalSlackAppToken(),
+  /** Required with SLACK_MODE=http: the app's Signing Secret; every post from Slack is signed with it. */
+  SLACK_SIGNING_SECRET: optionalSlackSigningSecret(),
+  /** Another Web API server instead of https://slack.com/api (Socket Mode connects through it too). */
+  SLACK_API_URL: optionalHttpUrl(),
+
   /**
    * Chat adapters by name, each `{ type, …its keys, admins, dm }` (adapter-entries.ts).
    * Config file only. The flat FEISHU_* and TELEGRAM_* keys are a shorthand for one adapter of each
@@ -182,12 +201,14 @@ export function routerConfigChecks(
   config: Parameters<typeof webhookNeedsSecrets>[0] &
     Parameters<typeof telegramWebhookNeedsSecret>[0] &
     Parameters<typeof tlsFilesTogether>[0] &
+    Parameters<typeof slackNeedsSecrets>[0] &
     Parameters<typeof headersWithinRequest>[0],
   ctx: z.RefinementCtx,
 ): void {
   webhookNeedsSecrets(config, ctx);
   telegramWebhookNeedsSecret(config, ctx);
   tlsFilesTogether(config, ctx);
+  slackNeedsSecrets(config, ctx);
   headersWithinRequest(config, ctx);
 }
 
@@ -254,6 +275,27 @@ function telegramWebhookNeedsSecret(
     path: ["TELEGRAM_WEBHOOK_SECRET"],
     message: telegramWebhookSecretRequired("TELEGRAM_MODE=webhook"),
   });
+}
+
+/** Socket Mode cannot connect without the app token; HTTP mode would take forged posts without the secret. */
+function slackNeedsSecrets(
+  config: {
+    SLACK_BOT_TOKEN?: string | undefined;
+    SLACK_MODE: "socket" | "http";
+    SLACK_APP_TOKEN?: string | undefined;
+    SLACK_SIGNING_SECRET?: string | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  if (!config.SLACK_BOT_TOKEN) return;
+  const settings = {
+    mode: config.SLACK_MODE,
+    appToken: config.SLACK_APP_TOKEN,
+    signingSecret: config.SLACK_SIGNING_SECRET,
+  };
+  const keys = { appToken: "SLACK_APP_TOKEN", signingSecret: "SLACK_SIGNING_SECRET", mode: "SLACK_MODE=" };
+  for (const issue of slackModeIssues(settings, keys))
+    ctx.addIssue({ code: "custom", path: [issue.key], message: issue.message });
 }
 
 export interface RoutingLlmSettings {

@@ -1,9 +1,10 @@
 import type { Clock, Logger, SqliteDatabase } from "@phonework/runtime";
 import type { FeishuDelivery } from "../platforms/feishu/feishu-adapter.ts";
 import type { PlatformAdapter } from "../platforms/platform-adapter.ts";
+import type { SlackMode } from "../platforms/slack/slack-adapter.ts";
 import { SeenEvents } from "../storage/seen-events.ts";
 import { accessWarning } from "./access-spec.ts";
-import type { FeishuSettings, TelegramSettings } from "./adapter-candidates.ts";
+import type { FeishuSettings, SlackSettings, TelegramSettings } from "./adapter-candidates.ts";
 import { type AdapterSpec, adapterSpecs } from "./adapter-specs.ts";
 import type { RouterConfig } from "./router-config.ts";
 
@@ -72,6 +73,16 @@ async function createPlatformAdapter(
       logger,
     });
   }
+  if (spec.type === "slack") {
+    const { createSlackAdapter } = await import("../platforms/slack/slack-adapter.ts");
+    return createSlackAdapter({
+      name: spec.name,
+      botToken: spec.settings.botToken,
+      ...(spec.settings.apiUrl ? { apiUrl: spec.settings.apiUrl } : {}),
+      mode: slackMode(spec.settings, config, deps),
+      logger,
+    });
+  }
   const { createFeishuAdapter } = await import("../platforms/feishu/feishu-adapter.ts");
   return createFeishuAdapter({
     name: spec.name,
@@ -89,7 +100,7 @@ async function createPlatformAdapter(
 function logHeadless(config: RouterConfig, logger: Logger): void {
   const line =
     "no chat: the router runs headless (hosts can connect, nobody can chat). To chat, set " +
-    "TELEGRAM_BOT_TOKEN, or FEISHU_APP_ID and FEISHU_APP_SECRET, or CHAT=terminal to chat on stdin";
+    "TELEGRAM_BOT_TOKEN, or SLACK_BOT_TOKEN, or FEISHU_APP_ID and FEISHU_APP_SECRET, or CHAT=terminal to chat on stdin";
   if (config.CHAT === "none") logger.info({ CHAT: config.CHAT }, line);
   else logger.warn({ CHAT: config.CHAT, stdin: "not a terminal" }, line);
 }
@@ -100,6 +111,22 @@ function telegramMode(settings: TelegramSettings) {
     kind: "webhook" as const,
     secret: settings.secret,
     ...(settings.url ? { url: settings.url } : {}),
+  };
+}
+
+/** HTTP mode remembers the posts it has seen in router.db, as Feishu's webhook does. */
+function slackMode(
+  settings: SlackSettings,
+  config: RouterConfig,
+  deps: { clock: Clock; db: SqliteDatabase },
+): SlackMode {
+  if (settings.mode === "socket") return { kind: "socket", appToken: settings.appToken };
+  return {
+    kind: "http",
+    signingSecret: settings.signingSecret,
+    maxAgeMs: config.WEBHOOK_MAX_AGE_S * 1000,
+    seen: new SeenEvents(deps.db, config.SEEN_EVENTS_TTL_S * 1000, () => deps.clock.now()),
+    clock: deps.clock,
   };
 }
 

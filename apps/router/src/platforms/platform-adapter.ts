@@ -11,7 +11,9 @@ export type MarkdownDialect =
   /** Telegram's HTML parse mode: <b>, <i>, <code>, <pre>, <a>; everything else escaped. */
   | "telegram-html"
   /** Feishu card markdown (lark_md): CommonMark-like, shown as written. */
-  | "feishu-md";
+  | "feishu-md"
+  /** Slack's mrkdwn: *bold*, _italic_, ~strike~, `code`, ``` blocks, <url|text>; &, <, > escaped. */
+  | "slack-mrkdwn";
 
 export interface Capabilities {
   /** Longest text one message may carry, in UTF-16 code units after rendering. */

@@ -2,6 +2,7 @@ import { type AdapterConfig, type AdapterSpec, adapterSpecs } from "@phonework/r
 import { ConfigError } from "@phonework/runtime";
 import { type Check, fail, ok, oneLine, skipped, warn } from "./check.ts";
 import { checkFeishuCredentials } from "./feishu-credentials.ts";
+import { checkSlackToken } from "./slack-token.ts";
 import { checkTelegramToken } from "./telegram-token.ts";
 
 // Where the router (or the standalone) chats (CHAT, as it chooses it): the configured platforms
@@ -74,7 +75,7 @@ function describe(spec: AdapterSpec): string {
 
 /** "Feishu", "Telegram"; a named adapter's name too when it is not the platform's ("Telegram tg"). */
 function platformTitle(spec: AdapterSpec): string {
-  const platform = spec.type === "feishu" ? "Feishu" : "Telegram";
+  const platform = spec.type === "feishu" ? "Feishu" : spec.type === "slack" ? "Slack" : "Telegram";
   return spec.name === spec.type ? platform : `${platform} ${spec.name}`;
 }
 
@@ -82,6 +83,7 @@ async function checkCredentials(spec: AdapterSpec, options: ChatCheckOptions): P
   const title = platformTitle(spec);
   if (options.offline) return skipped(title, "--offline");
   if (spec.type === "telegram") return checkTelegramToken(title, spec.settings, options);
+  if (spec.type === "slack") return checkSlackToken(title, spec.settings, options);
   return checkFeishuCredentials(spec.settings, options, title);
 }
 

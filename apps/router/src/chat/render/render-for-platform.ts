@@ -7,6 +7,7 @@ import { renderFeishuMd } from "./feishu-md.ts";
 import { escapeHtml } from "./html-escape.ts";
 import { splitMarkdown } from "./message-chunks.ts";
 import { renderPlain } from "./plain.ts";
+import { escapeMrkdwn, renderSlackMrkdwn } from "./slack-mrkdwn.ts";
 
 /** How one dialect renders markdown. */
 export interface Dialect {
@@ -25,6 +26,7 @@ export const BASIC_DIALECTS: Dialects = {
   plain: { render: renderPlain, literal: renderPlain },
   "feishu-md": { render: renderFeishuMd, literal: renderFeishuMd },
   "telegram-html": { render: escapeHtml, literal: escapeHtml },
+  "slack-mrkdwn": { render: renderSlackMrkdwn, literal: escapeMrkdwn },
 };
 
 /**

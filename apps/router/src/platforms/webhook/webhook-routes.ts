@@ -10,6 +10,15 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: readonly W
     scope.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) =>
       done(null, body),
     );
+    // Slack posts slash commands and button presses as forms, signed over the raw bytes too. The
+    // console's form parser (when registered beside this scope) would decode them: replaced here.
+    if (scope.hasContentTypeParser("application/x-www-form-urlencoded"))
+      scope.removeContentTypeParser("application/x-www-form-urlencoded");
+    scope.addContentTypeParser(
+      "application/x-www-form-urlencoded",
+      { parseAs: "string" },
+      (_request, body, done) => done(null, body),
+    );
     for (const webhook of webhooks) {
       scope.post(webhook.path, async (request, reply) => {
         const result = await webhook.handle({
