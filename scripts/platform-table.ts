@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { CONSOLE_CAPABILITIES } from "../apps/router/src/console/console-adapter.ts";
 import { FEISHU_CAPABILITIES } from "../apps/router/src/platforms/feishu/feishu-adapter.ts";
 import type { Capabilities } from "../apps/router/src/platforms/platform-adapter.ts";
+import { SLACK_CAPABILITIES } from "../apps/router/src/platforms/slack/slack-adapter.ts";
 import { TERMINAL_CAPABILITIES } from "../apps/router/src/platforms/stdin/stdin-adapter.ts";
 import { TELEGRAM_CAPABILITIES } from "../apps/router/src/platforms/telegram/telegram-adapter.ts";
 import { repoRoot } from "./workspace-manifests.ts";
@@ -30,6 +31,11 @@ export const PLATFORM_ROWS: readonly PlatformRow[] = [
     name: "Feishu (Lark)",
     enabledBy: "`FEISHU_APP_ID` + `FEISHU_APP_SECRET`",
     capabilities: FEISHU_CAPABILITIES,
+  },
+  {
+    name: "Slack",
+    enabledBy: "`SLACK_BOT_TOKEN` + `SLACK_APP_TOKEN` (or `SLACK_SIGNING_SECRET`)",
+    capabilities: SLACK_CAPABILITIES,
   },
   { name: "Web console", enabledBy: "`/console` in any chat", capabilities: CONSOLE_CAPABILITIES },
   { name: "Terminal", enabledBy: "`CHAT=terminal`", capabilities: TERMINAL_CAPABILITIES },
