@@ -20,9 +20,18 @@ export type TelegramSettings = {
   | { mode: "webhook"; secret: string; url?: string }
 );
 
+export type DiscordSettings = {
+  /** Events come over Discord's gateway (a WebSocket the router opens): no public URL needed. */
+  mode: "gateway";
+  botToken: string;
+  /** Another Discord API (DISCORD_API_URL); the gateway address comes from its /gateway/bot. */
+  apiUrl?: string;
+};
+
 export type AdapterSettings =
   | { type: "feishu"; settings: FeishuSettings }
-  | { type: "telegram"; settings: TelegramSettings };
+  | { type: "telegram"; settings: TelegramSettings }
+  | { type: "discord"; settings: DiscordSettings };
 
 /** The keys the flat shorthand reads. */
 export interface FlatAdapterKeys {
@@ -37,6 +46,8 @@ export interface FlatAdapterKeys {
   TELEGRAM_WEBHOOK_SECRET?: string | undefined;
   TELEGRAM_WEBHOOK_URL?: string | undefined;
   TELEGRAM_API_ROOT?: string | undefined;
+  DISCORD_BOT_TOKEN?: string | undefined;
+  DISCORD_API_URL?: string | undefined;
 }
 
 /** An adapter before access is settled: its own lists, unqualified, and where it came from. */
@@ -106,6 +117,15 @@ export function flatCandidates(config: FlatAdapterKeys, issues: ConfigIssue[]): 
         ...common,
       });
   }
+  if (config.DISCORD_BOT_TOKEN)
+    candidates.push({
+      type: "discord",
+      settings: discordSettings(config.DISCORD_BOT_TOKEN, config.DISCORD_API_URL),
+      name: "discord",
+      identity: discordIdentity(config.DISCORD_BOT_TOKEN),
+      identityKey: "DISCORD_BOT_TOKEN",
+      ...common,
+    });
   return candidates;
 }
 
@@ -145,6 +165,14 @@ export function namedCandidates(
           identityKey: `${key}.app_id`,
           ...common,
         });
+    } else if (entry.type === "discord") {
+      candidates.push({
+        type: "discord",
+        settings: discordSettings(entry.bot_token, entry.api_url),
+        identity: discordIdentity(entry.bot_token),
+        identityKey: `${key}.bot_token`,
+        ...common,
+      });
     } else {
       const settings = telegramSettings(
         {
@@ -222,4 +250,14 @@ function telegramSettings(
 /** A bot token is `<bot id>:<secret>`; the bot is the id (a new secret is still the same bot). */
 function telegramIdentity(botToken: string): string {
   return `telegram:${botToken.slice(0, botToken.indexOf(":"))}`;
+}
+
+function discordSettings(botToken: string, apiUrl: string | undefined): DiscordSettings {
+  return { mode: "gateway", botToken, ...(apiUrl ? { apiUrl } : {}) };
+}
+
+/** A Discord bot token starts with the bot's id in base64: a new token is still the same bot. */
+function discordIdentity(botToken: string): string {
+  const first = botToken.slice(0, botToken.indexOf("."));
+  return `discord:${Buffer.from(first, "base64url").toString("utf8")}`;
 }

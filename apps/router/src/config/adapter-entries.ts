@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ADAPTER_NAME, TERMINAL_PLATFORM } from "../ids/qualified-id.ts";
 import {
+  discordBotToken,
   feishuDomain,
   feishuMode,
   httpUrl,
@@ -90,12 +91,21 @@ export const TelegramEntry = adapterEntry("telegram", {
   { when: (payload) => isObject(payload.value) },
 );
 
-export const AdapterEntry = z.discriminatedUnion("type", [FeishuEntry, TelegramEntry], {
-  error: (issue) => (issue.code === "invalid_union" ? "must be feishu or telegram" : undefined),
+export const DiscordEntry = adapterEntry("discord", {
+  type: z.literal("discord"),
+  bot_token: discordBotToken(),
+  /** Another Discord API (its /gateway/bot names the gateway too) instead of discord.com/api. */
+  api_url: httpUrl().optional(),
+  ...accessFields,
+});
+
+export const AdapterEntry = z.discriminatedUnion("type", [FeishuEntry, TelegramEntry, DiscordEntry], {
+  error: (issue) => (issue.code === "invalid_union" ? "must be feishu, telegram or discord" : undefined),
 });
 
 export type FeishuEntry = z.output<typeof FeishuEntry>;
 export type TelegramEntry = z.output<typeof TelegramEntry>;
+export type DiscordEntry = z.output<typeof DiscordEntry>;
 export type AdapterEntry = z.output<typeof AdapterEntry>;
 
 /**

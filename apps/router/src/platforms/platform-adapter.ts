@@ -11,7 +11,9 @@ export type MarkdownDialect =
   /** Telegram's HTML parse mode: <b>, <i>, <code>, <pre>, <a>; everything else escaped. */
   | "telegram-html"
   /** Feishu card markdown (lark_md): CommonMark-like, shown as written. */
-  | "feishu-md";
+  | "feishu-md"
+  /** Discord's markdown: CommonMark-like, shown as written but for mentions and what it reads differently. */
+  | "discord-md";
 
 export interface Capabilities {
   /** Longest text one message may carry, in UTF-16 code units after rendering. */
