@@ -1,22 +1,23 @@
 import {
-  afterEachTest,
   CleanupScope,
   createTestLogger,
   type FakeDiscord,
   type FakeDiscordOptions,
   startFakeDiscord,
 } from "@phonework/testkit";
+import { afterAll } from "vitest";
 import { createDiscordAdapter } from "../src/platforms/discord/discord-adapter.ts";
 import type { PlatformAdapter } from "../src/platforms/platform-adapter.ts";
 import { RecordingEvents } from "./telegram-support.ts";
 
 // The Discord adapter on its own against the fake Discord: no router, a recording PlatformEvents
-// standing in for the shared layer (the same as Telegram's tests use).
+// standing in for the shared layer (the same as Telegram's tests use). A file shares one fake
+// world: everything is taken down after the file.
 
 export { RecordingEvents };
 
 const scope = new CleanupScope();
-afterEachTest(() => scope.run());
+afterAll(() => scope.run());
 
 export async function startFake(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
   const fake = await startFakeDiscord(options);

@@ -28,7 +28,9 @@ export class FaultQueue {
   /** `call` is "POST /channels/123/messages". */
   take(call: string): DiscordFault | undefined {
     const index = this.armed.findIndex(({ route }) =>
-      typeof route === "string" ? call.startsWith(route) : new RegExp(route.source, route.flags.replace("g", "")).test(call),
+      typeof route === "string"
+        ? call.startsWith(route)
+        : new RegExp(route.source, route.flags.replace("g", "")).test(call),
     );
     const armed = this.armed[index];
     if (!armed) return undefined;
@@ -38,8 +40,13 @@ export class FaultQueue {
   }
 }
 
-export function faultAnswer(fault: DiscordFault): { status: number; body: unknown; headers: Record<string, string> } {
-  if (fault.status !== 429) return { status: fault.status, body: { message: "Server error", code: 0 }, headers: {} };
+export function faultAnswer(fault: DiscordFault): {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+} {
+  if (fault.status !== 429)
+    return { status: fault.status, body: { message: "Server error", code: 0 }, headers: {} };
   const retryAfter = fault.retryAfter ?? 0.2;
   const headers: Record<string, string> = {
     "retry-after": String(retryAfter),

@@ -116,9 +116,9 @@ export function pressButton(
   input: { from: FakeUser; messageId: string; customId: string },
 ): string {
   const message = deps.state.messages.get(input.messageId);
-  const buttons = ((message?.components ?? []) as Array<{ components: Array<{ custom_id?: string }> }>).flatMap(
-    (row) => row.components,
-  );
+  const buttons = (
+    (message?.components ?? []) as Array<{ components: Array<{ custom_id?: string }> }>
+  ).flatMap((row) => row.components);
   if (!message || !buttons.some((button) => button.custom_id === input.customId))
     throw new Error(`fake-discord: message ${input.messageId} has no button "${input.customId}"`);
   const channel = deps.state.channels.get(message.channel_id);

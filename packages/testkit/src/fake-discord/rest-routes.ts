@@ -1,6 +1,12 @@
-import { cannotDm, DiscordApiError, invalidForm, unknownChannel, unknownInteraction, unknownMessage } from "./errors.ts";
-import type { FakeChannel, FakeFile, FakeInteraction, FakeMessage, FakeUser } from "./state.ts";
-import type { DiscordState } from "./state.ts";
+import {
+  cannotDm,
+  DiscordApiError,
+  invalidForm,
+  unknownChannel,
+  unknownInteraction,
+  unknownMessage,
+} from "./errors.ts";
+import type { DiscordState, FakeChannel, FakeFile, FakeInteraction, FakeMessage, FakeUser } from "./state.ts";
 
 // The REST routes under /api/v10 the bot uses, each checking what Discord checks (lengths, 5 × 5
 // buttons, the upload limit, nonces, who may edit what) and changing the state as Discord would.
@@ -38,7 +44,8 @@ function message(ctx: RouteContext, channelId: string | undefined, id: string | 
 }
 
 function interactionByToken(ctx: RouteContext, token: string | undefined): FakeInteraction {
-  for (const interaction of ctx.state.interactions.values()) if (interaction.token === token) return interaction;
+  for (const interaction of ctx.state.interactions.values())
+    if (interaction.token === token) return interaction;
   throw unknownInteraction();
 }
 
@@ -50,7 +57,8 @@ function checkComponents(components: unknown): unknown[] {
     if (row.type !== 1 || !Array.isArray(row.components) || row.components.length > 5)
       throw invalidForm("components: an action row holds at most 5 buttons");
     for (const button of row.components as Array<{ custom_id?: string; label?: string }>) {
-      if (!button.custom_id || button.custom_id.length > 100) throw invalidForm("custom_id: 1–100 characters");
+      if (!button.custom_id || button.custom_id.length > 100)
+        throw invalidForm("custom_id: 1–100 characters");
       if ((button.label ?? "").length > 80) throw invalidForm("label: at most 80 characters");
     }
   }
@@ -81,16 +89,23 @@ function storeFiles(ctx: RouteContext, files: RestRequest["files"]): FakeMessage
 }
 
 /** A message by the bot (or an interaction's answer) from a JSON or multipart body. */
-function botMessage(ctx: RouteContext, channelId: string, req: RestRequest, extra: Partial<FakeMessage> = {}) {
+function botMessage(
+  ctx: RouteContext,
+  channelId: string,
+  req: RestRequest,
+  extra: Partial<FakeMessage> = {},
+) {
   const content = checkContent(req.body.content);
   const components = checkComponents(req.body.components);
   const attachments = storeFiles(ctx, req.files);
-  if (!content && attachments.length === 0 && !extra.interaction) throw new DiscordApiError(400, 50006, "Cannot send an empty message");
+  if (!content && attachments.length === 0 && !extra.interaction)
+    throw new DiscordApiError(400, 50006, "Cannot send an empty message");
   let reference: FakeMessage["message_reference"];
   const ref = req.body.message_reference as { message_id?: string; fail_if_not_exists?: boolean } | undefined;
   if (ref?.message_id) {
     const target = ctx.state.messages.get(ref.message_id);
-    if (target && target.channel_id === channelId && !target.deleted) reference = { message_id: ref.message_id };
+    if (target && target.channel_id === channelId && !target.deleted)
+      reference = { message_id: ref.message_id };
     else if (ref.fail_if_not_exists !== false) throw invalidForm("message_reference: Unknown message");
   }
   return ctx.state.addMessage({
@@ -126,7 +141,9 @@ function createMessage(ctx: RouteContext, req: RestRequest, [channelId]: string[
   if (req.body.enforce_nonce === true && typeof nonce === "string") {
     const earlier = ctx.state
       .messagesOf(target.id)
-      .find((m) => m.nonce === nonce && m.author.id === ctx.state.bot.id && ctx.state.now() - m.at < 5 * 60_000);
+      .find(
+        (m) => m.nonce === nonce && m.author.id === ctx.state.bot.id && ctx.state.now() - m.at < 5 * 60_000,
+      );
     if (earlier) return publicMessage(earlier);
   }
   return publicMessage(botMessage(ctx, target.id, req));
@@ -134,7 +151,8 @@ function createMessage(ctx: RouteContext, req: RestRequest, [channelId]: string[
 
 function editMessage(ctx: RouteContext, req: RestRequest, [channelId, messageId]: string[]) {
   const found = message(ctx, channelId, messageId);
-  if (found.author.id !== ctx.state.bot.id) throw new DiscordApiError(403, 50005, "Cannot edit a message authored by another user");
+  if (found.author.id !== ctx.state.bot.id)
+    throw new DiscordApiError(403, 50005, "Cannot edit a message authored by another user");
   return publicMessage(applyEdit(found, req));
 }
 
@@ -150,7 +168,8 @@ function startThread(ctx: RouteContext, req: RestRequest, [channelId, messageId]
   const parent = channel(ctx, channelId);
   if (parent.type !== 0) throw new DiscordApiError(400, 50024, "Cannot execute action on this channel type");
   message(ctx, channelId, messageId);
-  if (ctx.state.channels.has(messageId ?? "")) throw new DiscordApiError(400, 160004, "A thread has already been created for this message");
+  if (ctx.state.channels.has(messageId ?? ""))
+    throw new DiscordApiError(400, 160004, "A thread has already been created for this message");
   const thread: FakeChannel = {
     id: messageId ?? "",
     type: 11,
@@ -172,16 +191,22 @@ function openDm(ctx: RouteContext, req: RestRequest) {
 function interactionCallback(ctx: RouteContext, req: RestRequest, [id, token]: string[]) {
   const interaction = ctx.state.interactions.get(id ?? "");
   if (!interaction || interaction.token !== token) throw unknownInteraction();
-  if (interaction.callbacks.length > 0) throw new DiscordApiError(400, 40060, "Interaction has already been acknowledged.");
+  if (interaction.callbacks.length > 0)
+    throw new DiscordApiError(400, 40060, "Interaction has already been acknowledged.");
   const type = Number(req.body.type);
   const data = (req.body.data ?? {}) as Record<string, unknown>;
   interaction.callbacks.push({ type, at: ctx.state.now(), data });
   if (type === 4 || type === 5) {
     const flags = Number(data.flags ?? 0) | (type === 5 ? LOADING : 0);
-    const made = botMessage(ctx, interaction.channel_id, { ...req, body: data }, {
-      interaction: interaction.id,
-      ephemeral: (flags & EPHEMERAL) !== 0,
-    });
+    const made = botMessage(
+      ctx,
+      interaction.channel_id,
+      { ...req, body: data },
+      {
+        interaction: interaction.id,
+        ephemeral: (flags & EPHEMERAL) !== 0,
+      },
+    );
     made.flags = flags;
     interaction.original = made.id;
   }
@@ -204,39 +229,62 @@ function original(ctx: RouteContext, token: string | undefined): FakeMessage {
 }
 
 const routes: Array<[string, RegExp, Handler]> = [
-  ["GET", /^\/gateway\/bot$/, (ctx) => ({
-    url: ctx.gatewayUrl(),
-    shards: 1,
-    session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
-  })],
+  [
+    "GET",
+    /^\/gateway\/bot$/,
+    (ctx) => ({
+      url: ctx.gatewayUrl(),
+      shards: 1,
+      session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+    }),
+  ],
   ["GET", /^\/users\/@me$/, (ctx) => ctx.state.bot],
   ["GET", /^\/channels\/(\d+)$/, (ctx, _req, [id]) => channel(ctx, id)],
   ["POST", /^\/users\/@me\/channels$/, openDm],
   ["POST", /^\/channels\/(\d+)\/messages$/, createMessage],
   ["PATCH", /^\/channels\/(\d+)\/messages\/(\d+)$/, editMessage],
-  ["DELETE", /^\/channels\/(\d+)\/messages\/(\d+)$/, (ctx, _req, [c, m]) => {
-    message(ctx, c, m).deleted = true;
-    return undefined;
-  }],
-  ["PUT", /^\/channels\/(\d+)\/messages\/(\d+)\/reactions\/([^/]+)\/@me$/, (ctx, _req, [c, m]) => {
-    message(ctx, c, m);
-    return undefined;
-  }],
+  [
+    "DELETE",
+    /^\/channels\/(\d+)\/messages\/(\d+)$/,
+    (ctx, _req, [c, m]) => {
+      message(ctx, c, m).deleted = true;
+      return undefined;
+    },
+  ],
+  [
+    "PUT",
+    /^\/channels\/(\d+)\/messages\/(\d+)\/reactions\/([^/]+)\/@me$/,
+    (ctx, _req, [c, m]) => {
+      message(ctx, c, m);
+      return undefined;
+    },
+  ],
   ["POST", /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/, startThread],
-  ["PUT", /^\/applications\/(\d+)\/commands$/, (ctx, req, [app]) => {
-    if (app !== ctx.state.applicationId) throw new DiscordApiError(403, 50001, "Missing Access");
-    const list = (Array.isArray(req.body) ? req.body : []) as Array<Record<string, unknown>>;
-    ctx.state.commands = list.map((command) => ({ ...command, id: ctx.state.id(), application_id: app }));
-    return ctx.state.commands;
-  }],
+  [
+    "PUT",
+    /^\/applications\/(\d+)\/commands$/,
+    (ctx, req, [app]) => {
+      if (app !== ctx.state.applicationId) throw new DiscordApiError(403, 50001, "Missing Access");
+      const list = (Array.isArray(req.body) ? req.body : []) as Array<Record<string, unknown>>;
+      ctx.state.commands = list.map((command) => ({ ...command, id: ctx.state.id(), application_id: app }));
+      return ctx.state.commands;
+    },
+  ],
   ["POST", /^\/interactions\/(\d+)\/([^/]+)\/callback$/, interactionCallback],
   ["POST", /^\/webhooks\/(\d+)\/([^/]+)$/, followUp],
-  ["PATCH", /^\/webhooks\/(\d+)\/([^/]+)\/messages\/@original$/, (ctx, req, [, token]) =>
-    publicMessage(applyEdit(original(ctx, token), req))],
-  ["DELETE", /^\/webhooks\/(\d+)\/([^/]+)\/messages\/@original$/, (ctx, _req, [, token]) => {
-    original(ctx, token).deleted = true;
-    return undefined;
-  }],
+  [
+    "PATCH",
+    /^\/webhooks\/(\d+)\/([^/]+)\/messages\/@original$/,
+    (ctx, req, [, token]) => publicMessage(applyEdit(original(ctx, token), req)),
+  ],
+  [
+    "DELETE",
+    /^\/webhooks\/(\d+)\/([^/]+)\/messages\/@original$/,
+    (ctx, _req, [, token]) => {
+      original(ctx, token).deleted = true;
+      return undefined;
+    },
+  ],
 ];
 
 /** Routes that take no bot token (the interaction's token is the credential). */

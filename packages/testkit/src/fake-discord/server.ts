@@ -25,11 +25,17 @@ export class CallLog {
 
   of(method: string, path: string | RegExp): DiscordCall[] {
     return this.calls.filter(
-      (call) => call.method === method && (typeof path === "string" ? call.path === path : path.test(call.path)),
+      (call) =>
+        call.method === method && (typeof path === "string" ? call.path === path : path.test(call.path)),
     );
   }
 
-  waitFor(method: string, path: string | RegExp, predicate: (call: DiscordCall) => boolean = () => true, timeoutMs = 5_000) {
+  waitFor(
+    method: string,
+    path: string | RegExp,
+    predicate: (call: DiscordCall) => boolean = () => true,
+    timeoutMs = 5_000,
+  ) {
     return waitFor(() => this.of(method, path).find((call) => call.status !== undefined && predicate(call)), {
       timeoutMs,
       intervalMs: 5,
@@ -48,7 +54,10 @@ export interface ServerDeps {
 
 const API = "/api/v10";
 
-function parseBody(req: IncomingMessage, raw: Buffer): Pick<RestRequest, "body" | "files"> & { recorded: unknown } {
+function parseBody(
+  req: IncomingMessage,
+  raw: Buffer,
+): Pick<RestRequest, "body" | "files"> & { recorded: unknown } {
   const boundary = multipartBoundary(req.headers["content-type"]);
   if (boundary) {
     const parts = parseMultipart(raw, boundary);
@@ -70,7 +79,12 @@ function parseBody(req: IncomingMessage, raw: Buffer): Pick<RestRequest, "body" 
   return { body, files: [], recorded: body };
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) return;
   if (body === undefined) {
     res.writeHead(204, headers);
@@ -78,7 +92,11 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
     return;
   }
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -88,7 +106,10 @@ function handle(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, raw
     const id = url.pathname.split("/")[3] ?? "";
     const file = deps.context.state.files.get(id);
     if (!file) return send(res, 404, { message: "Not Found", code: 0 });
-    res.writeHead(200, { "content-type": file.contentType ?? "application/octet-stream", "content-length": file.data.length });
+    res.writeHead(200, {
+      "content-type": file.contentType ?? "application/octet-stream",
+      "content-length": file.data.length,
+    });
     res.end(file.data);
     return;
   }
@@ -139,7 +160,8 @@ export async function listenDiscord(deps: ServerDeps): Promise<{ url: string; cl
     });
   });
   server.on("upgrade", (req, socket, head) => {
-    if (new URL(req.url ?? "/", "http://fake").pathname === "/gateway") deps.gateway.upgrade(req, socket, head);
+    if (new URL(req.url ?? "/", "http://fake").pathname === "/gateway")
+      deps.gateway.upgrade(req, socket, head);
     else socket.destroy();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

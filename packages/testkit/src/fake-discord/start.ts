@@ -1,11 +1,23 @@
 import { randomBytes } from "node:crypto";
 import { waitFor } from "../shared/wait-for.ts";
-import { FaultQueue } from "./faults.ts";
 import type { DiscordFault } from "./faults.ts";
+import { FaultQueue } from "./faults.ts";
 import { FakeGateway } from "./gateway.ts";
-import { type AttachmentInput, injectMessage, type MessageInput, pressButton, slashCommand } from "./inject.ts";
+import {
+  type AttachmentInput,
+  injectMessage,
+  type MessageInput,
+  pressButton,
+  slashCommand,
+} from "./inject.ts";
 import { CallLog, type DiscordCall, listenDiscord } from "./server.ts";
-import { DiscordState, type FakeChannel, type FakeInteraction, type FakeMessage, type FakeUser } from "./state.ts";
+import {
+  DiscordState,
+  type FakeChannel,
+  type FakeInteraction,
+  type FakeMessage,
+  type FakeUser,
+} from "./state.ts";
 import { renderTranscript, type TranscriptEntry, transcriptEntry } from "./transcript.ts";
 
 // A fake Discord for one bot, which the real @discordjs/rest and @discordjs/ws talk to through
@@ -50,7 +62,12 @@ export interface FakeDiscord {
 
   calls: DiscordCall[];
   callsOf(method: string, path: string | RegExp): DiscordCall[];
-  waitForCall(method: string, path: string | RegExp, predicate?: (call: DiscordCall) => boolean, timeoutMs?: number): Promise<DiscordCall>;
+  waitForCall(
+    method: string,
+    path: string | RegExp,
+    predicate?: (call: DiscordCall) => boolean,
+    timeoutMs?: number,
+  ): Promise<DiscordCall>;
   failNext(route: string | RegExp, fault: DiscordFault): void;
 
   transcript(channelId: string): TranscriptEntry[];
@@ -84,7 +101,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const state = new DiscordState(bot, applicationId, options.now ?? Date.now);
   let origin = "";
   const gatewayUrl = () => `${origin.replace(/^http/, "ws")}/gateway`;
-  const cdnUrl = (id: string, filename: string) => `${origin}/cdn/attachments/${id}/${encodeURIComponent(filename)}`;
+  const cdnUrl = (id: string, filename: string) =>
+    `${origin}/cdn/attachments/${id}/${encodeURIComponent(filename)}`;
   const gateway = new FakeGateway({
     token,
     state,
@@ -151,11 +169,17 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     file: (id) => state.files.get(id)?.data,
     commands: () => state.commands,
     waitForBot: (channelId, pattern, timeoutMs = 10_000) =>
-      waitFor(() => transcript(channelId).find((entry) => entry.from === "bot" && !entry.deleted && pattern.test(entry.content)), {
-        timeoutMs,
-        intervalMs: 10,
-        message: `a bot message matching ${pattern} (channel: ${renderTranscript(transcript(channelId))})`,
-      }),
+      waitFor(
+        () =>
+          transcript(channelId).find(
+            (entry) => entry.from === "bot" && !entry.deleted && pattern.test(entry.content),
+          ),
+        {
+          timeoutMs,
+          intervalMs: 10,
+          message: `a bot message matching ${pattern} (channel: ${renderTranscript(transcript(channelId))})`,
+        },
+      ),
     close: () => server.close(),
   };
 }

@@ -104,8 +104,17 @@ export class DiscordState {
     return [...this.messages.values()].filter((message) => message.channel_id === channelId);
   }
 
-  addMessage(fields: Omit<FakeMessage, "id" | "history" | "deleted" | "at" | "ephemeral"> & { ephemeral?: boolean }) {
-    const message: FakeMessage = { ...fields, id: this.id(), history: [], deleted: false, at: this.now(), ephemeral: fields.ephemeral ?? false };
+  addMessage(
+    fields: Omit<FakeMessage, "id" | "history" | "deleted" | "at" | "ephemeral"> & { ephemeral?: boolean },
+  ) {
+    const message: FakeMessage = {
+      ...fields,
+      id: this.id(),
+      history: [],
+      deleted: false,
+      at: this.now(),
+      ephemeral: fields.ephemeral ?? false,
+    };
     this.messages.set(message.id, message);
     return message;
   }

@@ -26,7 +26,9 @@ export function transcriptEntry(message: FakeMessage, botId: string): Transcript
     from: message.author.id === botId ? "bot" : "user",
     author: message.author.username,
     content: message.content,
-    buttons: rows.map((row) => row.components.map((b) => ({ label: b.label ?? "", custom_id: b.custom_id ?? "" }))),
+    buttons: rows.map((row) =>
+      row.components.map((b) => ({ label: b.label ?? "", custom_id: b.custom_id ?? "" })),
+    ),
     files: message.attachments.map((file) => ({ filename: file.filename, size: file.size })),
     ...(message.message_reference ? { replyTo: message.message_reference.message_id } : {}),
     flags: message.flags,
@@ -50,7 +52,10 @@ export function renderTranscript(entries: TranscriptEntry[]): string {
       const who = entry.from === "bot" ? "bot" : entry.author;
       const files = entry.files.map((file) => `[file ${file.filename}] `).join("");
       const head = `${who}${notes.length ? ` (${notes.join(", ")})` : ""}: ${files}${entry.content}`;
-      return [head, ...entry.buttons.map((row) => `   ${row.map((b) => `[${b.label} → ${b.custom_id}]`).join(" ")}`)];
+      return [
+        head,
+        ...entry.buttons.map((row) => `   ${row.map((b) => `[${b.label} → ${b.custom_id}]`).join(" ")}`),
+      ];
     })
     .join("\n");
 }
