@@ -85,9 +85,14 @@ export class FakeGateway {
   }
 
   private identify(ws: WebSocket, d: Record<string, unknown>): void {
-    if (d.token !== this.options.token) return ws.close(4004, "Authentication failed.");
-    if (!this.options.messageContentIntent && (Number(d.intents) & MESSAGE_CONTENT) !== 0)
-      return ws.close(4014, "Disallowed intent(s).");
+    if (d.token !== this.options.token) {
+      ws.close(4004, "Authentication failed.");
+      return;
+    }
+    if (!this.options.messageContentIntent && (Number(d.intents) & MESSAGE_CONTENT) !== 0) {
+      ws.close(4014, "Disallowed intent(s).");
+      return;
+    }
     this.identifies += 1;
     this.session?.socket?.terminate();
     const { state } = this.options;
@@ -107,7 +112,10 @@ export class FakeGateway {
 
   private resume(ws: WebSocket, d: Record<string, unknown>): void {
     const session = this.session;
-    if (d.token !== this.options.token) return ws.close(4004, "Authentication failed.");
+    if (d.token !== this.options.token) {
+      ws.close(4004, "Authentication failed.");
+      return;
+    }
     if (!session || d.session_id !== session.id) {
       this.send(ws, { op: 9, d: false });
       return;

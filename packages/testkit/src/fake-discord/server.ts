@@ -100,7 +100,7 @@ function send(
   res.end(text);
 }
 
-function handle(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, raw: Buffer): void {
+function handle(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, raw: Buffer) {
   const url = new URL(req.url ?? "/", "http://fake");
   if (req.method === "GET" && url.pathname.startsWith("/cdn/attachments/")) {
     const id = url.pathname.split("/")[3] ?? "";
