@@ -1,4 +1,5 @@
 import { rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { OPTIONAL_PACKAGE_DEPENDENCIES, PACKAGE_DEPENDENCIES, repoRoot } from "./workspace-manifests.ts";
@@ -41,6 +42,13 @@ export async function buildCli(dir = outDir): Promise<string[]> {
         "const __filename = __phoneworkFilePath(import.meta.url);",
         'const __dirname = __phoneworkFilePath(new URL(".", import.meta.url));',
       ].join("\n"),
+    },
+    // @discordjs/ws's ES module declares its own top-level `__dirname`, which collides with the
+    // banner's in the chunk it lands in; its CommonJS build is wrapped in a function and uses ours.
+    alias: {
+      "@discordjs/ws": createRequire(join(repoRoot, "apps", "router", "package.json")).resolve(
+        "@discordjs/ws",
+      ),
     },
     metafile: true,
     // Bundled code may check class and function names at run time: node-fetch, which grammY

@@ -1,5 +1,5 @@
-import { createTestLogger, type FakeDiscord, waitFor } from "@phonework/testkit";
-import { beforeAll, describe, expect, it } from "vitest";
+import { CleanupScope, createTestLogger, type FakeDiscord, waitFor } from "@phonework/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ButtonStore } from "../src/chat/button-store.ts";
 import { ChatHub } from "../src/chat/chat-hub.ts";
 import { DEFAULT_RETRY } from "../src/chat/send-retry.ts";
@@ -12,14 +12,16 @@ import { type RecordingEvents, startAdapter, startFake } from "./discord-support
 // the file; each test has its own users and channels. The shared layer is a recording stand-in,
 // or the real ChatHub where its splitting, size checks and retries are what is tested.
 
+const scope = new CleanupScope();
+afterAll(() => scope.run());
 let fake: FakeDiscord;
 let adapter: PlatformAdapter;
 let events: RecordingEvents;
 let hub: ChatHub;
 
 beforeAll(async () => {
-  fake = await startFake();
-  ({ adapter, events } = await startAdapter(fake));
+  fake = await startFake(scope);
+  ({ adapter, events } = await startAdapter(scope, fake));
   hub = new ChatHub([adapter], {
     logger: createTestLogger().logger,
     buttons: ButtonStore.inMemory(60_000, Date.now),

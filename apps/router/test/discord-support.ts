@@ -1,25 +1,21 @@
 import {
-  CleanupScope,
+  type CleanupScope,
   createTestLogger,
   type FakeDiscord,
   type FakeDiscordOptions,
   startFakeDiscord,
 } from "@phonework/testkit";
-import { afterAll } from "vitest";
 import { createDiscordAdapter } from "../src/platforms/discord/discord-adapter.ts";
 import type { PlatformAdapter } from "../src/platforms/platform-adapter.ts";
 import { RecordingEvents } from "./telegram-support.ts";
 
 // The Discord adapter on its own against the fake Discord: no router, a recording PlatformEvents
 // standing in for the shared layer (the same as Telegram's tests use). A file shares one fake
-// world: everything is taken down after the file.
+// world in the scope it gives (run in its afterAll: modules are shared between files here).
 
 export { RecordingEvents };
 
-const scope = new CleanupScope();
-afterAll(() => scope.run());
-
-export async function startFake(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+export async function startFake(scope: CleanupScope, options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
   const fake = await startFakeDiscord(options);
   scope.add(() => fake.close());
   return fake;
@@ -31,7 +27,7 @@ export interface TestAdapter {
 }
 
 /** An adapter on the fake, stopped at cleanup before the fake closes. */
-export function discordAdapter(fake: FakeDiscord): TestAdapter {
+export function discordAdapter(scope: CleanupScope, fake: FakeDiscord): TestAdapter {
   const { logger, lines } = createTestLogger();
   const adapter = createDiscordAdapter({ name: "discord", token: fake.token, apiUrl: fake.apiUrl, logger });
   scope.add(() => adapter.stop());
@@ -40,10 +36,11 @@ export function discordAdapter(fake: FakeDiscord): TestAdapter {
 
 /** Connected to the gateway; `events` scripted before the start sees every dispatch. */
 export async function startAdapter(
+  scope: CleanupScope,
   fake: FakeDiscord,
   events = new RecordingEvents(),
 ): Promise<TestAdapter & { events: RecordingEvents }> {
-  const test = discordAdapter(fake);
+  const test = discordAdapter(scope, fake);
   await test.adapter.start(events);
   return { ...test, events };
 }
