@@ -1,14 +1,13 @@
 import type { Logger } from "@phonework/runtime";
-import type { Capabilities, PlatformAdapter, PlatformSendOptions } from "../platform-adapter.ts";
+import type { Capabilities, PlatformAdapter } from "../platform-adapter.ts";
 import { Channels } from "./channels.ts";
 import { createDiscordRest, discordApiUrl } from "./discord-api.ts";
-import { toPlatformError } from "./discord-error.ts";
 import { createEventHandler, type DispatchHandler } from "./event-handler.ts";
 import { downloadFile } from "./file-download.ts";
 import { connectGateway, type Gateway } from "./gateway.ts";
 import { readySchema } from "./gateway-schema.ts";
 import { Interactions } from "./interactions.ts";
-import { actionRows, NO_MENTIONS, nonceOf, replyReference, snowflake } from "./outgoing.ts";
+import { addReaction, editText, platformCall, sendText, uploadFile } from "./messages.ts";
 import { slashCommands } from "./slash-commands.ts";
 
 // Discord as a platform: the gateway (through @discordjs/ws) brings DMs, mentions in servers,
@@ -29,8 +28,6 @@ export interface DiscordAdapterOptions {
 }
 
 const MiB = 1024 * 1024;
-/** A link in an answer should not grow a preview card (as on Telegram). */
-const SUPPRESS_EMBEDS = 1 << 2;
 
 export const DISCORD_CAPABILITIES: Capabilities = {
   maxMessageLength: 2000,
@@ -46,15 +43,6 @@ export const DISCORD_CAPABILITIES: Capabilities = {
   maxImageBytes: 10 * MiB,
 };
 
-/** Runs a REST call; whatever fails comes out as the PlatformError the send queue reads. */
-async function platformCall<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    throw toPlatformError(error);
-  }
-}
-
 export function createDiscordAdapter(options: DiscordAdapterOptions): PlatformAdapter {
   const { name } = options;
   const apiUrl = discordApiUrl(options.apiUrl);
@@ -62,26 +50,9 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): PlatformAd
   const rest = createDiscordRest(options.token, apiUrl);
   const channels = new Channels(rest.send);
   const interactions = new Interactions(rest.control, logger);
+  const messages = { rest: rest.send, channels, interactions, logger };
   let gateway: Gateway | undefined;
   let applicationId: string | undefined;
-
-  async function send(channelId: string, body: Record<string, unknown>): Promise<{ messageId: string }> {
-    const sent = (await platformCall(() =>
-      rest.send.post(`/channels/${channelId}/messages`, {
-        body: { ...body, flags: SUPPRESS_EMBEDS, allowed_mentions: NO_MENTIONS },
-      }),
-    )) as { id: string };
-    return { messageId: sent.id };
-  }
-
-  /** Where a text goes: under a main message (its thread, or a reply in a DM), else the chat. */
-  async function target(
-    channelId: string,
-    sendOptions: PlatformSendOptions,
-  ): Promise<{ channelId: string; replyTo?: string }> {
-    if (sendOptions.thread) return channels.detailsOf(channelId, sendOptions.thread);
-    return { channelId, ...(sendOptions.replyTo ? { replyTo: sendOptions.replyTo } : {}) };
-  }
 
   return {
     name,
@@ -121,66 +92,12 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): PlatformAd
       gateway = undefined;
     },
 
-    async send(to, text, sendOptions) {
-      const channelId = await platformCall(() => channels.channelOf(to));
-      const components = sendOptions.buttons?.length ? actionRows(sendOptions.buttons, logger) : undefined;
-      if (!sendOptions.thread) {
-        const filled = await interactions.fill(channelId, {
-          content: text,
-          ...(components ? { components } : {}),
-        });
-        if (filled) return { messageId: filled };
-      }
-      const where = await platformCall(() => target(channelId, sendOptions));
-      return send(where.channelId, {
-        content: text,
-        nonce: nonceOf(sendOptions.idempotencyKey),
-        enforce_nonce: true,
-        ...(where.replyTo ? { message_reference: replyReference(where.replyTo) } : {}),
-        ...(components ? { components } : {}),
-      });
-    },
-
-    async edit(to, messageId, text, editOptions) {
-      const channelId = await platformCall(() => channels.channelOf(to));
-      const id = snowflake(messageId, "message");
-      // No buttons given: the message keeps none (an empty list removes them).
-      const components = editOptions?.buttons?.length ? actionRows(editOptions.buttons, logger) : [];
-      await platformCall(() =>
-        rest.send.patch(`/channels/${channelId}/messages/${id}`, {
-          body: { content: text, components, allowed_mentions: NO_MENTIONS },
-        }),
-      );
-    },
-
-    async sendFile(to, file, fileOptions) {
-      const channelId = await platformCall(() => channels.channelOf(to));
-      const sent = (await platformCall(() =>
-        rest.send.post(`/channels/${channelId}/messages`, {
-          body: {
-            nonce: nonceOf(fileOptions.idempotencyKey),
-            enforce_nonce: true,
-            attachments: [{ id: 0, filename: file.name }],
-            allowed_mentions: NO_MENTIONS,
-          },
-          files: [
-            { name: file.name, data: file.data, ...(file.mimeType ? { contentType: file.mimeType } : {}) },
-          ],
-        }),
-      )) as { id: string };
-      return { messageId: sent.id };
-    },
-
+    send: (to, text, sendOptions) => sendText(messages, to, text, sendOptions),
+    edit: (to, messageId, text, editOptions) => editText(messages, to, messageId, text, editOptions?.buttons),
+    sendFile: (to, file, fileOptions) => uploadFile(messages, to, file, fileOptions.idempotencyKey),
     download: (attachment) =>
       downloadFile({ apiUrl, maxBytes: DISCORD_CAPABILITIES.maxFileBytes }, attachment.ref),
-
-    async react(to, messageId, emoji) {
-      const channelId = await platformCall(() => channels.channelOf(to));
-      const id = snowflake(messageId, "message");
-      await platformCall(() =>
-        rest.send.put(`/channels/${channelId}/messages/${id}/reactions/${encodeURIComponent(emoji)}/@me`),
-      );
-    },
+    react: (to, messageId, emoji) => addReaction(messages, to, messageId, emoji),
 
     async setCommands(commands) {
       if (!applicationId) throw new Error("Discord adapter not started: no application id yet");
