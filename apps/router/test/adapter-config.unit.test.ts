@@ -238,7 +238,7 @@ describe("named adapters", () => {
         },
       }),
     ).toEqual([
-      "adapters.a.type: must be feishu or telegram",
+      "adapters.a.type: must be feishu, telegram or discord",
       expect.stringMatching(
         /^adapters\.b: unknown key bot_tokn \(a telegram adapter takes type, bot_token, mode/,
       ),
