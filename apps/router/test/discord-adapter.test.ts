@@ -5,7 +5,7 @@ import { ChatHub } from "../src/chat/chat-hub.ts";
 import { DEFAULT_RETRY } from "../src/chat/send-retry.ts";
 import { DISCORD_CAPABILITIES } from "../src/platforms/discord/discord-adapter.ts";
 import { type PlatformAdapter, PlatformError } from "../src/platforms/platform-adapter.ts";
-import { type RecordingEvents, startAdapter, startFake } from "./discord-support.ts";
+import { discordAdapter, RecordingEvents, startAdapter, startFake } from "./discord-support.ts";
 
 // The Discord adapter against the fake Discord over real sockets: the real @discordjs/ws on the
 // fake gateway, the real @discordjs/rest on its REST API. One fake and one connected adapter for
@@ -268,5 +268,29 @@ describe("Discord adapter: sending", () => {
     expect(fake.renderTranscript(fake.dm(kim).id)).toBe("bot (edited): step 2");
     await expect(adapter.edit(to, "not-an-id", "x")).rejects.toMatchObject({ kind: "permanent" });
     expect(adapter.status?.()).toMatchObject({ platform: "discord", name: "discord", connected: true });
+  });
+});
+
+describe("Discord adapter: the gateway connection", () => {
+  // INVALID_SESSION (the fake's invalidateSession) is left out: the library waits out Discord's
+  // 5 s between two IDENTIFYs, too long for this suite.
+  it("heartbeats are sent and acknowledged; RECONNECT resumes, and messages keep arriving", async () => {
+    const own = await startFake(scope, { heartbeatIntervalMs: 50 });
+    const { events: seen, adapter: connected } = await startAdapter(scope, own);
+    await waitFor(() => own.gateway().heartbeats >= 2, { message: "two heartbeats" });
+    const lena = own.user({ username: "lena" });
+    own.reconnect();
+    await waitFor(() => own.gateway().resumes === 1, { message: "a resume after RECONNECT" });
+    own.sendMessage({ from: lena, content: "after reconnect" });
+    await seen.messageWithText("after reconnect");
+    expect(connected.status?.()).toMatchObject({ connected: true });
+  });
+
+  it("without the Message Content intent the start fails, saying what to turn on", async () => {
+    const own = await startFake(scope, { messageContentIntent: false });
+    const { adapter: refused } = discordAdapter(scope, own);
+    await expect(refused.start(new RecordingEvents())).rejects.toThrow(
+      /Message Content intent is not enabled/,
+    );
   });
 });

@@ -63,6 +63,9 @@ export async function connectGateway(options: GatewayOptions): Promise<Gateway> 
       }),
     );
   });
+  manager.on(WebSocketShardEvents.Ready, () => {
+    connected = true;
+  });
   manager.on(WebSocketShardEvents.Resumed, () => {
     connected = true;
     resumes += 1;
