@@ -100,6 +100,16 @@ describe("Discord adapter: receiving", () => {
     ).rejects.toMatchObject({
       kind: "permanent",
     });
+    // A file over the cap is refused without being held whole.
+    fake.sendMessage({
+      from: carol,
+      content: "too big",
+      attachments: [{ filename: "big.bin", data: Buffer.alloc(DISCORD_CAPABILITIES.maxFileBytes + 1) }],
+    });
+    const [big] = (await textOf("too big")).attachments;
+    await expect(adapter.download?.(big ?? { name: "", ref: "" })).rejects.toMatchObject({
+      kind: "permanent",
+    });
     expect(DISCORD_CAPABILITIES).toMatchObject({ filesIn: true, voiceIn: true, threads: "threads" });
   });
 });
