@@ -75,6 +75,13 @@ describe("Discord adapter: receiving", () => {
     expect(chatting.isMention).toBe(false);
     expect(events.messages.map((m) => m.text)).not.toContain("from a bot");
     expect(events.messages.map((m) => m.text)).not.toContain("my own");
+    // A message the shared layer could not store: Discord will not send it again, so the sender is asked to.
+    events.onMessage = async (message) => {
+      if (message.text === "lost") throw new Error("disk full");
+    };
+    fake.sendMessage({ from: bob, content: "lost" });
+    await fake.waitForBot(fake.dm(bob).id, /could not be received\. Please send it again/);
+    events.onMessage = async () => {};
   });
 
   it("a user's file and voice message arrive as attachments the adapter downloads from the CDN (names sanitised); a url elsewhere is refused", async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Logger } from "@phonework/runtime";
 import type { Capabilities, PlatformAdapter } from "../platform-adapter.ts";
 import { Channels } from "./channels.ts";
@@ -75,6 +76,12 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): PlatformAd
               bot: { id: ready.user.id },
               channels,
               interactions,
+              notify: (channelId, text) =>
+                sendText(messages, { chatId: channelId, userId: "" }, text, { idempotencyKey: randomUUID() })
+                  .then(() => {})
+                  .catch((error: unknown) =>
+                    logger.warn({ error: String(error) }, "Discord notice not sent"),
+                  ),
               logger,
             });
             return;

@@ -17,6 +17,8 @@ export interface EventHandlerDeps {
   bot: BotIdentity;
   channels: Channels;
   interactions: Interactions;
+  /** Tells a channel something (best effort): a message that could not be stored. */
+  notify(channelId: string, text: string): Promise<void>;
   logger: Logger;
 }
 
@@ -24,6 +26,8 @@ export interface EventHandlerDeps {
 const PRESS_FAILED_TEXT = "Something went wrong. Please try again.";
 /** A command that could not be stored (the router's disk, most likely): nothing was done with it. */
 const NOT_RECEIVED_TEXT = "Your command could not be received. Please send it again.";
+/** The same for a message: the gateway will not deliver it again, so the sender is asked to. */
+const MESSAGE_NOT_RECEIVED_TEXT = "Your message could not be received. Please send it again.";
 
 export function createEventHandler(deps: EventHandlerDeps): DispatchHandler {
   const { logger } = deps;
@@ -47,8 +51,13 @@ export function createEventHandler(deps: EventHandlerDeps): DispatchHandler {
     const { message } = incoming;
     deps.channels.learn(message.channel.id, message.channel.type);
     if (incoming.kind === "message") {
-      // Discord will not deliver it again: a failure to store it is logged (without its text).
-      await deps.events.message(message);
+      try {
+        await deps.events.message(message);
+      } catch (error) {
+        // Discord will not deliver it again: logged (without its text), and the sender told.
+        logger.error({ error: describeError(error), messageId: message.id }, "Discord message not stored");
+        await deps.notify(message.channel.id, MESSAGE_NOT_RECEIVED_TEXT);
+      }
       return;
     }
     const pending = deps.interactions.expectCommand(message.channel.id, incoming.interaction);
