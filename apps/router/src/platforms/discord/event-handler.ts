@@ -60,7 +60,11 @@ export function createEventHandler(deps: EventHandlerDeps): DispatchHandler {
       }
       return;
     }
-    const pending = deps.interactions.expectCommand(message.channel.id, incoming.interaction);
+    const pending = deps.interactions.expectCommand(
+      message.channel.id,
+      message.sender.id,
+      incoming.interaction,
+    );
     try {
       await deps.events.message(message);
     } catch (error) {

@@ -8,7 +8,7 @@ import { type ActionRow, NO_MENTIONS } from "./outgoing.ts";
 // interaction's webhook for 15 minutes. A button press is answered at once with a deferred update
 // (type 6: the message stays as it is), and the presser then sees the shared layer's short text
 // as an ephemeral follow-up. A slash command is stored first, then answered with a deferred
-// message (type 5: "thinking…"); the first message the bot sends to that channel afterwards fills
+// message (type 5: "thinking…"); the first message the bot sends that user in that channel fills
 // that placeholder (PATCH …/messages/@original), so the answer shows under the command. A
 // placeholder nobody filled is deleted before its token expires.
 
@@ -34,7 +34,7 @@ export interface PendingCommand {
 }
 
 export class Interactions {
-  /** Channel id → the command waiting for its answer there. */
+  /** `<channel id>:<user id>` → the user's command waiting for its answer in that channel. */
   private readonly placeholders = new Map<string, Placeholder>();
 
   constructor(
@@ -70,16 +70,17 @@ export class Interactions {
    * so an answer sent while the acknowledgement is on its way still finds it (and waits for it).
    * Then `acknowledge` (stored: "thinking…") or `refuse` (not stored: told to send it again).
    */
-  expectCommand(channelId: string, handle: InteractionHandle): PendingCommand {
+  expectCommand(channelId: string, userId: string, handle: InteractionHandle): PendingCommand {
+    const key = `${channelId}:${userId}`;
     let settle!: (acknowledged: boolean) => void;
     const acknowledged = new Promise<boolean>((resolve) => {
       settle = resolve;
     });
-    this.drop(channelId, true);
-    const timer = setTimeout(() => this.drop(channelId, true), PLACEHOLDER_TTL_MS);
+    this.drop(key, true);
+    const timer = setTimeout(() => this.drop(key, true), PLACEHOLDER_TTL_MS);
     timer.unref();
     const placeholder: Placeholder = { handle, timer, acknowledged };
-    this.placeholders.set(channelId, placeholder);
+    this.placeholders.set(key, placeholder);
     return {
       acknowledge: async () => {
         try {
@@ -87,13 +88,13 @@ export class Interactions {
           settle(true);
         } catch (error) {
           settle(false);
-          if (this.placeholders.get(channelId) === placeholder) this.drop(channelId, false);
+          if (this.placeholders.get(key) === placeholder) this.drop(key, false);
           throw error;
         }
       },
       refuse: async (text) => {
         settle(false);
-        if (this.placeholders.get(channelId) === placeholder) this.drop(channelId, false);
+        if (this.placeholders.get(key) === placeholder) this.drop(key, false);
         await this.refuseCommand(handle, text);
       },
     };
@@ -112,16 +113,18 @@ export class Interactions {
   }
 
   /**
-   * Sends `body` as the answer a command in `channelId` waits for, if one does: the message's id,
-   * or undefined (no placeholder there, or it could not be filled: then the caller sends normally).
+   * Sends `body` as the answer `userId`'s command in `channelId` waits for, if one does: the
+   * message's id, or undefined (none waits, or it could not be filled: the caller sends normally).
    */
   async fill(
     channelId: string,
+    userId: string,
     body: { content: string; components?: ActionRow[] },
   ): Promise<string | undefined> {
-    const placeholder = this.placeholders.get(channelId);
+    const key = `${channelId}:${userId}`;
+    const placeholder = this.placeholders.get(key);
     if (!placeholder) return undefined;
-    this.drop(channelId, false);
+    this.drop(key, false);
     const { handle } = placeholder;
     if (!(await placeholder.acknowledged)) return undefined;
     try {
@@ -135,26 +138,30 @@ export class Interactions {
       return message.id;
     } catch (error) {
       this.logger.warn({ error: toPlatformError(error).message }, "Discord command placeholder not filled");
+      this.deleteOriginal(handle);
       return undefined;
     }
   }
 
-  /** Forgets the placeholder in `channelId`; `remove` also deletes it from the chat. */
-  private drop(channelId: string, remove: boolean): void {
-    const placeholder = this.placeholders.get(channelId);
+  /** Forgets the placeholder under `key`; `remove` also deletes it from the chat. */
+  private drop(key: string, remove: boolean): void {
+    const placeholder = this.placeholders.get(key);
     if (!placeholder) return;
     clearTimeout(placeholder.timer);
-    this.placeholders.delete(channelId);
+    this.placeholders.delete(key);
     if (!remove) return;
-    const { handle } = placeholder;
     void placeholder.acknowledged.then((acknowledged) => {
-      if (!acknowledged) return;
-      this.rest
-        .delete(`/webhooks/${handle.applicationId}/${handle.token}/messages/@original`, { auth: false })
-        .catch((error: unknown) =>
-          this.logger.debug({ error: describeError(error) }, "placeholder not deleted"),
-        );
+      if (acknowledged) this.deleteOriginal(placeholder.handle);
     });
+  }
+
+  /** Removes a "thinking…" placeholder nobody will fill (best effort). */
+  private deleteOriginal(handle: InteractionHandle): void {
+    this.rest
+      .delete(`/webhooks/${handle.applicationId}/${handle.token}/messages/@original`, { auth: false })
+      .catch((error: unknown) =>
+        this.logger.debug({ error: describeError(error) }, "placeholder not deleted"),
+      );
   }
 
   /** Clears the timers (the router is stopping). */

@@ -48,7 +48,7 @@ export async function sendText(
   const channelId = await platformCall(() => deps.channels.channelOf(to));
   const components = options.buttons?.length ? actionRows(options.buttons, deps.logger) : undefined;
   if (!options.thread) {
-    const filled = await deps.interactions.fill(channelId, {
+    const filled = await deps.interactions.fill(channelId, to.userId, {
       content: text,
       ...(components ? { components } : {}),
     });
