@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import { OPTIONAL_PACKAGE_DEPENDENCIES, PACKAGE_DEPENDENCIES, repoRoot } from "./workspace-manifests.ts";
 
 // The `phonework` executable as plain JavaScript in apps/cli/dist/. The workspace's TypeScript
@@ -42,6 +43,14 @@ export async function buildCli(dir = outDir): Promise<string[]> {
         'const __dirname = __phoneworkFilePath(new URL(".", import.meta.url));',
       ].join("\n"),
     },
+    // @discordjs/ws's ES module declares its own top-level `__dirname`, which collides with the
+    // banner's in the chunk it lands in; its CommonJS build is wrapped in a function and uses ours.
+    alias: {
+      "@discordjs/ws": createRequire(join(repoRoot, "apps", "router", "package.json")).resolve(
+        "@discordjs/ws",
+      ),
+    },
+    plugins: [absentPackages(["zlib-sync"])],
     metafile: true,
     // Bundled code may check class and function names at run time: node-fetch, which grammY
     // uses, tells an AbortSignal by `constructor.name`; renamed (AbortSignal2) every Bot API call
@@ -54,6 +63,26 @@ export async function buildCli(dir = outDir): Promise<string[]> {
     logLevel: "warning",
   });
   return bundledPackageDirs(Object.keys(metafile.inputs));
+}
+
+/**
+ * Optional packages a bundled library tries to import and copes without (@discordjs/ws tries
+ * zlib-sync, a native addon for a compression we do not ask for): each becomes a module that
+ * throws when loaded, as the import would where the package is not installed, so the bundle
+ * imports no package the installed CLI lacks.
+ */
+function absentPackages(names: string[]): Plugin {
+  const filter = new RegExp(`^(${names.join("|").replaceAll(".", "\\.")})$`);
+  return {
+    name: "absent-packages",
+    setup(bundle) {
+      bundle.onResolve({ filter }, (args) => ({ path: args.path, namespace: "absent" }));
+      bundle.onLoad({ filter: /.*/, namespace: "absent" }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`${args.path} is not part of phonework`)});`,
+        loader: "js",
+      }));
+    },
+  };
 }
 
 /** `node_modules/.pnpm/x@1/node_modules/@scope/x/lib/a.js` → `…/node_modules/@scope/x`, once each. */

@@ -317,7 +317,7 @@ export const KEY_DOCS: Record<string, KeyDoc> = {
   },
   adapters: {
     description:
-      "named chat adapters: `name: {type: telegram|feishu|slack, …its keys in snake_case, admins, dm}` (see [Chat platforms](platforms.md))",
+      "named chat adapters: `name: {type: telegram|feishu|slack|discord, …its keys in snake_case, admins, dm}` (see [Chat platforms](platforms.md))",
   },
   TELEGRAM_BOT_TOKEN: {
     description: "the Telegram bot (adapter `telegram`)",
@@ -356,6 +356,15 @@ export const KEY_DOCS: Record<string, KeyDoc> = {
     description:
       "another Web API server (Socket Mode's `apps.connections.open` goes there too; a fake in tests)",
     default: "`https://slack.com/api/`",
+  },
+  DISCORD_BOT_TOKEN: {
+    description:
+      "the Discord bot's token from the developer portal (adapter `discord`; enable the Message Content intent)",
+  },
+  DISCORD_API_URL: {
+    description:
+      "another Discord API (a stand-in, or a fake); the gateway's address comes from its `/gateway/bot`",
+    default: "`https://discord.com/api`",
   },
   FEISHU_APP_ID: {
     description: "the Feishu app (adapter `feishu`)",

@@ -20,7 +20,10 @@ function renamedClasses(code: string): Array<{ binding: string; keeps: boolean }
     );
     // The name it reports: its own (`Client$19` may be the author's name for it), never the binding's alone.
     const reported = /^\s*static \{\s*__name\(this, "([^"]+)"\)/.exec(body)?.[1];
-    found.push({ binding: `${name}${digits}`, keeps: reported === name || reported === `${name}${digits}` });
+    // Or the name of its class expression as the author wrote it (`var Collection = class _Collection`,
+    // as tsup emits a class with static members), which the author's own __name then follows.
+    const own = [name, `${name}${digits}`, `_${name}`];
+    found.push({ binding: `${name}${digits}`, keeps: reported !== undefined && own.includes(reported) });
   }
   return found;
 }

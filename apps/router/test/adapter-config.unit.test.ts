@@ -238,7 +238,7 @@ describe("named adapters", () => {
         },
       }),
     ).toEqual([
-      "adapters.a.type: must be feishu, telegram or slack",
+      "adapters.a.type: must be feishu, telegram, slack or discord",
       expect.stringMatching(
         /^adapters\.b: unknown key bot_tokn \(a telegram adapter takes type, bot_token, mode/,
       ),

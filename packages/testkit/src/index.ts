@@ -2,6 +2,7 @@ export * from "./after-each-test.ts";
 export * from "./capture-stream.ts";
 export * from "./cleanup-scope.ts";
 export * from "./fake-anthropic.ts";
+export * from "./fake-discord/index.ts";
 export * from "./fake-feishu/index.ts";
 export * from "./fake-mcp.ts";
 export * from "./fake-node.ts";

@@ -121,7 +121,7 @@ export const attachmentSkippedText = (name: string, reason: string) =>
   `[attachment ${name} not received: ${reason}]`;
 
 const platformName = (type: string) =>
-  ({ feishu: "Feishu", telegram: "Telegram", terminal: "The terminal" })[type] ?? type;
+  ({ feishu: "Feishu", telegram: "Telegram", terminal: "The terminal", discord: "Discord" })[type] ?? type;
 
 export const deliveryFailedText = (platform: string, code: number | string | undefined) =>
   `⚠️ A reply could not be delivered to this chat (${platformName(platform)} error ${code ?? "unknown"}). Please try again.`;

@@ -27,10 +27,19 @@ export type SlackSettings = {
   apiUrl?: string;
 } & ({ mode: "socket"; appToken: string } | { mode: "http"; signingSecret: string });
 
+export type DiscordSettings = {
+  /** Events come over Discord's gateway (a WebSocket the router opens): no public URL needed. */
+  mode: "gateway";
+  botToken: string;
+  /** Another Discord API (DISCORD_API_URL); the gateway address comes from its /gateway/bot. */
+  apiUrl?: string;
+};
+
 export type AdapterSettings =
   | { type: "feishu"; settings: FeishuSettings }
   | { type: "telegram"; settings: TelegramSettings }
-  | { type: "slack"; settings: SlackSettings };
+  | { type: "slack"; settings: SlackSettings }
+  | { type: "discord"; settings: DiscordSettings };
 
 /** The keys the flat shorthand reads. */
 export interface FlatAdapterKeys {
@@ -50,6 +59,8 @@ export interface FlatAdapterKeys {
   SLACK_APP_TOKEN?: string | undefined;
   SLACK_SIGNING_SECRET?: string | undefined;
   SLACK_API_URL?: string | undefined;
+  DISCORD_BOT_TOKEN?: string | undefined;
+  DISCORD_API_URL?: string | undefined;
 }
 
 /** An adapter before access is settled: its own lists, unqualified, and where it came from. */
@@ -141,6 +152,15 @@ export function flatCandidates(config: FlatAdapterKeys, issues: ConfigIssue[]): 
         ...common,
       });
   }
+  if (config.DISCORD_BOT_TOKEN)
+    candidates.push({
+      type: "discord",
+      settings: discordSettings(config.DISCORD_BOT_TOKEN, config.DISCORD_API_URL),
+      name: "discord",
+      identity: discordIdentity(config.DISCORD_BOT_TOKEN),
+      identityKey: "DISCORD_BOT_TOKEN",
+      ...common,
+    });
   return candidates;
 }
 
@@ -200,6 +220,14 @@ export function namedCandidates(
           identityKey: `${key}.bot_token`,
           ...common,
         });
+    } else if (entry.type === "discord") {
+      candidates.push({
+        type: "discord",
+        settings: discordSettings(entry.bot_token, entry.api_url),
+        identity: discordIdentity(entry.bot_token),
+        identityKey: `${key}.bot_token`,
+        ...common,
+      });
     } else {
       const settings = telegramSettings(
         {
@@ -300,4 +328,14 @@ function slackSettings(
   if (raw.mode === "socket" && appToken) return { botToken, mode: "socket", appToken, ...root };
   if (raw.mode === "http" && signingSecret) return { botToken, mode: "http", signingSecret, ...root };
   return undefined;
+}
+
+function discordSettings(botToken: string, apiUrl: string | undefined): DiscordSettings {
+  return { mode: "gateway", botToken, ...(apiUrl ? { apiUrl } : {}) };
+}
+
+/** A Discord bot token starts with the bot's id in base64: a new token is still the same bot. */
+function discordIdentity(botToken: string): string {
+  const first = botToken.slice(0, botToken.indexOf("."));
+  return `discord:${Buffer.from(first, "base64url").toString("utf8")}`;
 }

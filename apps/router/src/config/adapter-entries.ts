@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ADAPTER_NAME, TERMINAL_PLATFORM } from "../ids/qualified-id.ts";
 import {
+  discordBotToken,
   feishuDomain,
   feishuMode,
   httpUrl,
@@ -118,13 +119,27 @@ export const SlackEntry = adapterEntry("slack", {
   { when: (payload) => isObject(payload.value) },
 );
 
-export const AdapterEntry = z.discriminatedUnion("type", [FeishuEntry, TelegramEntry, SlackEntry], {
-  error: (issue) => (issue.code === "invalid_union" ? "must be feishu, telegram or slack" : undefined),
+export const DiscordEntry = adapterEntry("discord", {
+  type: z.literal("discord"),
+  bot_token: discordBotToken(),
+  /** Another Discord API (its /gateway/bot names the gateway too) instead of discord.com/api. */
+  api_url: httpUrl().optional(),
+  ...accessFields,
 });
+
+export const AdapterEntry = z.discriminatedUnion(
+  "type",
+  [FeishuEntry, TelegramEntry, SlackEntry, DiscordEntry],
+  {
+    error: (issue) =>
+      issue.code === "invalid_union" ? "must be feishu, telegram, slack or discord" : undefined,
+  },
+);
 
 export type FeishuEntry = z.output<typeof FeishuEntry>;
 export type TelegramEntry = z.output<typeof TelegramEntry>;
 export type SlackEntry = z.output<typeof SlackEntry>;
+export type DiscordEntry = z.output<typeof DiscordEntry>;
 export type AdapterEntry = z.output<typeof AdapterEntry>;
 
 /**

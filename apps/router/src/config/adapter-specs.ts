@@ -34,9 +34,10 @@ const FLAT_NAMES = {
   feishu: "FEISHU_APP_ID",
   telegram: "TELEGRAM_BOT_TOKEN",
   slack: "SLACK_BOT_TOKEN",
+  discord: "DISCORD_BOT_TOKEN",
 } as const;
 
-/** Flat adapters first (feishu, telegram, slack), then the named ones in the file's order. The terminal is not here. */
+/** Flat adapters first (feishu, telegram, slack, discord), then the named ones in the file's order. The terminal is not here. */
 export function adapterSpecs(config: AdapterConfig): AdapterSpec[] {
   const issues: ConfigIssue[] = [];
   const flatKeys = Object.entries(FLAT_NAMES).filter(([, key]) => config[key]);
@@ -69,7 +70,7 @@ function sameBotTwice(candidates: readonly AdapterCandidate[]): ConfigIssue[] {
     if (earlier)
       issues.push({
         key: candidate.identityKey,
-        message: `is the same ${candidate.type} ${candidate.type === "telegram" ? "bot" : "app"} as ${earlier.identityKey}: one adapter per bot`,
+        message: `is the same ${candidate.type} ${candidate.type === "feishu" ? "app" : "bot"} as ${earlier.identityKey}: one adapter per bot`,
       });
     else first.set(candidate.identity, candidate);
   }
@@ -108,6 +109,7 @@ function withAccess(
       dm: everyone || candidate.dm === "everyone" ? "everyone" : dmIds.length > 0 ? dmIds : "none",
     };
     if (candidate.type === "slack") return { name, type: "slack", settings: candidate.settings, access };
+    if (candidate.type === "discord") return { name, type: "discord", settings: candidate.settings, access };
     return candidate.type === "feishu"
       ? { name, type: "feishu", settings: candidate.settings, access }
       : { name, type: "telegram", settings: candidate.settings, access };

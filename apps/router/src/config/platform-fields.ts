@@ -64,3 +64,20 @@ export const httpUrl = () => z.url({ protocol: /^https?$/, error: "must be an ht
 /** An optional URL left empty ("" in .env or YAML) is unset, not an error. */
 export const optionalHttpUrl = () =>
   z.preprocess((value) => (value === "" || value === null ? undefined : value), httpUrl().optional());
+
+/**
+ * A Discord bot token: three dot-separated parts, the first the bot's id in base64. Checked loosely
+ * (Discord changes the lengths), so a pasted client secret or application id is caught.
+ */
+export const DISCORD_BOT_TOKEN = /^[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$/;
+const discordTokenMessage = "must be a bot token from the Discord developer portal (Bot → Reset Token)";
+
+export const discordBotToken = () =>
+  requiredString(discordTokenMessage).regex(DISCORD_BOT_TOKEN, discordTokenMessage);
+
+/** Also for the flat key, which may be left empty (then Discord is off). */
+export const optionalDiscordBotToken = () =>
+  z.preprocess(
+    (value) => (value === "" || value === null ? undefined : value),
+    z.string().regex(DISCORD_BOT_TOKEN, discordTokenMessage).optional(),
+  );

@@ -15,6 +15,7 @@ import { AdaptersField } from "./adapter-entries.ts";
 import {
   feishuDomain,
   feishuMode,
+  optionalDiscordBotToken,
   optionalHttpUrl,
   optionalSecret,
   optionalTelegramBotToken,
@@ -161,6 +162,11 @@ export const RouterConfigFields = z.object({
   SLACK_SIGNING_SECRET: optionalSlackSigningSecret(),
   /** Another Web API server instead of https://slack.com/api (Socket Mode connects through it too). */
   SLACK_API_URL: optionalHttpUrl(),
+  // Discord: DISCORD_BOT_TOKEN makes a chat adapter named "discord".
+  /** The bot's token from the Discord developer portal; set, the router serves that bot. */
+  DISCORD_BOT_TOKEN: optionalDiscordBotToken(),
+  /** Another Discord API (e.g. http://127.0.0.1:9000/api) instead of discord.com/api; its /gateway/bot names the gateway. */
+  DISCORD_API_URL: optionalHttpUrl(),
 
   /**
    * Chat adapters by name, each `{ type, …its keys, admins, dm }` (adapter-entries.ts).

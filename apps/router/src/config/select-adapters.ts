@@ -83,6 +83,15 @@ async function createPlatformAdapter(
       logger,
     });
   }
+  if (spec.type === "discord") {
+    const { createDiscordAdapter } = await import("../platforms/discord/discord-adapter.ts");
+    return createDiscordAdapter({
+      name: spec.name,
+      token: spec.settings.botToken,
+      ...(spec.settings.apiUrl ? { apiUrl: spec.settings.apiUrl } : {}),
+      logger,
+    });
+  }
   const { createFeishuAdapter } = await import("../platforms/feishu/feishu-adapter.ts");
   return createFeishuAdapter({
     name: spec.name,
@@ -100,7 +109,7 @@ async function createPlatformAdapter(
 function logHeadless(config: RouterConfig, logger: Logger): void {
   const line =
     "no chat: the router runs headless (hosts can connect, nobody can chat). To chat, set " +
-    "TELEGRAM_BOT_TOKEN, or SLACK_BOT_TOKEN, or FEISHU_APP_ID and FEISHU_APP_SECRET, or CHAT=terminal to chat on stdin";
+    "TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN, DISCORD_BOT_TOKEN, or FEISHU_APP_ID and FEISHU_APP_SECRET, or CHAT=terminal to chat on stdin";
   if (config.CHAT === "none") logger.info({ CHAT: config.CHAT }, line);
   else logger.warn({ CHAT: config.CHAT, stdin: "not a terminal" }, line);
 }

@@ -13,7 +13,9 @@ export type MarkdownDialect =
   /** Feishu card markdown (lark_md): CommonMark-like, shown as written. */
   | "feishu-md"
   /** Slack's mrkdwn: *bold*, _italic_, ~strike~, `code`, ``` blocks, <url|text>; &, <, > escaped. */
-  | "slack-mrkdwn";
+  | "slack-mrkdwn"
+  /** Discord's markdown: CommonMark-like, shown as written but for mentions and what it reads differently. */
+  | "discord-md";
 
 export interface Capabilities {
   /** Longest text one message may carry, in UTF-16 code units after rendering. */

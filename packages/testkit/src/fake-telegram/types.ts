@@ -15,7 +15,6 @@ export type {
   CallbackAnswer,
   DocumentInput,
   PhotoInput,
-  VoiceInput,
   SentFile,
   StoredFile,
   TelegramCall,
@@ -23,6 +22,7 @@ export type {
   TextInput,
   TranscriptEntry,
   UpdateBody,
+  VoiceInput,
   WebhookAttempt,
   WebhookConfig,
 };

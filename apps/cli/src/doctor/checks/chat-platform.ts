@@ -1,6 +1,7 @@
 import { type AdapterConfig, type AdapterSpec, adapterSpecs } from "@phonework/router";
 import { ConfigError } from "@phonework/runtime";
 import { type Check, fail, ok, oneLine, skipped, warn } from "./check.ts";
+import { checkDiscordToken } from "./discord-token.ts";
 import { checkFeishuCredentials } from "./feishu-credentials.ts";
 import { checkSlackToken } from "./slack-token.ts";
 import { checkTelegramToken } from "./telegram-token.ts";
@@ -75,7 +76,7 @@ function describe(spec: AdapterSpec): string {
 
 /** "Feishu", "Telegram"; a named adapter's name too when it is not the platform's ("Telegram tg"). */
 function platformTitle(spec: AdapterSpec): string {
-  const platform = spec.type === "feishu" ? "Feishu" : spec.type === "slack" ? "Slack" : "Telegram";
+  const platform = { feishu: "Feishu", slack: "Slack", discord: "Discord", telegram: "Telegram" }[spec.type];
   return spec.name === spec.type ? platform : `${platform} ${spec.name}`;
 }
 
@@ -84,6 +85,7 @@ async function checkCredentials(spec: AdapterSpec, options: ChatCheckOptions): P
   if (options.offline) return skipped(title, "--offline");
   if (spec.type === "telegram") return checkTelegramToken(title, spec.settings, options);
   if (spec.type === "slack") return checkSlackToken(title, spec.settings, options);
+  if (spec.type === "discord") return checkDiscordToken(title, spec.settings, options);
   return checkFeishuCredentials(spec.settings, options, title);
 }
 

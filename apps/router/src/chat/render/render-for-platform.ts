@@ -3,6 +3,7 @@
 // rendered message kept within the platform's limit, "[i/n]" header included.
 
 import type { Capabilities, MarkdownDialect } from "../../platforms/platform-adapter.ts";
+import { discordLiteral, renderDiscordMd } from "./discord-md.ts";
 import { renderFeishuMd } from "./feishu-md.ts";
 import { escapeHtml } from "./html-escape.ts";
 import { splitMarkdown } from "./message-chunks.ts";
@@ -27,6 +28,7 @@ export const BASIC_DIALECTS: Dialects = {
   "feishu-md": { render: renderFeishuMd, literal: renderFeishuMd },
   "telegram-html": { render: escapeHtml, literal: escapeHtml },
   "slack-mrkdwn": { render: renderSlackMrkdwn, literal: escapeMrkdwn },
+  "discord-md": { render: renderDiscordMd, literal: discordLiteral },
 };
 
 /**
