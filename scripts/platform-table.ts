@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { CONSOLE_CAPABILITIES } from "../apps/router/src/console/console-adapter.ts";
+import { DISCORD_CAPABILITIES } from "../apps/router/src/platforms/discord/discord-adapter.ts";
 import { FEISHU_CAPABILITIES } from "../apps/router/src/platforms/feishu/feishu-adapter.ts";
 import type { Capabilities } from "../apps/router/src/platforms/platform-adapter.ts";
 import { SLACK_CAPABILITIES } from "../apps/router/src/platforms/slack/slack-adapter.ts";
@@ -37,6 +38,7 @@ export const PLATFORM_ROWS: readonly PlatformRow[] = [
     enabledBy: "`SLACK_BOT_TOKEN` + `SLACK_APP_TOKEN` (or `SLACK_SIGNING_SECRET`)",
     capabilities: SLACK_CAPABILITIES,
   },
+  { name: "Discord", enabledBy: "`DISCORD_BOT_TOKEN`", capabilities: DISCORD_CAPABILITIES },
   { name: "Web console", enabledBy: "`/console` in any chat", capabilities: CONSOLE_CAPABILITIES },
   { name: "Terminal", enabledBy: "`CHAT=terminal`", capabilities: TERMINAL_CAPABILITIES },
 ];
