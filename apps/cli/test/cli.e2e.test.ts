@@ -158,9 +158,9 @@ describe("--help of the built phonework: the platforms it serves and its configu
       const text = texts[index] ?? "";
       const name = `phonework ${args.join(" ")} --help`;
       expect(text, name).toContain("docs/configuration-keys.md");
-      for (const platform of ["Telegram", "Feishu", "web console", "terminal"])
+      for (const platform of ["Telegram", "Feishu", "Slack", "Discord", "web console", "terminal"])
         expect(text, `${name}: ${platform}`).toContain(platform);
-      expect(text, name).not.toMatch(/slack|discord/i);
+      expect(text, name).not.toMatch(/\b(WhatsApp|Matrix|Teams)\b/);
       expect(text, name).not.toContain("(Feishu), else");
       for (const key of keys) expect(text, `${name}: ${key}`).toMatch(new RegExp(`\\b${key}\\b`));
       // Every key it names is one the programs read (a renamed key fails here).

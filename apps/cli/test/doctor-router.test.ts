@@ -114,7 +114,7 @@ describe("doctor router: the chat platform", () => {
   it("no chat platform is ⚠️ headless; no ADMINS and no single ALLOWED_USERS is ⚠️ how to set it", async () => {
     const run = await runDoctorIn("router", routerEnv({ CHAT: "auto", ALLOWED_USERS: "ou_a,ou_b" }));
     expect(run.line("chat")).toBe(
-      "⚠️ chat: no chat platform configured: headless as a service (hosts connect, nobody chats), the terminal when run on one → set TELEGRAM_BOT_TOKEN, or FEISHU_APP_ID and FEISHU_APP_SECRET, to chat on that platform, or CHAT=terminal to chat on stdin",
+      "⚠️ chat: no chat platform configured: headless as a service (hosts connect, nobody chats), the terminal when run on one → set TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN (+ SLACK_APP_TOKEN), DISCORD_BOT_TOKEN, or FEISHU_APP_ID and FEISHU_APP_SECRET, to chat on that platform, or CHAT=terminal to chat on stdin",
     );
     expect(run.line("ADMINS")).toMatch(
       /^⚠️ ADMINS: not set: nobody can pair hosts .* → set ADMINS to your chat user id/,

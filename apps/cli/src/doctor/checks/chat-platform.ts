@@ -7,10 +7,10 @@ import { checkSlackToken } from "./slack-token.ts";
 import { checkTelegramToken } from "./telegram-token.ts";
 
 // Where the router (or the standalone) chats (CHAT, as it chooses it): the configured platforms
-// (Feishu, Telegram, named adapters), whether each accepts its credentials, and who may talk to them.
+// (Feishu, Telegram, Slack, Discord, named adapters), whether each accepts its credentials, and who may talk to them.
 
 const HEADLESS_FIX =
-  "set TELEGRAM_BOT_TOKEN, or FEISHU_APP_ID and FEISHU_APP_SECRET, to chat on that platform, or CHAT=terminal to chat on stdin";
+  "set TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN (+ SLACK_APP_TOKEN), DISCORD_BOT_TOKEN, or FEISHU_APP_ID and FEISHU_APP_SECRET, to chat on that platform, or CHAT=terminal to chat on stdin";
 
 export type ChatSettings = AdapterConfig & { CHAT: "auto" | "terminal" | "none" };
 
