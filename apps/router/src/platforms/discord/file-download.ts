@@ -1,3 +1,4 @@
+import { fetchCapped } from "../fetch-capped.ts";
 import { PlatformError } from "../platform-adapter.ts";
 
 // A received file's bytes, from the CDN url its message gave. Only Discord's CDN hosts (or the
@@ -27,42 +28,5 @@ export async function downloadFile(options: FileDownloadOptions, ref: string): P
   }
   if (!allowed(url, options.apiUrl))
     throw new PlatformError("permanent", `not a Discord CDN url: ${url.host}`);
-  let response: Response;
-  try {
-    response = await fetch(url, { redirect: "error", signal: AbortSignal.timeout(60_000) });
-  } catch {
-    throw new PlatformError("transient", "file download failed: network error");
-  }
-  if (!response.ok) {
-    await response.body?.cancel();
-    const kind = response.status >= 500 || response.status === 429 ? "transient" : "permanent";
-    throw new PlatformError(kind, `file download failed: HTTP ${response.status}`, {
-      status: response.status,
-    });
-  }
-  const declared = Number(response.headers.get("content-length"));
-  if (declared > options.maxBytes) {
-    await response.body?.cancel();
-    throw new PlatformError("permanent", `file is ${declared} bytes, over ${options.maxBytes}`);
-  }
-  return readCapped(response, options.maxBytes);
-}
-
-async function readCapped(response: Response, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of response.body ?? []) {
-      size += chunk.length;
-      if (size > maxBytes) {
-        await response.body?.cancel().catch(() => {});
-        throw new PlatformError("permanent", `file is over ${maxBytes} bytes`);
-      }
-      chunks.push(Buffer.from(chunk));
-    }
-  } catch (error) {
-    if (error instanceof PlatformError) throw error;
-    throw new PlatformError("transient", "file download failed: connection lost");
-  }
-  return Buffer.concat(chunks);
+  return fetchCapped(url, { redirect: "error", signal: AbortSignal.timeout(60_000) }, options.maxBytes);
 }

@@ -1,4 +1,5 @@
 import type { WebClient } from "@slack/web-api";
+import { fetchCapped } from "../fetch-capped.ts";
 import { type OutgoingFile, PlatformError } from "../platform-adapter.ts";
 import { slackCall } from "./slack-error.ts";
 
@@ -70,36 +71,14 @@ export interface DownloadOptions {
 export async function downloadFile(options: DownloadOptions, url: string): Promise<Buffer> {
   if (!trustedFileHost(url, options.apiUrl))
     throw new PlatformError("permanent", "file URL is not on Slack's hosts; not fetched with the token");
-  let response: Response;
-  try {
-    response = await fetch(url, {
+  return fetchCapped(
+    url,
+    {
       headers: { authorization: `Bearer ${options.token}` },
       // A redirect would carry the token along, or lose it: Slack serves files directly.
       redirect: "error",
       signal: AbortSignal.timeout(120_000),
-    });
-  } catch {
-    throw new PlatformError("transient", "file download failed: network error");
-  }
-  if (!response.ok) {
-    await response.body?.cancel();
-    const kind = response.status >= 500 || response.status === 429 ? "transient" : "permanent";
-    throw new PlatformError(kind, `file download failed: HTTP ${response.status}`, {
-      status: response.status,
-    });
-  }
-  const declared = Number(response.headers.get("content-length"));
-  if (declared > options.maxBytes) {
-    await response.body?.cancel();
-    throw new PlatformError("permanent", `file is ${declared} bytes, over ${options.maxBytes}`);
-  }
-  let data: Buffer;
-  try {
-    data = Buffer.from(await response.arrayBuffer());
-  } catch {
-    throw new PlatformError("transient", "file download failed: connection lost");
-  }
-  if (data.length > options.maxBytes)
-    throw new PlatformError("permanent", `file is ${data.length} bytes, over ${options.maxBytes}`);
-  return data;
+    },
+    options.maxBytes,
+  );
 }

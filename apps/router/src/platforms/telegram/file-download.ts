@@ -1,4 +1,5 @@
 import type { Api } from "grammy";
+import { fetchCapped } from "../fetch-capped.ts";
 import { PlatformError } from "../platform-adapter.ts";
 import { toPlatformError } from "./telegram-error.ts";
 
@@ -19,32 +20,5 @@ export async function downloadFile(options: FileDownloadOptions, fileId: string)
   });
   if (!file.file_path) throw new PlatformError("permanent", "getFile: Telegram gave no file_path");
   const path = file.file_path.split("/").map(encodeURIComponent).join("/");
-  let response: Response;
-  try {
-    response = await fetch(`${options.apiRoot}/file/bot${options.token}/${path}`);
-  } catch {
-    throw new PlatformError("transient", "file download failed: network error");
-  }
-  if (!response.ok) {
-    await response.body?.cancel();
-    const kind = response.status >= 500 || response.status === 429 ? "transient" : "permanent";
-    throw new PlatformError(kind, `file download failed: HTTP ${response.status}`, {
-      status: response.status,
-    });
-  }
-  const declared = Number(response.headers.get("content-length"));
-  if (declared > options.maxBytes) {
-    await response.body?.cancel();
-    throw new PlatformError("permanent", `file is ${declared} bytes, over ${options.maxBytes}`);
-  }
-  let data: Buffer;
-  try {
-    data = Buffer.from(await response.arrayBuffer());
-  } catch {
-    throw new PlatformError("transient", "file download failed: connection lost");
-  }
-  if (data.length > options.maxBytes) {
-    throw new PlatformError("permanent", `file is ${data.length} bytes, over ${options.maxBytes}`);
-  }
-  return data;
+  return fetchCapped(`${options.apiRoot}/file/bot${options.token}/${path}`, {}, options.maxBytes);
 }
