@@ -1,35 +1,18 @@
-import { type FakeDiscord, spawnApp, startFakeDiscord, startFakeOpenAI, waitFor } from "@phonework/testkit";
+import { type FakeDiscord, startFakeDiscord, startFakeOpenAI, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import {
+  holdNextAnswer,
   logLines,
   portOf,
   type RouterProcess,
   scope,
   startHost,
+  startRouterProcess,
   startTunnel,
-  tracked,
 } from "./telegram-e2e-support.ts";
 
 // Discord end to end: `phonework router` and `phonework host` as real processes (the built bundle),
 // the router's @discordjs/rest and @discordjs/ws talking to the fake Discord through DISCORD_API_URL.
-
-const SECRET = "discord-e2e-secret";
-
-/** Whatever the shell running the tests has set: these runs decide for themselves. */
-const UNSET = {
-  LOG_FORMAT: undefined,
-  PHONEWORK_CONFIG: undefined,
-  CHAT: undefined,
-  ADMINS: undefined,
-  ROUTER_LLM_BASE_URL: undefined,
-  ROUTER_LLM_API_KEY: undefined,
-  OPENAI_BASE_URL: undefined,
-  OPENAI_API_KEY: undefined,
-  TELEGRAM_BOT_TOKEN: undefined,
-  FEISHU_APP_ID: undefined,
-  DISCORD_BOT_TOKEN: undefined,
-  DISCORD_API_URL: undefined,
-};
 
 async function fakeDiscord(): Promise<FakeDiscord> {
   const fake = await startFakeDiscord();
@@ -37,28 +20,12 @@ async function fakeDiscord(): Promise<FakeDiscord> {
   return fake;
 }
 
-async function startRouter(
+function startRouter(
   fake: FakeDiscord,
   env: Record<string, string>,
-  dataDir = scope.tempDir(),
+  dataDir?: string,
 ): Promise<RouterProcess> {
-  const child = tracked(
-    spawnApp("router", {
-      ...UNSET,
-      ROUTER_SECRET: SECRET,
-      ROUTER_HOST: "127.0.0.1",
-      ROUTER_PORT: "0",
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "info",
-      DISCORD_BOT_TOKEN: fake.token,
-      DISCORD_API_URL: fake.apiUrl,
-      PROGRESS_INTERVAL_S: "0",
-      ...env,
-    }),
-  );
-  const [, url = ""] = await child.waitForStderr(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
-  await child.waitForStderr(/"msg":"chat started"/);
-  return { child, dataDir, url, nodeUrl: `${url.replace(/^http/, "ws")}/ws/node` };
+  return startRouterProcess({ DISCORD_BOT_TOKEN: fake.token, DISCORD_API_URL: fake.apiUrl, ...env }, dataDir);
 }
 
 const botReplies = (fake: FakeDiscord, channelId: string, pattern: RegExp) =>
@@ -69,7 +36,7 @@ describe("Discord through a real router and host", () => {
     const fake = await fakeDiscord();
     const alice = fake.user({ username: "alice" });
     const router = await startRouter(fake, { ALLOWED_USERS: `discord:${alice.id}` });
-    await startHost(router, "box", { SERVES_USERS: `discord:${alice.id}`, ROUTER_SECRET: SECRET });
+    await startHost(router, "box", { SERVES_USERS: `discord:${alice.id}` });
     const dm = fake.dm(alice).id;
 
     fake.sendMessage({ from: alice, content: "/shell echo via-$((6*7))" });
@@ -105,19 +72,11 @@ describe("Discord through a real router and host", () => {
     tunnel.target(portOf(router.url));
     await startHost({ ...router, nodeUrl: `${tunnel.url.replace(/^http/, "ws")}/ws/node` }, "box", {
       SERVES_USERS: `discord:${alice.id}`,
-      ROUTER_SECRET: SECRET,
       OPENAI_BASE_URL: model.url,
       OPENAI_API_KEY: "sk-test",
     });
     const dm = fake.dm(alice).id;
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    model.script(async () => {
-      await held;
-      return { text: "the slow answer" };
-    });
+    const { release } = holdNextAnswer(model, "the slow answer");
     fake.sendMessage({ from: alice, content: "a slow question" });
     await waitFor(() => model.requests.length === 1, {
       timeoutMs: 20_000,

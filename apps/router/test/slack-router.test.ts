@@ -1,23 +1,21 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type FakeSlack, spawnApp, startFakeOpenAI, startFakeSlack, waitFor } from "@phonework/testkit";
+import { type FakeSlack, startFakeOpenAI, startFakeSlack, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import {
+  holdNextAnswer,
   logLines,
   portOf,
   type RouterProcess,
   scope,
   startHost,
+  startRouterProcess,
   startTunnel,
-  tracked,
 } from "./telegram-e2e-support.ts";
 
 // Slack end to end: `phonework router` and `phonework host` as real processes (the built files),
 // the router's @slack/socket-mode and @slack/web-api talking to the fake workspace through
 // SLACK_API_URL. What a Slack user sees is read from the fake's transcript.
-
-// The shared secret startHost (telegram-e2e-support.ts) joins with.
-const SECRET = "telegram-e2e-secret";
 
 async function fakeSlack(): Promise<FakeSlack> {
   const fake = await startFakeSlack({ ackTimeoutMs: 1_000 });
@@ -25,36 +23,15 @@ async function fakeSlack(): Promise<FakeSlack> {
   return fake;
 }
 
-async function startRouter(
+function startRouter(
   fake: FakeSlack,
   env: Record<string, string | undefined>,
-  dataDir = scope.tempDir(),
+  dataDir?: string,
 ): Promise<RouterProcess> {
-  const child = tracked(
-    spawnApp("router", {
-      LOG_LEVEL: "info",
-      LOG_FORMAT: undefined,
-      PHONEWORK_CONFIG: undefined,
-      CHAT: undefined,
-      ADMINS: undefined,
-      OPENAI_API_KEY: undefined,
-      ROUTER_LLM_API_KEY: undefined,
-      TELEGRAM_BOT_TOKEN: undefined,
-      FEISHU_APP_ID: undefined,
-      ROUTER_SECRET: SECRET,
-      ROUTER_HOST: "127.0.0.1",
-      ROUTER_PORT: "0",
-      DATA_DIR: dataDir,
-      PROGRESS_INTERVAL_S: "0",
-      SLACK_BOT_TOKEN: fake.botToken,
-      SLACK_APP_TOKEN: fake.appToken,
-      SLACK_API_URL: fake.apiUrl,
-      ...env,
-    }),
+  return startRouterProcess(
+    { SLACK_BOT_TOKEN: fake.botToken, SLACK_APP_TOKEN: fake.appToken, SLACK_API_URL: fake.apiUrl, ...env },
+    dataDir,
   );
-  const [, url = ""] = await child.waitForStderr(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
-  await child.waitForStderr(/"msg":"chat started"/);
-  return { child, dataDir, url, nodeUrl: `${url.replace(/^http/, "ws")}/ws/node` };
 }
 
 const forwarded = (router: RouterProcess) =>
@@ -105,14 +82,7 @@ describe("Slack in Socket Mode through a real router and host", () => {
     expect(Date.now() - limitedAt).toBeGreaterThanOrEqual(1_000);
 
     // The node is still working when the router is killed; its answer reaches the chat once after.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    model.script(async () => {
-      await held;
-      return { text: "the slow answer" };
-    });
+    const { release } = holdNextAnswer(model, "the slow answer");
     const slow = fake.sendMessage({ user: ann.id, text: "a slow question" });
     await waitFor(() => model.requests.length === 1, { message: "the node asking its model" });
     expect(fake.isAcked(slow.envelopeId)).toBe(true);

@@ -1,6 +1,7 @@
 import {
   afterEachTest,
   CleanupScope,
+  type FakeOpenAI,
   type FakeTelegram,
   type SpawnedProcess,
   spawnApp,
@@ -12,14 +13,15 @@ import {
 } from "@phonework/testkit";
 import type { User } from "grammy/types";
 
-// Real `phonework router` and `phonework host` processes chatting on a fake Telegram: the real
-// grammY inside the router talks to the fake Bot API through TELEGRAM_API_ROOT. Each test sets up
-// what it uses; everything is taken down after it, processes first.
+// Real `phonework router` and `phonework host` processes chatting on fake platforms: the real SDKs
+// inside the router (grammY, Slack's, Discord's, Lark's) talk to the fakes through their API-root
+// keys. Each test sets up what it uses; everything is taken down after it, processes first.
 
 export const scope = new CleanupScope();
 afterEachTest(() => scope.run());
 
-const SECRET = "telegram-e2e-secret";
+/** The shared secret the router is started with and startHost joins with. */
+export const SECRET = "telegram-e2e-secret";
 
 /** Whatever the shell running the tests has set: these runs decide for themselves. */
 const UNSET = {
@@ -40,6 +42,12 @@ const UNSET = {
   TELEGRAM_API_ROOT: undefined,
   FEISHU_APP_ID: undefined,
   FEISHU_APP_SECRET: undefined,
+  SLACK_BOT_TOKEN: undefined,
+  SLACK_APP_TOKEN: undefined,
+  SLACK_MODE: undefined,
+  SLACK_API_URL: undefined,
+  DISCORD_BOT_TOKEN: undefined,
+  DISCORD_API_URL: undefined,
 };
 
 export async function fakeTelegram(): Promise<FakeTelegram> {
@@ -67,9 +75,17 @@ export interface RouterProcess {
 }
 
 /** `phonework router` with the fake's bot (polling unless `env` says otherwise), listening on port 0. */
-export async function startRouter(
+export function startRouter(
   fake: FakeTelegram,
   env: Record<string, string | undefined> = {},
+  dataDir = scope.tempDir(),
+): Promise<RouterProcess> {
+  return startRouterProcess({ TELEGRAM_BOT_TOKEN: fake.token, TELEGRAM_API_ROOT: fake.url, ...env }, dataDir);
+}
+
+/** `phonework router` on port 0 with the chat platforms `env` configures; resolved once chat started. */
+export async function startRouterProcess(
+  env: Record<string, string | undefined>,
   dataDir = scope.tempDir(),
 ): Promise<RouterProcess> {
   const child = tracked(
@@ -80,8 +96,6 @@ export async function startRouter(
       ROUTER_PORT: "0",
       DATA_DIR: dataDir,
       LOG_LEVEL: "info",
-      TELEGRAM_BOT_TOKEN: fake.token,
-      TELEGRAM_API_ROOT: fake.url,
       PROGRESS_INTERVAL_S: "0",
       ...env,
     }),
@@ -89,6 +103,22 @@ export async function startRouter(
   const [, url = ""] = await child.waitForStderr(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
   await child.waitForStderr(/"msg":"chat started"/);
   return { child, dataDir, url, nodeUrl: `${url.replace(/^http/, "ws")}/ws/node` };
+}
+
+/**
+ * The fake model's next answer waits until `release()`: a message the node is still working on
+ * (while the router is killed and started again, say).
+ */
+export function holdNextAnswer(model: FakeOpenAI, text: string): { release: () => void } {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  model.script(async () => {
+    await held;
+    return { text };
+  });
+  return { release: () => release() };
 }
 
 /**

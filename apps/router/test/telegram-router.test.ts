@@ -10,6 +10,7 @@ import {
 import { describe, expect, it } from "vitest";
 import {
   fakeTelegram,
+  holdNextAnswer,
   logLines,
   portOf,
   type RouterProcess,
@@ -255,14 +256,7 @@ describe("a router restart between receiving an update and answering it", () => 
 
   it("forwarded and still being worked on by the node: the node's answer reaches the chat once after the restart", async () => {
     const { fake, model, router, restart, chat } = await setup();
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    model.script(async () => {
-      await held;
-      return { text: "the slow answer" };
-    });
+    const { release } = holdNextAnswer(model, "the slow answer");
     const sent = chat.send("a slow question");
     await waitFor(() => model.requests.length === 1, { message: "the node asking its model" });
     expect(fake.isAcknowledged(sent.update_id)).toBe(true);
