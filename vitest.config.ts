@@ -1,10 +1,12 @@
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 import { LongestFirst } from "./scripts/vitest-sequencer.ts";
 
-// Three projects, run together in one pool:
+// Two projects, run together in one pool:
 // - unit (`*.unit.test.ts`): no sockets, no processes; threads, modules shared between files.
-// - integration (`*.test.ts`): routers, hosts and fakes in process, on real sockets; modules shared.
-// - e2e (`*.e2e.test.ts`): the built app as processes, the coding CLIs, a browser, the sandbox.
+// - integration: `*.test.ts` (routers, hosts and fakes in process, on real sockets) and
+//   `*.e2e.test.ts` (the built app as processes, the coding CLIs, a browser, the sandbox). One
+//   project, so one set of workers imports the app's code once each (two projects had a set each,
+//   every worker importing it again: about 3 CPU-s a worker), and vite transforms each file once.
 // Integration and e2e files mostly wait on sockets and processes, so more of them run at once
 // than there are cores. `pnpm test:unit` runs the first alone.
 
@@ -30,24 +32,13 @@ const projects: TestProjectInlineConfiguration[] = [
     test: {
       name: "integration",
       include: tests.map((dir) => `${dir}*.test.ts`),
-      exclude: ["**/node_modules/**", "**/*.unit.test.ts", "**/*.e2e.test.ts"],
+      exclude: ["**/node_modules/**", "**/*.unit.test.ts"],
       pool: "forks",
       // Files share a worker's modules (the app's code is imported once per worker, not per file);
       // nothing the tests share is module state but their teardown, which setupFiles runs.
       isolate: false,
       setupFiles,
-      ...build,
-      ...timeouts,
-    },
-  },
-  {
-    test: {
-      name: "e2e",
-      include: tests.map((dir) => `${dir}*.e2e.test.ts`),
-      pool: "forks",
-      isolate: false,
-      setupFiles,
-      // And one Chromium for every browser test of the run.
+      // The build, then one Chromium for every browser test of the run.
       globalSetup: [...build.globalSetup, "apps/router/test/browser-setup.ts"],
       ...timeouts,
     },

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { buildCli, outDir } from "./bundle-cli.ts";
-import { buildConsole } from "./bundle-console.ts";
+import { buildConsole, copyConsole } from "./bundle-console.ts";
 
 // What `pnpm build` makes, and the test suite's global setup before any test spawns an app:
 // apps/cli/dist/phonework.js and its chunks (see bundle-cli.ts), and the web console's page
@@ -15,8 +15,11 @@ import { buildConsole } from "./bundle-console.ts";
 export async function buildPhonework(
   dir = outDir,
 ): Promise<{ cliPackages: string[]; consolePackages: string[] }> {
-  const cliPackages = await buildCli(dir);
-  const { packages: consolePackages } = await buildConsole(join(dir, "console"));
-  if (dir === outDir) await buildConsole();
+  // Both at once (esbuild runs them side by side). buildCli first: it empties `dir` before its
+  // first await, so the page's rename into dir/console comes after that.
+  const cli = buildCli(dir);
+  const page = buildConsole(join(dir, "console"));
+  const [cliPackages, { packages: consolePackages }] = await Promise.all([cli, page]);
+  if (dir === outDir) copyConsole(join(dir, "console"));
   return { cliPackages, consolePackages };
 }

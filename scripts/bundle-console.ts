@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
 import { bundledPackageDirs } from "./bundle-cli.ts";
@@ -41,6 +41,21 @@ export async function buildConsole(outDir = consoleOutDir): Promise<{ dir: strin
     rmSync(outDir, { recursive: true, force: true });
     renameSync(staging, outDir);
     return { dir: outDir, packages: bundledPackageDirs(Object.keys(metafile.inputs)) };
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Puts a copy of a built page at `outDir`, in one rename as buildConsole does (no second build). */
+export function copyConsole(from: string, outDir = consoleOutDir): void {
+  mkdirSync(dirname(outDir), { recursive: true });
+  const staging = mkdtempSync(join(dirname(outDir), ".console-"));
+  try {
+    cpSync(from, staging, { recursive: true });
+    chmodSync(staging, 0o755);
+    rmSync(outDir, { recursive: true, force: true });
+    renameSync(staging, outDir);
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
     throw error;

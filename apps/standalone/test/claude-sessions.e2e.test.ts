@@ -49,6 +49,9 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  // A turn still running (the queue test's, which the model holds for a minute) ends first: the
+  // standalone's stop would otherwise wait out its router's 5-s drain for an answer nobody reads.
+  await harness?.app.host.sessions.stopAll();
   await harness?.stop();
   harness = undefined;
   await model.close();

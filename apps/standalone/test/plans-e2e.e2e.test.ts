@@ -11,15 +11,17 @@ import {
   waitFor,
   workerJson,
 } from "@phonework/testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 // A plan across machines with the real processes: `pnpm router` chatting on its terminal and two
 // `pnpm host` processes. The master on home-pc pins a subtask to work-srv; it runs there, and its
-// result comes back through work-srv's outbox and the router to the master's report.
+// result comes back through work-srv's outbox and the router to the master's report. One router and
+// two hosts for the file (the processes are the slow part): each test starts where work-srv is up,
+// and reads only what the router printed since it began.
 
 const SECRET = "plans-e2e-secret";
 const scope = new CleanupScope();
-afterEach(() => scope.run());
+afterAll(() => scope.run());
 
 async function startRouter() {
   const router = scope.track(
@@ -54,6 +56,9 @@ function startHost(nodeUrl: string, nodeId: string, dataDir: string, model: Fake
   return host;
 }
 
+const registrations = (router: SpawnedProcess) =>
+  (router.stderr().match(/"msg":"node registered"/g) ?? []).length;
+
 async function twoHosts() {
   const model = await startFakeOpenAI({ apiKey: "sk-test" });
   scope.add(() => model.close());
@@ -61,9 +66,16 @@ async function twoHosts() {
   const workDir = scope.tempDir();
   startHost(nodeUrl, "home-pc", scope.tempDir(), model);
   let work = startHost(nodeUrl, "work-srv", workDir, model);
-  await waitFor(() => (router.stderr().match(/"msg":"node registered"/g) ?? []).length >= 2, {
-    timeoutMs: 20_000,
-  });
+  let workExited = false;
+  const watch = (host: SpawnedProcess) => {
+    workExited = false;
+    void host.exited.then(() => {
+      if (host === work) workExited = true;
+    });
+  };
+  watch(work);
+  await waitFor(() => registrations(router) >= 2, { timeoutMs: 20_000 });
+  let from = 0;
   return {
     model,
     router,
@@ -71,10 +83,28 @@ async function twoHosts() {
     work: () => work,
     restartWork: () => {
       work = startHost(nodeUrl, "work-srv", workDir, model);
+      watch(work);
       return work;
+    },
+    /** What the router printed since the test began (the file shares one router). */
+    out: () => router.stdout().slice(from),
+    /** A test's start: work-srv up (an earlier test may have killed it) and the router's output read from here. */
+    async begin() {
+      if (workExited) {
+        const before = registrations(router);
+        this.restartWork();
+        await waitFor(() => registrations(router) > before, { timeoutMs: 20_000 });
+      }
+      from = router.stdout().length;
     },
   };
 }
+
+let s: Awaited<ReturnType<typeof twoHosts>>;
+beforeAll(async () => {
+  s = await twoHosts();
+}, 60_000);
+beforeEach(() => s.begin());
 
 const pinned = (extra: object = {}) =>
   delegateCall("run the test suite on work-srv", [
@@ -86,7 +116,6 @@ const firstOutputLine = (result = "") => /stdout:\n`{3}\n(.*)\n/.exec(result)?.[
 
 describe("a plan across two hosts (real router and host processes)", () => {
   it("a subtask pinned to work-srv runs there and its result reaches the master's report", async () => {
-    const s = await twoHosts();
     scriptPlan(s.model, {
       master: [pinned(), { text: "Sent the tests to work-srv." }],
       worker: (_task, request) =>
@@ -98,15 +127,14 @@ describe("a plan across two hosts (real router and host processes)", () => {
       }),
     });
     s.router.writeLine("@home-pc run the test suite on work-srv");
-    await waitFor(() => s.router.stdout().includes("Sent the tests to work-srv."), { timeoutMs: 20_000 });
-    await waitFor(() => s.router.stdout().includes("Task complete."), { timeoutMs: 30_000 });
-    expect(s.router.stdout()).toContain(`Task complete. ran in ${s.workDir}`);
+    await waitFor(() => s.out().includes("Sent the tests to work-srv."), { timeoutMs: 20_000 });
+    await waitFor(() => s.out().includes("Task complete."), { timeoutMs: 30_000 });
+    expect(s.out()).toContain(`Task complete. ran in ${s.workDir}`);
     // The worker's model calls came from work-srv: its tool ran in work-srv's WORKING_DIR.
-    expect(s.router.stdout()).toMatch(/Worker@work-srv finished \[tests\]/);
+    expect(s.out()).toMatch(/Worker@work-srv finished \[tests\]/);
   });
 
   it("work-srv killed mid-subtask: the subtask is retried when it returns, and the plan finishes", async () => {
-    const s = await twoHosts();
     scriptPlan(s.model, {
       master: [pinned(), { text: "Sent." }],
       worker: (task, request) => {
@@ -118,29 +146,28 @@ describe("a plan across two hosts (real router and host processes)", () => {
       },
     });
     s.router.writeLine("@home-pc run the test suite on work-srv");
-    await waitFor(() => s.router.stdout().includes("Worker@work-srv running [tests]"), { timeoutMs: 20_000 });
+    await waitFor(() => s.out().includes("Worker@work-srv running [tests]"), { timeoutMs: 20_000 });
     s.work().kill("SIGKILL");
     await s.work().exited;
-    await waitFor(() => /waiting \[tests\] \(retry 2: NODE_OFFLINE/.test(s.router.stdout()), {
+    await waitFor(() => /waiting \[tests\] \(retry 2: NODE_OFFLINE/.test(s.out()), {
       timeoutMs: 15_000,
     });
     s.restartWork();
-    await waitFor(() => s.router.stdout().includes("Task complete."), { timeoutMs: 30_000 });
-    expect(s.router.stdout()).toContain("second attempt passed");
+    await waitFor(() => s.out().includes("Task complete."), { timeoutMs: 30_000 });
+    expect(s.out()).toContain("second attempt passed");
   });
 
   it("work-srv killed and gone: the subtask fails with a clear error once its TTL has passed", async () => {
-    const s = await twoHosts();
     scriptPlan(s.model, {
       master: [pinned({ ttl_s: 3 }), { text: "Sent." }],
       worker: () => ({ toolCalls: [{ name: "run_shell", arguments: { command: "sleep 60" } }] }),
       report: () => ({ text: "Summary written." }),
     });
     s.router.writeLine("@home-pc run the test suite on work-srv");
-    await waitFor(() => s.router.stdout().includes("Worker@work-srv running [tests]"), { timeoutMs: 20_000 });
+    await waitFor(() => s.out().includes("Worker@work-srv running [tests]"), { timeoutMs: 20_000 });
     s.work().kill("SIGKILL");
-    await waitFor(() => s.router.stdout().includes("Summary written."), { timeoutMs: 30_000 });
-    const out = s.router.stdout();
+    await waitFor(() => s.out().includes("Summary written."), { timeoutMs: 30_000 });
+    const out = s.out();
     expect(out).toContain("every part failed");
     expect(out).toMatch(
       /\[tests\] node work-srv did not come back within 3s \(NODE_OFFLINE: node "work-srv" is not connected\)/,
