@@ -115,9 +115,12 @@ describe("one view across nodes", () => {
       );
 
     // The button reaches the node that offered it, and only that one.
+    const shownBefore = t.chat.textsFor(ADMIN).length;
     await t.chat.press("Kill #a1 · work-srv");
     await waitFor(() => asked.work.length === 2);
     expect(asked.work[1]?.text).toBe("/kill a1");
+    // Its answer is shown before the next question, so it is not taken for that one's.
+    await waitFor(() => t.chat.textsFor(ADMIN).length > shownBefore, { message: "the kill's answer" });
 
     expect(await say(t, "@home-pc /tasks")).toBe(`[home-pc] ${NO_TASKS}`);
     expect([asked.home, asked.laptop, asked.slow].map((f) => f.length)).toEqual([2, 1, 1]);
