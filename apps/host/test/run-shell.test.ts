@@ -70,7 +70,7 @@ describe("run_shell", () => {
 
   it("kills the whole process tree on timeout", async () => {
     const { workingDir } = makeWorkspace();
-    const marker = "31.4159";
+    const marker = "14.1421"; // unique across the suite: files run side by side
     const out = await executeShell(
       workingDir,
       args({ command: `sleep ${marker} & sleep ${marker}; wait`, timeout: 0.3 }),
@@ -82,7 +82,7 @@ describe("run_shell", () => {
 
   it("kills the whole process tree when cancelled", async () => {
     const { workingDir } = makeWorkspace();
-    const marker = "27.1828";
+    const marker = "16.1803"; // unique across the suite: files run side by side
     const controller = new AbortController();
     const run = executeShell(
       workingDir,

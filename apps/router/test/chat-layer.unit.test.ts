@@ -209,13 +209,14 @@ describe("the shared chat layer", () => {
     for (let i = 0; i < 30; i++) expect(body).toContain(`const line${i} = ${i};`);
   });
 
-  it("where replies are threads (Slack), every piece of a split answer goes to the thread; elsewhere only the first replies", async () => {
+  it("where a reply is a place (Slack's threads), every piece of a split answer goes there; elsewhere, threads or not, only the first replies", async () => {
     const text = Array.from({ length: 12 }, (_, i) => `Paragraph ${i} `.repeat(6)).join("\n\n");
-    for (const [threads, expected] of [
-      ["threads", ["q1", "q1", "q1"]],
-      ["replies", ["q1", undefined, undefined]],
+    for (const [capabilities, expected] of [
+      [{ threads: "threads", replyIsPlace: true }, ["q1", "q1", "q1"]],
+      [{ threads: "threads" }, ["q1", undefined, undefined]],
+      [{ threads: "replies" }, ["q1", undefined, undefined]],
     ] as const) {
-      const { adapter, hub } = await startLayer({ capabilities: { maxMessageLength: 300, threads } });
+      const { adapter, hub } = await startLayer({ capabilities: { maxMessageLength: 300, ...capabilities } });
       await hub.sendText(to, text, { replyTo: "q1" });
       const replies = adapter.sent.map((m) => m.replyTo);
       expect(replies.length).toBeGreaterThan(2);

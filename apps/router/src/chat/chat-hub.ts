@@ -133,9 +133,9 @@ export class ChatHub {
       try {
         for (const [index, piece] of pieces.entries()) {
           const idempotencyKey = randomUUID(); // the same on every retry of this part
-          // Where replies are threads (Slack), every piece goes into the thread, not only the first.
+          // Where a reply is a place (Slack's threads), every piece goes there, not only the first.
           const replyTo =
-            (index === 0 || capabilities.threads === "threads") && options.replyTo && capabilities.canReply
+            (index === 0 || capabilities.replyIsPlace === true) && options.replyTo && capabilities.canReply
               ? options.replyTo
               : undefined;
           const lastPiece = index === pieces.length - 1;

@@ -70,7 +70,7 @@ function sameBotTwice(candidates: readonly AdapterCandidate[]): ConfigIssue[] {
     if (earlier)
       issues.push({
         key: candidate.identityKey,
-        message: `is the same ${candidate.type} ${candidate.type === "feishu" ? "app" : "bot"} as ${earlier.identityKey}: one adapter per bot`,
+        message: `is the same ${candidate.type} ${candidate.type === "feishu" || candidate.type === "slack" ? "app" : "bot"} as ${earlier.identityKey}: one adapter per bot`,
       });
     else first.set(candidate.identity, candidate);
   }

@@ -26,6 +26,12 @@ export interface Capabilities {
   canSendButtons: boolean;
   /** A message can be sent as a reply to another. */
   canReply: boolean;
+  /**
+   * A reply is a place, not a quote (Slack: an answer to a message in a thread goes into that
+   * thread): every piece of a split answer is sent as a reply. Elsewhere only the first piece quotes
+   * the message it answers, so a long answer does not quote it again and again.
+   */
+  replyIsPlace?: boolean;
   markdown: MarkdownDialect;
   /**
    * Where a turn's details (tool calls, their results, its usage) can go under the turn's main

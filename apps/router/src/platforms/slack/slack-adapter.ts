@@ -54,6 +54,7 @@ export const SLACK_CAPABILITIES: Capabilities = {
   canSendButtons: true,
   // Slack has no quoted replies; an answer to a message in a thread goes into that thread.
   canReply: true,
+  replyIsPlace: true,
   markdown: "slack-mrkdwn",
   threads: "threads",
   filesIn: true,
