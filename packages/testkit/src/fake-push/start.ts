@@ -1,12 +1,15 @@
 import { readFileSync } from "node:fs";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { tlsFixture } from "../tls-fixtures.ts";
+import { join } from "node:path";
 import { checkVapid, decryptPush, type VapidClaims } from "./push-crypto.ts";
 import type { PushSubscriber } from "./push-subscriber.ts";
 
 // The fake push service: subscriptions are /push/<id> on it; each POST is checked and decrypted
 // with that subscriber's keys, then recorded. `gone(id)` makes it answer 410 for that subscription.
+
+// The test certificates (fixtures/tls): this folder may not import the root's tls-fixtures.ts.
+const tlsFixture = (name: string) => join(import.meta.dirname, "..", "..", "fixtures", "tls", name);
 
 export interface ReceivedPush {
   id: string;
