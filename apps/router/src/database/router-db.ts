@@ -3,6 +3,7 @@ import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
 import { BUTTONS_MIGRATION } from "../chat/button-store.ts";
 import { CONSOLE_SESSIONS_MIGRATION } from "../console/console-sessions.ts";
 import { CONSOLE_LINKS_MIGRATION } from "../console/login-links.ts";
+import { WEB_PUSH_MIGRATION } from "../console/push/push-store.ts";
 import { DELIVERED_MIGRATION } from "../delivery/delivered-store.ts";
 import { REQUESTS_MIGRATION } from "../delivery/request-log.ts";
 import { CHAT_INBOX_MIGRATION } from "../intake/chat-inbox.ts";
@@ -25,6 +26,7 @@ const ROUTER_MIGRATIONS = [
   USER_STATE_MIGRATION,
   JOIN_CODES_REPLACE_MIGRATION,
   USER_STATE_DETAILS_MIGRATION,
+  WEB_PUSH_MIGRATION,
 ];
 
 /**

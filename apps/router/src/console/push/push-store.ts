@@ -103,6 +103,13 @@ export class PushStore {
       this.sql.sql("DELETE FROM web_push_subscriptions WHERE session_id = ?").run(id);
   }
 
+  /** A page turned pushes off: only its own sign-in's subscription can go this way. */
+  dropEndpointOf(sessionId: string, endpoint: string): void {
+    this.sql
+      .sql("DELETE FROM web_push_subscriptions WHERE endpoint = ? AND session_id = ?")
+      .run(endpoint, sessionId);
+  }
+
   /** The push service said the subscription is gone (404/410), or the page unsubscribed. */
   dropEndpoint(endpoint: string): void {
     this.sql.sql("DELETE FROM web_push_subscriptions WHERE endpoint = ?").run(endpoint);
