@@ -35,5 +35,19 @@ describe("the web console, installed", () => {
     const reply = page.locator(".message:not(.mine)").filter({ hasText: "from-the-console" }).last();
     await reply.waitFor({ timeout: 30_000 });
     expect(await reply.textContent()).toContain("from-the-console");
+
+    // Installable from the package as built: the page names its manifest, and the manifest, an
+    // icon and the service worker are served with the types a browser installs from.
+    expect(await page.locator('link[rel="manifest"]').getAttribute("href")).toContain("manifest.webmanifest");
+    const origin = new URL(link).origin;
+    for (const [path, type] of [
+      ["/console/manifest.webmanifest", "application/manifest+json"],
+      ["/console/icons/icon-192.png", "image/png"],
+      ["/console/service-worker.js", "text/javascript"],
+    ] as const) {
+      const response = await page.request.get(`${origin}${path}`);
+      expect(response.status(), path).toBe(200);
+      expect(response.headers()["content-type"], path).toContain(type);
+    }
   });
 });

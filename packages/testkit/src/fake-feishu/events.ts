@@ -65,19 +65,28 @@ const userIds = (openId: string) => ({
   open_id: openId,
 });
 
+/** The schema 2.0 header every event and callback carries. */
+function eventHeader(
+  eventType: string,
+  createTime: string,
+  input: { eventId?: string | undefined; token?: string | undefined; appId?: string | undefined },
+) {
+  return {
+    event_id: input.eventId ?? newEventId(),
+    token: input.token ?? DEFAULT_VERIFICATION_TOKEN,
+    create_time: createTime,
+    event_type: eventType,
+    tenant_key: FAKE_TENANT_KEY,
+    ...(input.appId ? { app_id: input.appId } : {}),
+  };
+}
+
 export function messageEvent(input: MessageEventInput): object {
   const messageType = input.messageType ?? (input.post ? "post" : "text");
   const createTime = String(input.createTime ?? Date.now());
   return {
     schema: "2.0",
-    header: {
-      event_id: input.eventId ?? newEventId(),
-      token: input.token ?? DEFAULT_VERIFICATION_TOKEN,
-      create_time: createTime,
-      event_type: "im.message.receive_v1",
-      tenant_key: FAKE_TENANT_KEY,
-      ...(input.appId ? { app_id: input.appId } : {}),
-    },
+    header: eventHeader("im.message.receive_v1", createTime, input),
     event: {
       sender: { sender_id: userIds(input.openId), sender_type: "user", tenant_key: FAKE_TENANT_KEY },
       message: {
@@ -138,17 +147,9 @@ export interface CardActionInput {
 
 /** A card.action.trigger callback (schema 2.0), as Feishu sends it when a card's button is pressed. */
 export function cardActionEvent(input: CardActionInput): object {
-  const createTime = String(input.createTime ?? Date.now());
   return {
     schema: "2.0",
-    header: {
-      event_id: input.eventId ?? newEventId(),
-      token: input.token ?? DEFAULT_VERIFICATION_TOKEN,
-      create_time: createTime,
-      event_type: "card.action.trigger",
-      tenant_key: FAKE_TENANT_KEY,
-      ...(input.appId ? { app_id: input.appId } : {}),
-    },
+    header: eventHeader("card.action.trigger", String(input.createTime ?? Date.now()), input),
     event: {
       operator: { tenant_key: FAKE_TENANT_KEY, ...userIds(input.openId) },
       // The delayed-update token of this press (valid 30 minutes, two updates).
