@@ -262,12 +262,12 @@ describe("web console in a browser", () => {
     }));
     expect(widths.scroll).toBeGreaterThan(widths.client);
     expect(widths.page).toBeLessThanOrEqual(PHONE.width);
+    await viewShot(page, "layout-phone-chat");
     // The box to write in stays in sight, above the tab bar, however long the chat.
     await say(page, "/shell seq 1 120");
     await message(page, /\$ seq 1 120/).waitFor();
     expect(await inViewport(page.locator(".composer"), PHONE)).toBe(true);
     expect(await seriousFindings(page)).toEqual([]);
-    await viewShot(page, "layout-phone-chat");
 
     // Each view one tap away, and only that view shown.
     const views: [string, string][] = [
