@@ -311,7 +311,7 @@ describe("web console in a browser", () => {
       expect(await page.locator(shown).isVisible()).toBe(true);
     expect(await seriousFindings(page)).toEqual([]);
     await viewShot(page, "layout-desktop");
-  });
+  }, 60_000); // seven axe-core runs and a terminal: ~15 s alone, more on a busy machine
 
   it("an approval from a real Codex session is answered with its Approve button", async () => {
     const { chat, dir } = await startWorld();
