@@ -136,6 +136,7 @@ describe("console terminals", () => {
     const page = await context.newPage();
     await page.goto(await consoleLinkFor(chat, "alice"));
     await waitForLive(page);
+    await page.getByRole("tab", { name: "Nodes" }).tap(); // the phone opens on the chat
     await page.locator('[data-node="home-pc"]').getByRole("button", { name: "Open terminal" }).tap();
     await page.locator(".terminal-status", { hasText: "open" }).waitFor();
     const bar = page.getByRole("toolbar", { name: "Terminal keys" });
@@ -145,7 +146,7 @@ describe("console terminals", () => {
       .getByRole("button")
       .evaluateAll((buttons) => buttons.map((button) => button.getAttribute("aria-label")));
     expect(names).toEqual(
-      expect.arrayContaining(["Escape", "Tab", "Control C", "Control D", "Up arrow", "Page down"]),
+      expect.arrayContaining(["Esc, escape", "Tab", "Control C", "Control D", "Up arrow", "PgDn, page down"]),
     );
     for (const box of await bar
       .getByRole("button")
@@ -173,17 +174,17 @@ describe("console terminals", () => {
 
     await run(page, "sleep 600");
     await waitFor(() => namesOf(started()).includes("sleep"), { message: "sleep running" });
-    await key("Control, for the next key").tap();
-    await expect.poll(() => key("Control, for the next key").getAttribute("aria-pressed")).toBe("true");
+    await key("Ctrl, for the next key").tap();
+    await expect.poll(() => key("Ctrl, for the next key").getAttribute("aria-pressed")).toBe("true");
     await page.keyboard.type("c"); // held Ctrl: the letter goes as ^C, and Ctrl is released
     await waitFor(() => !namesOf(started()).includes("sleep"), { message: "sleep stopped by Ctrl, then c" });
-    expect(await key("Control, for the next key").getAttribute("aria-pressed")).toBe("false");
+    expect(await key("Ctrl, for the next key").getAttribute("aria-pressed")).toBe("false");
 
     // A+ twice: a bigger font, fewer columns, the PTY told so; remembered in this browser.
     await run(page, "clear; stty size");
     const before = await waitForRow(page, /^\d+ \d+$/);
-    await page.getByRole("button", { name: "Larger text" }).tap();
-    await page.getByRole("button", { name: "Larger text" }).tap();
+    await page.getByRole("button", { name: "A+ larger text" }).tap();
+    await page.getByRole("button", { name: "A+ larger text" }).tap();
     await run(page, "clear; stty size");
     const after = await waitFor(
       async () => (await screenRows(page)).find((row) => /^\d+ \d+$/.test(row) && row !== before),

@@ -13,8 +13,8 @@ const KEYS: { key: BarKey; label: string; name: string }[] = [
   { key: "right", label: "→", name: "Right arrow" },
   { key: "home", label: "Home", name: "Home" },
   { key: "end", label: "End", name: "End" },
-  { key: "pageUp", label: "PgUp", name: "Page up" },
-  { key: "pageDown", label: "PgDn", name: "Page down" },
+  { key: "pageUp", label: "PgUp", name: "PgUp, page up" },
+  { key: "pageDown", label: "PgDn", name: "PgDn, page down" },
 ];
 
 /** A mouse-down on a bar key would move the focus out of the terminal and close the phone's keyboard. */
@@ -28,7 +28,7 @@ export function KeyBar(props: {
   const { held, onKey, onToggle } = props;
   return (
     <div class="key-bar" role="toolbar" aria-label="Terminal keys">
-      <button type="button" aria-label="Escape" onMouseDown={keepFocus} onClick={() => onKey("escape")}>
+      <button type="button" aria-label="Esc, escape" onMouseDown={keepFocus} onClick={() => onKey("escape")}>
         Esc
       </button>
       <button type="button" aria-label="Tab" onMouseDown={keepFocus} onClick={() => onKey("tab")}>
@@ -36,7 +36,7 @@ export function KeyBar(props: {
       </button>
       <button
         type="button"
-        aria-label="Control, for the next key"
+        aria-label="Ctrl, for the next key"
         aria-pressed={held.ctrl}
         onMouseDown={keepFocus}
         onClick={() => onToggle("ctrl")}

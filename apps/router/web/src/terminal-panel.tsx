@@ -126,10 +126,10 @@ export function TerminalPanel(props: { entry: TerminalEntry; hub: TerminalHub; o
         <strong>Terminal · {entry.node}</strong>
         <span class="terminal-status">{status}</span>
         <span class="terminal-font">
-          <button type="button" aria-label="Smaller text" onClick={() => zoom(-1)}>
+          <button type="button" aria-label="A− smaller text" onClick={() => zoom(-1)}>
             A−
           </button>
-          <button type="button" aria-label="Larger text" onClick={() => zoom(1)}>
+          <button type="button" aria-label="A+ larger text" onClick={() => zoom(1)}>
             A+
           </button>
         </span>
