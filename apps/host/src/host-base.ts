@@ -107,7 +107,7 @@ export function openHostBase(config: HostConfig, deps: HostDeps): HostBase {
   const servesUser = servesUserRule(config.SERVES_USERS);
   const send = (frame: Parameters<RouterLink["send"]>[0]) => link.send(frame);
   // The console's view of each user's work here: told what changes, asked by the router.
-  const overview = createOverview({ send, servesUser, now, logger });
+  const overview = createOverview({ send, servesUser, now, logger, db });
   // Whatever the host tells a user (an answer, a reminder, a task's end) may change what they see.
   outbox.onStored((item) => {
     const userId = recipientOf(item);

@@ -1,6 +1,7 @@
 import type { SqliteDatabase } from "@phonework/runtime";
 import { SESSIONS_MIGRATION } from "./coding/session-store.ts";
 import { OUTBOX_MIGRATION, OUTBOX_ORIGIN_MIGRATION } from "./delivery/outbox.ts";
+import { SESSION_TURNS_MIGRATION } from "./overview/session-activity.ts";
 import { JOBS_EVENTS_MIGRATION, JOBS_MIGRATION } from "./schedule/job-store.ts";
 import { openHostDatabase } from "./storage/host-db.ts";
 import { TASKS_MIGRATION } from "./tasks/task-store.ts";
@@ -19,6 +20,7 @@ export const HOST_MIGRATIONS = [
   CHANNEL_MEMBERS_MIGRATION,
   PLANS_REQUEST_MIGRATION,
   OUTBOX_ORIGIN_MIGRATION,
+  SESSION_TURNS_MIGRATION,
 ];
 
 export function openStateDatabase(path: string): SqliteDatabase {

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { openDatabase } from "@phonework/runtime";
 import { createTestLogger, makeTempDir } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { type DeliveryResult, Outbox } from "../src/delivery/outbox.ts";
+import { type DeliveryResult, OUTBOX_ORIGIN_MIGRATION, Outbox } from "../src/delivery/outbox.ts";
 import { HOST_MIGRATIONS, openStateDatabase } from "../src/state-database.ts";
 import { onCleanup } from "./support.ts";
 
@@ -59,7 +59,9 @@ describe("outbox origins", () => {
 
   it("rows queued before origins existed: a scheduled job's (job-<id>-…) gets its job as origin, others none", () => {
     const path = dbPath();
-    const old = openDatabase(path, { migrations: HOST_MIGRATIONS.slice(0, -1) });
+    const old = openDatabase(path, {
+      migrations: HOST_MIGRATIONS.slice(0, HOST_MIGRATIONS.indexOf(OUTBOX_ORIGIN_MIGRATION)),
+    });
     const insert = old.prepare("INSERT INTO outbox (delivery_id, frame, created_at) VALUES (?, ?, ?)");
     for (const id of ["job-42-run-3", "job-x-run-1", "reply-abc"])
       insert.run(id, JSON.stringify({ ...notify, delivery_id: id }), 1);

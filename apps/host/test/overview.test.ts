@@ -1,11 +1,12 @@
 import { OVERVIEW_LIMITS, Overview, type OverviewChangedFrame } from "@phonework/protocol";
-import { type FakeRouter, startFakeRouter, waitFor } from "@phonework/testkit";
+import { openDatabase } from "@phonework/runtime";
+import { type FakeRouter, makeTempDir, startFakeRouter, waitFor } from "@phonework/testkit";
 import { describe, expect, it, vi } from "vitest";
 import type { CodingAgent } from "../src/coding/coding-agent.ts";
 import type { HostDeps } from "../src/create-host.ts";
 import { buildOverview, type OverviewSources } from "../src/overview/build-overview.ts";
 import { OverviewChanges } from "../src/overview/overview-changes.ts";
-import { SessionActivity } from "../src/overview/session-activity.ts";
+import { INTERRUPTED, SESSION_TURNS_MIGRATION, SessionActivity } from "../src/overview/session-activity.ts";
 import { onCleanup, startHost } from "./support.ts";
 
 // The host's side of the console's overview, through a real host and a fake router over a real
@@ -155,6 +156,35 @@ describe("overview of a user's work on a host", () => {
     });
   });
 
+  it("a session's recent turns are in the overview after a host restart, as many as before, none to another user", async () => {
+    const agents: HostDeps["agents"] = (name): CodingAgent => ({
+      name,
+      runTurn: async (request) => ({
+        ok: true,
+        stopped: false,
+        text: `did ${request.prompt}`,
+        agentSessionId: "th",
+      }),
+      close: async () => {},
+    });
+    const dir = makeTempDir();
+    onCleanup(dir.remove);
+    const state = { DATA_DIR: dir.path, WORKING_DIR: dir.path };
+    const first = await world(state, { agents });
+    expect(await first.say(ALICE, "/new demo codex turn 1")).toBe("did turn 1");
+    for (let i = 2; i <= OVERVIEW_LIMITS.turns + 1; i++)
+      expect(await first.say(ALICE, `turn ${i}`)).toBe(`did turn ${i}`);
+    const before = (await first.overviewOf(ALICE)).sessions[0]?.turns;
+    expect(before?.map((turn) => turn.answer)).toEqual(
+      Array.from({ length: OVERVIEW_LIMITS.turns }, (_, i) => `did turn ${i + 2}`),
+    );
+    await first.host.stop();
+
+    const second = await world(state, { agents });
+    expect((await second.overviewOf(ALICE)).sessions[0]?.turns).toEqual(before);
+    expect((await second.overviewOf(BOB)).sessions).toEqual([]);
+  });
+
   it("a shared host scopes tasks to their user: /tasks, /kill and task_status never reach another user's", async () => {
     const { host, say, overviewOf } = await world();
     await say(BOB, "/shell echo bob-secret-output; sleep 30");
@@ -209,6 +239,26 @@ describe("overview of a user's work on a host", () => {
 });
 
 describe("overview parts", () => {
+  it("keeps sessions' turns in state.db: a turn cut short by a restart ends as interrupted; a closed session's go", () => {
+    const db = openDatabase(":memory:", { migrations: [SESSION_TURNS_MIGRATION] });
+    const before = new SessionActivity(() => 1, db);
+    before.started("s1", "done one");
+    before.ended("s1", "answer", true);
+    before.started("s1", "running one");
+    before.progress("s1", "🔧 a step");
+    before.started("s2", "closed one");
+    before.forget("s2");
+    const after = new SessionActivity(() => 2, db);
+    expect(after.get("s1")).toEqual({
+      progress: [],
+      turns: [
+        { prompt: "done one", answer: "answer", ok: true, started_at: 1, ended_at: 1 },
+        { prompt: "running one", answer: INTERRUPTED, ok: false, started_at: 1, ended_at: 2 },
+      ],
+    });
+    expect(after.get("s2").turns).toEqual([]);
+  });
+
   it("cuts everything to the protocol's bounds, so the biggest overview still parses and stays small", () => {
     const huge = "x".repeat(10_000);
     const activity = new SessionActivity(() => 5);

@@ -5,6 +5,7 @@ import { consoleAccess } from "../src/console/console-access.ts";
 import { createConsoleAdapter } from "../src/console/console-adapter.ts";
 import { ConsoleFeed } from "../src/console/console-feed.ts";
 import type { ConsoleServerFrame } from "../src/console/console-frames.ts";
+import { ConsoleHistory } from "../src/console/console-history.ts";
 import { ConsoleSessions } from "../src/console/console-sessions.ts";
 import { consoleFileType, rasterImageType } from "../src/console/file-type.ts";
 import { LoginLinks } from "../src/console/login-links.ts";
@@ -150,6 +151,40 @@ describe("console feed", () => {
     feed.publish("v", { type: "message", message: { id: "x", text: "x", at: 0 } });
     expect(feed.messages("u")).toEqual([]); // one user kept: the least recent went
     expect(feed.pageCount).toBe(0);
+  });
+
+  it("with a store, the same bounded history comes back after a restart, each user's own", () => {
+    const limits = { maxMessages: 3, maxChars: 100, maxUsers: 1 };
+    const store = ConsoleHistory.inMemory();
+    const before = new ConsoleFeed(limits, store);
+    for (const id of ["1", "2", "3", "4", "5"])
+      before.publish("u", {
+        type: "message",
+        message: { id, text: `m${id}`, at: Number(id), mine: id === "1" },
+      });
+    before.publish("u", {
+      type: "edit",
+      id: "4",
+      text: "m4, edited",
+      buttons: [[{ label: "Ok", data: "ok" }]],
+    });
+    before.publish("v", {
+      type: "message",
+      message: { id: "f", text: "📎 a.txt", at: 9, file: { name: "a.txt", size: 3, data_base64: "YWJj" } },
+    });
+    before.publish("u", { type: "edit", id: "1", text: "gone" }); // pushed out already: nothing stored
+    const after = new ConsoleFeed(limits, store);
+    expect(after.messages("u")).toEqual(before.messages("u"));
+    expect(after.messages("u").map((message) => message.text)).toEqual(["m3", "m4, edited", "m5"]);
+    expect(after.messages("v")).toEqual([
+      { id: "f", text: "📎 a.txt", at: 9, file: { name: "a.txt", size: 3 } },
+    ]);
+    expect(after.has("u", "f")).toBe(false);
+    expect(after.messages("w")).toEqual([]);
+    // Pruned on insert: the store holds no more than the bound (and no file contents).
+    after.publish("u", { type: "message", message: { id: "6", text: "y".repeat(99), at: 6 } });
+    expect(new ConsoleFeed(limits, store).messages("u").map((message) => message.id)).toEqual(["6"]);
+    expect(store.load("u", 100).map((message) => message.id)).toEqual(["6"]);
   });
 });
 

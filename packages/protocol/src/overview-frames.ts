@@ -61,7 +61,7 @@ export const OverviewSession = z.object({
   last_activity: At,
   /** The running turn's latest progress lines, oldest first (empty when idle). */
   progress: z.array(Short).max(OVERVIEW_LIMITS.progressLines),
-  /** The latest turns since the host started, oldest first (the running one last). */
+  /** The latest turns (kept by the host across its restarts), oldest first (the running one last). */
   turns: z.array(OverviewTurn).max(OVERVIEW_LIMITS.turns),
   actions: Actions,
 });

@@ -12,6 +12,7 @@ import { describeRepeat } from "../schedule/format-jobs.ts";
 import type { ScheduledJob } from "../schedule/job.ts";
 import type { TaskRecord } from "../tasks/task-store.ts";
 import type { PlanRow, SubtaskRow } from "../workers/plan-ledger.ts";
+import { clip } from "./clip-text.ts";
 import type { SessionActivity } from "./session-activity.ts";
 
 // One user's overview on this host, from the stores that hold their work: only what is theirs
@@ -29,11 +30,6 @@ export interface OverviewSources {
   plans: { plansOf(userId: string, limit: number): PlanRow[]; subtasks(planId: string): SubtaskRow[] };
   schedule: { list(userId: string): ScheduledJob[] };
   approvals: { pendingFor(userId: string): PendingApproval[] };
-}
-
-/** `text` within `max` characters, ending with "…" when cut. */
-export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /** The end of `text` within `max` characters, starting with "…" when cut. */

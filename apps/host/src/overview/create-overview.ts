@@ -1,5 +1,5 @@
 import type { HostFrame, OverviewRequestFrame } from "@phonework/protocol";
-import type { Logger } from "@phonework/runtime";
+import type { Logger, SqliteDatabase } from "@phonework/runtime";
 import type { TurnObserver } from "../coding/session-manager.ts";
 import type { OverviewSources } from "./build-overview.ts";
 import { answerOverviewRequest } from "./link-overview.ts";
@@ -18,6 +18,8 @@ export interface OverviewDeps {
   servesUser: (userId: string) => boolean;
   now: () => number;
   logger: Logger;
+  /** state.db, where sessions' recent turns are kept across restarts. */
+  db?: SqliteDatabase;
 }
 
 export interface HostOverview {
@@ -34,7 +36,7 @@ export interface HostOverview {
 
 export function createOverview(deps: OverviewDeps): HostOverview {
   let up = false;
-  const activity = new SessionActivity(deps.now);
+  const activity = new SessionActivity(deps.now, deps.db);
   const changes = new OverviewChanges({
     send: (frame) => void deps.send(frame),
     connected: () => up,

@@ -1,8 +1,24 @@
-import { OVERVIEW_LIMITS, type OverviewTurn } from "@phonework/protocol";
+import { OVERVIEW_LIMITS, OverviewTurn } from "@phonework/protocol";
+import { PreparedStatements, type SqliteDatabase } from "@phonework/runtime";
+import { z } from "zod";
+import { clip } from "./clip-text.ts";
 
 // What each coding session did lately, for the console: the running turn's latest progress lines
-// and the last few turns (prompt, answer, how it ended). In memory: a restart starts it empty, and
-// the agents keep the real history. Bounded per session; a closed session is forgotten.
+// and the last few turns (prompt, answer, how it ended), bounded per session as the overview is.
+// The turns are kept in state.db (`session_turns`, one row per session, rewritten by one statement
+// when a turn starts or ends) so a host restart keeps them; progress lines are not (a restart ends
+// the turn they belong to). A closed session is forgotten. The agents keep the real history.
+
+export const SESSION_TURNS_MIGRATION = `
+  CREATE TABLE session_turns (
+    session_id TEXT PRIMARY KEY,
+    turns TEXT NOT NULL
+  );`;
+
+/** What a turn that was running when the host stopped says it ended with. */
+export const INTERRUPTED = "Interrupted: the host restarted.";
+
+const StoredTurns = z.array(OverviewTurn);
 
 interface Activity {
   progress: string[];
@@ -11,13 +27,21 @@ interface Activity {
 
 export class SessionActivity {
   private readonly sessions = new Map<string, Activity>();
+  private readonly sql: PreparedStatements | undefined;
 
-  constructor(private readonly now: () => number) {}
+  constructor(
+    private readonly now: () => number,
+    db?: SqliteDatabase,
+  ) {
+    this.sql = db ? new PreparedStatements(db) : undefined;
+  }
 
   started(sessionId: string, prompt: string): void {
     const activity = this.of(sessionId);
     activity.progress = [];
-    activity.turns = [...activity.turns, { prompt, started_at: this.now() }].slice(-OVERVIEW_LIMITS.turns);
+    const turn = { prompt: clip(prompt, OVERVIEW_LIMITS.short), started_at: this.now() };
+    activity.turns = [...activity.turns, turn].slice(-OVERVIEW_LIMITS.turns);
+    this.save(sessionId, activity.turns);
   }
 
   progress(sessionId: string, line: string): void {
@@ -29,24 +53,62 @@ export class SessionActivity {
     const activity = this.of(sessionId);
     activity.progress = [];
     const last = activity.turns.at(-1);
-    if (last && last.ended_at === undefined) Object.assign(last, { answer, ok, ended_at: this.now() });
+    if (last && last.ended_at === undefined) {
+      Object.assign(last, { answer: clip(answer, OVERVIEW_LIMITS.long), ok, ended_at: this.now() });
+      this.save(sessionId, activity.turns);
+    }
   }
 
   forget(sessionId: string): void {
     this.sessions.delete(sessionId);
+    this.sql?.sql("DELETE FROM session_turns WHERE session_id = ?").run(sessionId);
   }
 
   /** The session's latest progress lines and turns, oldest first. */
   get(sessionId: string): Readonly<Activity> {
-    return this.sessions.get(sessionId) ?? { progress: [], turns: [] };
+    return this.of(sessionId);
   }
 
   private of(sessionId: string): Activity {
     let activity = this.sessions.get(sessionId);
     if (!activity) {
-      activity = { progress: [], turns: [] };
+      activity = { progress: [], turns: this.load(sessionId) };
       this.sessions.set(sessionId, activity);
     }
     return activity;
+  }
+
+  /** The turns stored before this start: one still running was cut short by the restart. */
+  private load(sessionId: string): OverviewTurn[] {
+    const row = this.sql?.sql("SELECT turns FROM session_turns WHERE session_id = ?").get(sessionId) as
+      | { turns: string }
+      | undefined;
+    if (!row) return [];
+    const parsed = StoredTurns.safeParse(parseJson(row.turns));
+    if (!parsed.success) return [];
+    return parsed.data
+      .slice(-OVERVIEW_LIMITS.turns)
+      .map((turn) =>
+        turn.ended_at === undefined
+          ? { ...turn, answer: INTERRUPTED, ok: false, ended_at: this.now() }
+          : turn,
+      );
+  }
+
+  private save(sessionId: string, turns: OverviewTurn[]): void {
+    this.sql
+      ?.sql(
+        `INSERT INTO session_turns (session_id, turns) VALUES (?, ?)
+         ON CONFLICT (session_id) DO UPDATE SET turns = excluded.turns`,
+      )
+      .run(sessionId, JSON.stringify(turns));
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }

@@ -1,9 +1,11 @@
 import { BoundedMap } from "../storage/bounded-map.ts";
 import type { ConsoleMessage, ConsoleServerFrame } from "./console-frames.ts";
+import type { ConsoleHistory } from "./console-history.ts";
 
 // The console chat of each user: what the router sends goes to every page that user has open,
-// and the latest messages (with their edits) are kept for a page opened later. In memory, bounded
-// per user and in users: a restart starts every console chat empty (the phone chat keeps its own).
+// and the latest messages (with their edits) are kept for a page opened later, bounded per user.
+// With a history store (router.db) they survive a restart: each is written through, and a user's
+// are read back the first time they are needed; memory holds only the recently written-to users.
 
 export type ChatFrame = Extract<ConsoleServerFrame, { type: "message" | "edit" }>;
 type Listener = (frame: ChatFrame) => void;
@@ -18,13 +20,16 @@ export interface ConsoleFeedLimits {
 }
 
 /** At most 200 users × 200,000 characters: a few hundred MB in the worst case, usually far less. */
-const DEFAULT_LIMITS: ConsoleFeedLimits = { maxMessages: 100, maxChars: 200_000, maxUsers: 200 };
+export const CONSOLE_FEED_LIMITS: ConsoleFeedLimits = { maxMessages: 100, maxChars: 200_000, maxUsers: 200 };
 
 export class ConsoleFeed {
   private readonly pages = new Map<string, Set<Listener>>();
   private readonly history: BoundedMap<string, Map<string, ConsoleMessage>>;
 
-  constructor(private readonly limits: ConsoleFeedLimits = DEFAULT_LIMITS) {
+  constructor(
+    private readonly limits: ConsoleFeedLimits = CONSOLE_FEED_LIMITS,
+    private readonly store?: ConsoleHistory,
+  ) {
     this.history = new BoundedMap(limits.maxUsers);
   }
 
@@ -49,12 +54,12 @@ export class ConsoleFeed {
 
   /** The user's latest messages, oldest first, without file contents. */
   messages(userId: string): ConsoleMessage[] {
-    return [...(this.history.get(userId)?.values() ?? [])];
+    return [...this.kept(userId).values()];
   }
 
   /** Whether a message is known (an edit of an unknown one is refused, as a platform would). */
   has(userId: string, messageId: string): boolean {
-    return this.history.get(userId)?.has(messageId) ?? false;
+    return this.kept(userId).has(messageId);
   }
 
   /** Open pages, across users. */
@@ -64,29 +69,53 @@ export class ConsoleFeed {
     return count;
   }
 
+  /** The user's kept messages: from memory, or read back from the store (within today's bounds). */
+  private kept(userId: string): Map<string, ConsoleMessage> {
+    let kept = this.history.get(userId);
+    if (kept) return kept;
+    kept = new Map();
+    for (const message of this.store?.load(userId, this.limits.maxMessages) ?? [])
+      kept.set(message.id, message);
+    this.trim(kept);
+    this.history.set(userId, kept);
+    return kept;
+  }
+
+  /** Drops the oldest messages until the bounds hold; returns their ids. */
+  private trim(kept: Map<string, ConsoleMessage>): string[] {
+    const dropped: string[] = [];
+    let chars = 0;
+    for (const { text } of kept.values()) chars += text.length;
+    for (const [id, { text }] of kept) {
+      if (kept.size <= this.limits.maxMessages && chars <= this.limits.maxChars) break;
+      kept.delete(id);
+      dropped.push(id);
+      chars -= text.length;
+    }
+    return dropped;
+  }
+
   private remember(userId: string, frame: ChatFrame): void {
-    const kept = this.history.get(userId) ?? new Map<string, ConsoleMessage>();
+    const kept = this.kept(userId);
+    let changed: ConsoleMessage | undefined;
+    let dropped: string[] = [];
     if (frame.type === "message") {
       const { file, ...message } = frame.message;
       // A file's contents go only to the pages open when it came: history holds every user's.
       const { data_base64: _dropped, ...described } = file ?? { name: "", size: 0 };
-      kept.set(message.id, file ? { ...message, file: described } : message);
-      let chars = 0;
-      for (const { text } of kept.values()) chars += text.length;
-      for (const [id, { text }] of kept) {
-        if (kept.size <= this.limits.maxMessages && chars <= this.limits.maxChars) break;
-        kept.delete(id);
-        chars -= text.length;
-      }
+      changed = file ? { ...message, file: described } : message;
+      kept.set(message.id, changed);
+      dropped = this.trim(kept);
     } else {
       const message = kept.get(frame.id);
-      if (message)
-        kept.set(frame.id, {
-          ...message,
-          text: frame.text,
-          ...(frame.buttons ? { buttons: frame.buttons } : {}),
-        });
+      if (message) {
+        changed = { ...message, text: frame.text, ...(frame.buttons ? { buttons: frame.buttons } : {}) };
+        kept.set(frame.id, changed);
+      }
     }
     this.history.set(userId, kept);
+    // A message too long for the bound on its own is dropped at once: nothing to store.
+    if (changed && kept.has(changed.id)) this.store?.save(userId, changed, dropped);
+    else if (dropped.length > 0) this.store?.drop(userId, dropped);
   }
 }

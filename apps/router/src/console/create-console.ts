@@ -20,7 +20,8 @@ import { type ConsoleAdapter, createConsoleAdapter } from "./console-adapter.ts"
 import { CONSOLE_ENTRY, consoleAssetsDir } from "./console-assets.ts";
 import { ConsoleCloseCode } from "./console-close-codes.ts";
 import { ConsoleCommand } from "./console-command.ts";
-import { ConsoleFeed } from "./console-feed.ts";
+import { CONSOLE_FEED_LIMITS, ConsoleFeed } from "./console-feed.ts";
+import { ConsoleHistory } from "./console-history.ts";
 import { ConsolePage } from "./console-page.ts";
 import { CONSOLE_WS_PATH, registerConsoleRoutes } from "./console-routes.ts";
 import { type ConsoleSession, ConsoleSessions } from "./console-sessions.ts";
@@ -82,7 +83,7 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
   const links = new LoginLinks(deps.db, config.CONSOLE_LINK_TTL_S * 1000, now);
   const sessions = new ConsoleSessions(deps.db, config.CONSOLE_SESSION_TTL_S * 1000, now);
   const access = consoleAccess(deps.chats, deps.accessFor);
-  const feed = new ConsoleFeed();
+  const feed = new ConsoleFeed(CONSOLE_FEED_LIMITS, new ConsoleHistory(deps.db));
   const adapter = createConsoleAdapter(feed, now);
   const terminals = new TerminalRelay({
     nodes: deps.registry,

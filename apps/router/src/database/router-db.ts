@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
 import { BUTTONS_MIGRATION } from "../chat/button-store.ts";
+import { CONSOLE_MESSAGES_MIGRATION } from "../console/console-history.ts";
 import { CONSOLE_SESSIONS_MIGRATION } from "../console/console-sessions.ts";
 import { CONSOLE_LINKS_MIGRATION } from "../console/login-links.ts";
 import { DELIVERED_MIGRATION } from "../delivery/delivered-store.ts";
@@ -25,6 +26,7 @@ const ROUTER_MIGRATIONS = [
   USER_STATE_MIGRATION,
   JOIN_CODES_REPLACE_MIGRATION,
   USER_STATE_DETAILS_MIGRATION,
+  CONSOLE_MESSAGES_MIGRATION,
 ];
 
 /**
