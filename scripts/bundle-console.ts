@@ -5,7 +5,8 @@ import { bundledPackageDirs } from "./bundle-cli.ts";
 import { repoRoot } from "./workspace-manifests.ts";
 
 // The web console's page (apps/router/web/src): preact and xterm.js bundled by esbuild into
-// console.js, console.css and login.js, served by the router from /console/assets/. Nothing is
+// console.js, console.css and login.js, served by the router from /console/assets/ (and
+// service-worker.js, served from /console/: see console/pwa/). Nothing is
 // loaded from elsewhere (the CSP allows only the router itself).
 
 export const consoleSourceDir = join(repoRoot, "apps", "router", "web", "src");
@@ -24,6 +25,8 @@ export async function buildConsole(outDir = consoleOutDir): Promise<{ dir: strin
       entryPoints: {
         console: join(consoleSourceDir, "main.tsx"),
         login: join(consoleSourceDir, "login.ts"),
+        // served from /console/ by the router (console/pwa/), so that its scope is the whole console
+        "service-worker": join(consoleSourceDir, "service-worker.ts"),
       },
       outdir: staging,
       bundle: true,

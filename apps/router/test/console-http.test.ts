@@ -66,7 +66,7 @@ describe("console over HTTP", () => {
     expect(csp).toMatch(/script-src 'self'( 'nonce-[0-9a-f]+')?;/); // no 'unsafe-inline' for scripts
     expect(csp).toContain(`style-src 'self' 'nonce-${nonce}'`);
     expect(csp).toContain("frame-ancestors 'none'");
-    expect(csp).toContain("img-src blob: data:;"); // a host's raster images, the empty favicon; nothing else
+    expect(csp).toContain("img-src 'self' blob:;"); // the app's icons, a host's raster images; nothing else
     expect(page.headers["x-content-type-options"]).toBe("nosniff");
     expect(page.body).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/); // every script is a file
     expect(page.body).not.toMatch(/\son[a-z]+=/); // and no inline handler

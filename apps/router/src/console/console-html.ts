@@ -1,3 +1,6 @@
+import { THEME_COLOR } from "./pwa/app-icon.ts";
+import { ICON_PATH, MANIFEST_PATH } from "./pwa/web-manifest.ts";
+
 // The console's HTML: the app's shell, the login step and short notices. No inline script
 // anywhere (the CSP allows none): behaviour comes from the bundled scripts under /console/assets/.
 
@@ -15,7 +18,9 @@ function page(title: string, body: string, head = ""): string {
     // same-origin, not no-referrer: with no-referrer a form's POST carries `Origin: null`, and the
     // router checks that origin. Other sites still never see the (code-bearing) address.
     '<meta name="referrer" content="same-origin">',
-    '<link rel="icon" href="data:,">',
+    `<link rel="icon" href="${ICON_PATH(192)}">`,
+    `<link rel="manifest" href="${MANIFEST_PATH}">`,
+    `<meta name="theme-color" content="${THEME_COLOR}">`,
     `<title>${escapeHtml(title)}</title>`,
     `<link rel="stylesheet" href="${ASSETS_PREFIX}console.css">`,
     head,

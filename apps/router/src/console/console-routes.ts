@@ -13,6 +13,7 @@ import { ASSETS_PREFIX, appPage, loginPage, noticePage } from "./console-html.ts
 import type { ConsoleSession, ConsoleSessions } from "./console-sessions.ts";
 import type { LoginCodeAttempts } from "./login-code-attempts.ts";
 import type { LoginLinks } from "./login-links.ts";
+import { registerPwaRoutes } from "./pwa/pwa-routes.ts";
 
 // The console's HTTP side, in its own scope: security headers and a strict CSP on every response,
 // the built assets, the login exchange (rate-limited per client address — the forwarded one behind
@@ -69,8 +70,10 @@ const SECURITY_HEADERS: FastifyHelmetOptions = {
       styleSrc: ["'self'"],
       // xterm.js colours cells with style attributes; no script can come in through them.
       styleSrcAttr: ["'unsafe-inline'"],
-      // blob: the raster images hosts send (file-type.ts); data: the empty favicon (console-html.ts).
-      imgSrc: ["blob:", "data:"],
+      // 'self': the app's icons (pwa/); blob: the raster images hosts send (file-type.ts).
+      imgSrc: ["'self'", "blob:"],
+      manifestSrc: ["'self'"],
+      workerSrc: ["'self'"],
       fontSrc: ["'self'"],
       connectSrc: ["'self'"],
       formAction: ["'self'"],
@@ -113,6 +116,8 @@ export async function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleR
         message: "the console's page is not built: run pnpm build, then restart the router",
       }),
     );
+
+  registerPwaRoutes(app, deps.assetsDir);
 
   app.get("/console", (_request, reply) => reply.redirect("/console/", 302));
 

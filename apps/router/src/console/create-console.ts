@@ -23,11 +23,13 @@ import { ConsoleCommand } from "./console-command.ts";
 import { CONSOLE_FEED_LIMITS, ConsoleFeed } from "./console-feed.ts";
 import { ConsoleHistory } from "./console-history.ts";
 import { ConsolePage } from "./console-page.ts";
-import { CONSOLE_WS_PATH, registerConsoleRoutes } from "./console-routes.ts";
+import { CONSOLE_WS_PATH, registerConsoleRoutes, sessionOf } from "./console-routes.ts";
 import { type ConsoleSession, ConsoleSessions } from "./console-sessions.ts";
 import { consoleUpgradeJudge } from "./console-upgrade.ts";
 import { LoginCodeAttempts } from "./login-code-attempts.ts";
 import { LoginLinks } from "./login-links.ts";
+import { registerPushRoutes } from "./push/push-routes.ts";
+import { PushStore } from "./push/push-store.ts";
 
 // Composition root of the web console: its stores in router.db, its chat adapter, the terminal
 // relay, the open pages, and the HTTP routes. The router wires the pieces it exposes.
@@ -110,8 +112,10 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
   deps.registry.subscribe(() => {
     for (const page of pages) page.nodesChanged();
   });
+  const pushStore = new PushStore(deps.db, now);
   sessions.onEnded((ids) => {
     terminals.endSessions(ids);
+    pushStore.dropSessions(ids);
     const ended = new Set(ids);
     for (const page of pages)
       if (ended.has(page.session.id)) page.close(ConsoleCloseCode.SIGNED_OUT, "signed out");
@@ -172,6 +176,11 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
           expectedOrigin,
           openPage,
           ...(deps.vouch ? { vouch: deps.vouch } : {}),
+        });
+        registerPushRoutes(scope, {
+          store: pushStore,
+          sessionOf: (request) => sessionOf(request.headers.cookie, { sessions, access }),
+          expectedOrigin: (request) => expectedOrigin(request.headers),
         });
       });
     },

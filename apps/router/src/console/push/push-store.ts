@@ -1,0 +1,117 @@
+import { openDatabase, PreparedStatements, type SqliteDatabase } from "@phonework/runtime";
+import webpush from "web-push";
+import type { PushSubscriptionInput } from "./push-subscription.ts";
+
+// router.db's side of Web Push: the VAPID key pair, made once on first use and kept (pages'
+// subscriptions are bound to its public key, so a new one would orphan them all), and each sign-in's
+// subscriptions, which go when the sign-in does.
+
+export const WEB_PUSH_MIGRATION = `
+  CREATE TABLE web_push_vapid (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    public_key TEXT NOT NULL,
+    private_key TEXT NOT NULL
+  );
+  CREATE TABLE web_push_subscriptions (
+    endpoint TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    p256dh TEXT NOT NULL,
+    auth TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX web_push_subscriptions_session ON web_push_subscriptions (session_id);
+  CREATE INDEX web_push_subscriptions_user ON web_push_subscriptions (user_id);`;
+
+/** A sign-in's subscriptions are bounded: a page re-subscribing in a loop cannot fill the table. */
+export const MAX_SUBSCRIPTIONS_PER_SESSION = 4;
+
+export interface VapidKeys {
+  publicKey: string;
+  privateKey: string;
+}
+
+export interface StoredSubscription {
+  endpoint: string;
+  sessionId: string;
+  keys: { p256dh: string; auth: string };
+}
+
+export class PushStore {
+  private readonly sql: PreparedStatements;
+
+  constructor(
+    db: SqliteDatabase,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.sql = new PreparedStatements(db);
+  }
+
+  static inMemory(): PushStore {
+    return new PushStore(openDatabase(":memory:", { migrations: [WEB_PUSH_MIGRATION] }));
+  }
+
+  /** The router's VAPID keys (base64url P-256), made the first time they are asked for. */
+  vapidKeys(): VapidKeys {
+    const row = this.sql.sql("SELECT public_key, private_key FROM web_push_vapid WHERE id = 1").get() as
+      | { public_key: string; private_key: string }
+      | undefined;
+    if (row) return { publicKey: row.public_key, privateKey: row.private_key };
+    const made = webpush.generateVAPIDKeys();
+    this.sql
+      .sql("INSERT OR IGNORE INTO web_push_vapid (id, public_key, private_key) VALUES (1, ?, ?)")
+      .run(made.publicKey, made.privateKey);
+    return this.vapidKeys();
+  }
+
+  /** Keeps a page's subscription for its sign-in (the same endpoint again replaces it). */
+  subscribe(sessionId: string, userId: string, subscription: PushSubscriptionInput): void {
+    this.sql
+      .sql(
+        "INSERT OR REPLACE INTO web_push_subscriptions (endpoint, session_id, user_id, p256dh, auth, at) VALUES (?, ?, ?, ?, ?, ?)",
+      )
+      .run(
+        subscription.endpoint,
+        sessionId,
+        userId,
+        subscription.keys.p256dh,
+        subscription.keys.auth,
+        this.now(),
+      );
+    this.sql
+      .sql(
+        `DELETE FROM web_push_subscriptions WHERE session_id = ? AND endpoint NOT IN
+          (SELECT endpoint FROM web_push_subscriptions WHERE session_id = ? ORDER BY at DESC, rowid DESC LIMIT ?)`,
+      )
+      .run(sessionId, sessionId, MAX_SUBSCRIPTIONS_PER_SESSION);
+  }
+
+  forUser(userId: string): StoredSubscription[] {
+    const rows = this.sql
+      .sql("SELECT endpoint, session_id, p256dh, auth FROM web_push_subscriptions WHERE user_id = ?")
+      .all(userId) as Array<{ endpoint: string; session_id: string; p256dh: string; auth: string }>;
+    return rows.map((row) => ({
+      endpoint: row.endpoint,
+      sessionId: row.session_id,
+      keys: { p256dh: row.p256dh, auth: row.auth },
+    }));
+  }
+
+  /** Sign-out, `/console logout-all`, expiry: the sessions' subscriptions go with them. */
+  dropSessions(sessionIds: readonly string[]): void {
+    for (const id of sessionIds)
+      this.sql.sql("DELETE FROM web_push_subscriptions WHERE session_id = ?").run(id);
+  }
+
+  /** A page turned pushes off: only its own sign-in's subscription can go this way. */
+  dropEndpointOf(sessionId: string, endpoint: string): void {
+    this.sql
+      .sql("DELETE FROM web_push_subscriptions WHERE endpoint = ? AND session_id = ?")
+      .run(endpoint, sessionId);
+  }
+
+  /** The push service said the subscription is gone (404/410), or the page unsubscribed. */
+  dropEndpoint(endpoint: string): void {
+    this.sql.sql("DELETE FROM web_push_subscriptions WHERE endpoint = ?").run(endpoint);
+  }
+}
