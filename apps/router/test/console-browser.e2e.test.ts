@@ -15,10 +15,12 @@ import {
   type TempDir,
   waitFor,
 } from "@phonework/testkit";
-import type { Browser, Page } from "playwright-core";
+import axe from "axe-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket as NodeWebSocket } from "ws";
 import {
+  ARTIFACTS,
   buildTestAssets,
   consoleLinkFor,
   DESKTOP,
@@ -126,6 +128,51 @@ interface PageWindow {
   document: { documentElement: { scrollWidth: number } };
 }
 
+/** The desktop size the layout checks use. */
+const WIDE = { width: 1280, height: 900 };
+
+/** Whether the element is wholly inside the viewport as the page is scrolled now. */
+async function inViewport(locator: Locator, viewport: { width: number; height: number }) {
+  const box = await locator.boundingBox();
+  return (
+    !!box &&
+    box.y >= 0 &&
+    box.x >= 0 &&
+    box.y + box.height <= viewport.height &&
+    box.x + box.width <= viewport.width
+  );
+}
+
+/** What the user sees (the viewport, not the whole page): the layout's pictures in artifacts/console/. */
+async function viewShot(page: Page, name: string) {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+}
+
+interface AxeWindow {
+  axe: {
+    run(
+      context: unknown,
+      options: unknown,
+    ): Promise<{ violations: { id: string; impact?: string | null; nodes: { target: unknown[] }[] }[] }>;
+  };
+  document: unknown;
+}
+
+/** axe-core's serious and critical findings on the page as shown now (touch target sizes included). */
+async function seriousFindings(page: Page): Promise<string[]> {
+  await page.evaluate(axe.source);
+  return page.evaluate(async () => {
+    const w = globalThis as unknown as AxeWindow;
+    const result = await w.axe.run(w.document, {
+      rules: { "target-size": { enabled: true } },
+      resultTypes: ["violations"],
+    });
+    return result.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id}: ${v.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+  });
+}
+
 const message = (page: Page, text: string | RegExp) =>
   page.locator(".message:not(.mine)").filter({ hasText: text }).last();
 
@@ -137,8 +184,10 @@ describe("web console in a browser", () => {
     const node = page.locator('[data-node="home-pc"]');
     await expect.poll(() => node.textContent()).toMatch(/online/);
     expect(await node.textContent()).toMatch(/terminal/); // a capability: "Open terminal" is offered
+    await page.getByRole("tab", { name: "Nodes" }).click(); // the phone opens on the chat
     await node.getByRole("button", { name: "Open terminal" }).waitFor();
     await screenshot(page, "nodes-phone");
+    await page.getByRole("tab", { name: "Chat" }).click();
 
     assistant.script({ text: "Hello from your node." });
     await say(page, "hello there");
@@ -164,14 +213,27 @@ describe("web console in a browser", () => {
     await screenshot(page, "console-desktop");
   });
 
-  it("command output shows as a monospace <pre> that scrolls sideways on a phone", async () => {
-    const t = await startTestRouter({}, { consoleAssets: assets.dir });
+  it("on a phone: opens on the chat with its box in sight, output in a sideways-scrolling <pre>, every view a tab away; side by side on a desktop", async () => {
+    const t = await startTestRouter({ ADMINS: "alice" }, { consoleAssets: assets.dir });
     await startConsoleHost(t.nodeUrl, {
       NODE_ID: "home-pc",
       SERVES_USERS: "alice",
       WORKING_DIR: makeTempDir().path,
     }).ready();
     const page = await signIn(browser, await consoleLinkFor(t.chat, "alice"), PHONE);
+    const tab = (name: string) =>
+      page.getByRole("tablist").getByRole("tab", { name: new RegExp(`^${name}`) });
+    expect(await tab("Chat").getAttribute("aria-selected")).toBe("true");
+    await page.getByRole("tab", { name: /^Admin/ }).waitFor(); // alice is an admin: a fifth tab
+    expect(await page.getByRole("tab").allTextContents()).toEqual([
+      "Chat",
+      "Nodes",
+      "Work",
+      "Terminal",
+      "Admin",
+    ]);
+    expect(await inViewport(page.locator(".composer"), PHONE)).toBe(true);
+
     await say(page, "/shell printf 'name  size\\nab    12\\n'; printf '%0300d\\n' 7");
     const output = message(page, /exit code 0/).locator("pre");
     await output.waitFor();
@@ -200,8 +262,56 @@ describe("web console in a browser", () => {
     }));
     expect(widths.scroll).toBeGreaterThan(widths.client);
     expect(widths.page).toBeLessThanOrEqual(PHONE.width);
-    await screenshot(page, "shell-output-phone");
-  });
+    await viewShot(page, "layout-phone-chat");
+    // The box to write in stays in sight, above the tab bar, however long the chat.
+    await say(page, "/shell seq 1 120");
+    await message(page, /\$ seq 1 120/).waitFor();
+    expect(await inViewport(page.locator(".composer"), PHONE)).toBe(true);
+    expect(await seriousFindings(page)).toEqual([]);
+
+    // Each view one tap away, and only that view shown.
+    const views: [string, string][] = [
+      ["Nodes", ".nodes"],
+      ["Work", ".work-sessions"],
+      ["Terminal", ".pane-terminal .empty"],
+      ["Admin", ".admin"],
+    ];
+    for (const [name, shows] of views) {
+      await tab(name).click();
+      expect(await tab(name).getAttribute("aria-selected")).toBe("true");
+      await page.locator(shows).waitFor();
+      expect(await page.locator(".chat").isVisible()).toBe(false);
+      expect(await seriousFindings(page)).toEqual([]);
+      await viewShot(page, `layout-phone-${name.toLowerCase()}`);
+    }
+    // A terminal opened from Nodes is shown at once in its tab; "Chat here" goes back to the chat.
+    await tab("Nodes").click();
+    await page.locator('[data-node="home-pc"]').getByRole("button", { name: "Open terminal" }).click();
+    await page.locator(".terminal-status", { hasText: "open" }).waitFor();
+    expect(await tab("Terminal").getAttribute("aria-selected")).toBe("true");
+    expect(await seriousFindings(page)).toEqual([]);
+    await viewShot(page, "layout-phone-terminal-open");
+    await tab("Nodes").click();
+    await page.locator('[data-node="home-pc"]').getByRole("button", { name: "Chat here" }).click();
+    expect(await page.getByLabel("Send to").inputValue()).toBe("home-pc");
+    expect(await inViewport(page.locator(".composer"), PHONE)).toBe(true);
+
+    // On its side the phone keeps the tabs, and the box stays in sight.
+    const landscape = { width: PHONE.height, height: PHONE.width };
+    await page.setViewportSize(landscape);
+    expect(await inViewport(page.locator(".composer"), landscape)).toBe(true);
+
+    // A desktop: no tabs, the nodes and the work beside the terminal and the chat.
+    await page.setViewportSize(WIDE);
+    expect(await page.getByRole("tablist").isVisible()).toBe(false);
+    const side = await page.locator(".side").boundingBox();
+    const main = await page.locator(".main").boundingBox();
+    expect(side && main && main.x >= side.x + side.width && main.y < side.y + side.height).toBe(true);
+    for (const shown of [".nodes", ".work-sessions", ".admin", "section.terminal", ".chat"])
+      expect(await page.locator(shown).isVisible()).toBe(true);
+    expect(await seriousFindings(page)).toEqual([]);
+    await viewShot(page, "layout-desktop");
+  }, 60_000); // seven axe-core runs and a terminal: ~15 s alone, more on a busy machine
 
   it("an approval from a real Codex session is answered with its Approve button", async () => {
     const { chat, dir } = await startWorld();

@@ -108,7 +108,8 @@ describe("the console, end to end", () => {
     const session = page.locator(".work-session").filter({ hasText: "codex in demo" });
     await expect.poll(() => session.textContent()).toMatch(/working/);
 
-    // The approval asked in the chat app is here too, and answered here.
+    // The approval asked in the chat app is here too (the phone's Work tab), and answered here.
+    await page.getByRole("tab", { name: /^Work/ }).click();
     const approval = page.locator(".approval").filter({ hasText: "touch approved.txt" });
     await approval.waitFor();
     expect(await approval.textContent()).toMatch(/home-pc · asked .* in terminal:terminal · declined in/);
@@ -122,7 +123,8 @@ describe("the console, end to end", () => {
     await session.getByText(/Recent turns/).click();
     expect(await session.locator(".turns li").last().textContent()).toMatch(/create the file.*done:/s);
 
-    // A terminal on the host behind the proxy.
+    // A terminal on the host behind the proxy, opened from the Nodes tab.
+    await page.getByRole("tab", { name: "Nodes" }).click();
     await node.getByRole("button", { name: "Open terminal" }).click();
     await page.locator(".terminal-status", { hasText: "open" }).waitFor();
     await typeInTerminal(page, "echo hi");

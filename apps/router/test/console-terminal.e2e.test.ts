@@ -13,6 +13,7 @@ import {
   screenshot,
   signIn,
   startConsoleHost,
+  waitForLive,
 } from "./console-support.ts";
 import { onCleanup, proxyTo, startTestRouter } from "./support.ts";
 
@@ -32,7 +33,7 @@ afterAll(async () => {
 });
 
 /** A router and alice's node, home-pc, whose link runs through a proxy the test can cut. */
-async function startWorld() {
+async function startWorld(env: Record<string, string> = {}) {
   const t = await startTestRouter({}, { consoleAssets: assets.dir });
   const work = makeTempDir();
   onCleanup(work.remove);
@@ -43,7 +44,7 @@ async function startWorld() {
     { NODE_ID: "home-pc", SERVES_USERS: "alice", WORKING_DIR: work.path },
     // A HOME of its own: the login shell starts without this machine's rc files (fast, and the same
     // everywhere). The mark finds what the terminal started, sandboxed or not (a sandbox's $$ is its own).
-    { ...process.env, HOME: work.path, CONSOLE_TEST_MARK: mark },
+    { ...process.env, HOME: work.path, CONSOLE_TEST_MARK: mark, ...env },
   );
   await host.ready();
   return { ...t, host, proxy: link.proxy, started: () => processesMarked(mark) };
@@ -62,6 +63,17 @@ function processesMarked(mark: string): number[] {
     }
   }
   return pids;
+}
+
+/** The names of the processes whose environment carries the mark (their /proc comm). */
+function namesOf(pids: number[]): string[] {
+  return pids.flatMap((pid) => {
+    try {
+      return [readFileSync(`/proc/${pid}/comm`, "utf8").trim()];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** The terminal's screen, one string per row. */
@@ -116,6 +128,74 @@ describe("console terminals", () => {
     await page.locator(".terminal").waitFor({ state: "detached" });
     await waitFor(() => started().length === 0, { message: "every process of the terminal to be gone" });
     expect(router.console?.terminals.size).toBe(0);
+  });
+
+  it("on a phone, the key bar's keys reach the shell: Tab completes, Up recalls, Ctrl-C stops top, sticky Ctrl sends ^C", async () => {
+    const { chat, started } = await startWorld({ SHELL: "/bin/bash" }); // bash: Tab completes commands
+    const context = await browser.newContext({ viewport: PHONE, hasTouch: true, isMobile: true });
+    const page = await context.newPage();
+    await page.goto(await consoleLinkFor(chat, "alice"));
+    await waitForLive(page);
+    await page.getByRole("tab", { name: "Nodes" }).tap(); // the phone opens on the chat
+    await page.locator('[data-node="home-pc"]').getByRole("button", { name: "Open terminal" }).tap();
+    await page.locator(".terminal-status", { hasText: "open" }).waitFor();
+    const bar = page.getByRole("toolbar", { name: "Terminal keys" });
+    const key = (name: string) => bar.getByRole("button", { name, exact: true });
+    // Every key a real button, named, and a touch target of at least 44 × 44 px.
+    const names = await bar
+      .getByRole("button")
+      .evaluateAll((buttons) => buttons.map((button) => button.getAttribute("aria-label")));
+    expect(names).toEqual(
+      expect.arrayContaining(["Esc, escape", "Tab", "Control C", "Control D", "Up arrow", "PgDn, page down"]),
+    );
+    for (const box of await bar
+      .getByRole("button")
+      .evaluateAll((buttons) => buttons.map((button) => button.getBoundingClientRect()))) {
+      expect(box.width).toBeGreaterThanOrEqual(44);
+      expect(box.height).toBeGreaterThanOrEqual(44);
+    }
+
+    await page.locator(".terminal .xterm-screen").tap();
+    await page.keyboard.type("ech");
+    await key("Tab").tap(); // bash completes the command: "echo "
+    await page.keyboard.type("tab-$((2+3))");
+    await page.keyboard.press("Enter");
+    await waitForRow(page, /^tab-5$/);
+    await key("Up arrow").tap(); // the last command back
+    await page.keyboard.press("Enter");
+    await waitFor(async () => (await screenRows(page)).filter((row) => row === "tab-5").length === 2, {
+      message: "the recalled command's second tab-5",
+    });
+
+    await run(page, "top");
+    await waitFor(() => namesOf(started()).includes("top"), { message: "top running" });
+    await key("Control C").tap();
+    await waitFor(() => !namesOf(started()).includes("top"), { message: "top stopped by the bar's Ctrl-C" });
+
+    await run(page, "sleep 600");
+    await waitFor(() => namesOf(started()).includes("sleep"), { message: "sleep running" });
+    await key("Ctrl, for the next key").tap();
+    await expect.poll(() => key("Ctrl, for the next key").getAttribute("aria-pressed")).toBe("true");
+    await page.keyboard.type("c"); // held Ctrl: the letter goes as ^C, and Ctrl is released
+    await waitFor(() => !namesOf(started()).includes("sleep"), { message: "sleep stopped by Ctrl, then c" });
+    expect(await key("Ctrl, for the next key").getAttribute("aria-pressed")).toBe("false");
+
+    // A+ twice: a bigger font, fewer columns, the PTY told so; remembered in this browser.
+    await run(page, "clear; stty size");
+    const before = await waitForRow(page, /^\d+ \d+$/);
+    await page.getByRole("button", { name: "A+ larger text" }).tap();
+    await page.getByRole("button", { name: "A+ larger text" }).tap();
+    await run(page, "clear; stty size");
+    const after = await waitFor(
+      async () => (await screenRows(page)).find((row) => /^\d+ \d+$/.test(row) && row !== before),
+      { message: "the size after A+" },
+    );
+    expect(Number(after.split(" ")[1])).toBeLessThan(Number(before.split(" ")[1]));
+    expect(await page.evaluate(() => localStorage.getItem("phonework.terminal.fontSize"))).toBe("15");
+    await screenshot(page, "terminal-key-bar");
+    await page.getByRole("button", { name: "Close terminal" }).tap();
+    await waitFor(() => started().length === 0, { message: "the shell gone" });
+    await context.close();
   });
 
   it("a reload takes the terminal back: the same shell, with what it printed meanwhile", async () => {

@@ -8,13 +8,15 @@ import { NodesView } from "./nodes-view.tsx";
 import { itemsOf } from "./overview-items.ts";
 import { ScheduleView } from "./schedule-view.tsx";
 import { SessionsView } from "./sessions-view.tsx";
+import { type Tab, TabBar } from "./tab-bar.tsx";
 import { TasksView } from "./tasks-view.tsx";
 import { type TerminalFrame, TerminalHub } from "./terminal-hub.ts";
 import { type TerminalEntry, TerminalPanel } from "./terminal-panel.tsx";
 
 // The console page: one WebSocket; what waits for the user's answer, their nodes, sessions, tasks,
 // plans and schedule (live, as the nodes report them), admin views for admins, their terminals and
-// the chat. Two columns on a wide screen, one on a phone (console.css).
+// the chat. Two columns on a wide screen; on a phone one view at a time, the chat first, the others
+// one tap away in a bottom bar (tab-bar.tsx, console.css).
 
 /** The router's own commands: sent as they are, never to a chosen node. */
 const ROUTER_COMMAND = /^\/(nodes|node|help|result|console|pair|revoke|forget|share|unshare|status)\b/i;
@@ -32,28 +34,8 @@ export function App() {
   const [link, setLink] = useState<LinkState>("connecting");
   const [terminals, setTerminals] = useState<TerminalEntry[]>([]);
   const [target, setTarget] = useState("");
-  const { socket, hub } = useMemo(() => {
-    let terminalHub: TerminalHub | undefined;
-    const consoleLink = new ConsoleLink(
-      (frame) => {
-        if (frame.type.startsWith("term_")) terminalHub?.receive(frame as TerminalFrame);
-        else dispatch(frame as StateFrame);
-        // The terminals the router kept for this sign-in: panels waiting take theirs back, a
-        // reloaded page gets a panel for each.
-        if (frame.type === "hello")
-          terminalHub?.resume(frame.terminals, (held) =>
-            setTerminals((open) => [...open, { ref: `held-${held.id}`, node: held.node, attach: held.id }]),
-          );
-      },
-      (next) => {
-        if (next === "signed-out") terminalHub?.signedOut();
-        else if (next !== "open") terminalHub?.disconnected();
-        setLink(next);
-      },
-    );
-    terminalHub = new TerminalHub(consoleLink);
-    return { socket: consoleLink, hub: terminalHub };
-  }, []);
+  const [tab, setTab] = useState<Tab>("chat");
+  const { socket, hub } = useConsoleLink(dispatch, setLink, setTerminals);
   useEffect(() => socket.connect(), [socket]);
   useEffect(() => {
     const last = state.toasts.at(-1);
@@ -75,8 +57,14 @@ export function App() {
   const act = (node: string, command: string) => {
     if (!socket.send({ type: "chat", text: `@${node} ${command}` })) toast("Not connected to the router.");
   };
-  const openTerminal = (node: string) =>
+  const openTerminal = (node: string) => {
     setTerminals((open) => [...open, { ref: `${node}-${Date.now()}-${open.length}`, node }]);
+    setTab("terminal");
+  };
+  const chatTo = (node: string) => {
+    setTarget(node);
+    setTab("chat");
+  };
   const closeTerminal = (ref: string) => setTerminals((open) => open.filter((entry) => entry.ref !== ref));
 
   const items = <K extends Parameters<typeof itemsOf>[2]>(kind: K) =>
@@ -90,45 +78,65 @@ export function App() {
         <p>Send /console in your PhoneWork chat for a new sign-in link.</p>
       </main>
     );
+  const approvals = items("approvals");
   return (
-    <div class="console">
-      <header class="top">
-        <h1>PhoneWork</h1>
-        <span class={`link ${link}`}>{STATE_TEXT[link]}</span>
-        <span class="user">{state.user}</span>
-        <form method="post" action="/console/logout">
-          <button type="submit">Sign out</button>
-        </form>
-      </header>
+    <div class="console" data-tab={tab}>
+      <TopBar link={link} user={state.user} />
       <div class="columns">
         <div class="side">
-          <ApprovalsView approvals={items("approvals")} now={now} act={act} />
-          <NodesView
-            nodes={state.nodes}
-            clockSkewMs={state.clockSkewMs}
-            openTerminal={openTerminal}
-            chatTo={setTarget}
-          />
-          <SessionsView sessions={items("sessions")} now={now} act={act} />
-          <TasksView tasks={items("tasks")} plans={items("plans")} now={now} act={act} />
-          <ScheduleView jobs={items("schedule")} act={act} />
-          {state.admin ? <AdminView nodes={state.adminNodes} now={now} command={send} /> : null}
+          <div class="pane pane-work">
+            <ApprovalsView approvals={approvals} now={now} act={act} />
+          </div>
+          <div class="pane pane-nodes">
+            <NodesView
+              nodes={state.nodes}
+              clockSkewMs={state.clockSkewMs}
+              openTerminal={openTerminal}
+              chatTo={chatTo}
+            />
+          </div>
+          <div class="pane pane-work">
+            <SessionsView sessions={items("sessions")} now={now} act={act} />
+            <TasksView tasks={items("tasks")} plans={items("plans")} now={now} act={act} />
+            <ScheduleView jobs={items("schedule")} act={act} />
+          </div>
+          {state.admin ? (
+            <div class="pane pane-admin">
+              <AdminView nodes={state.adminNodes} now={now} command={send} />
+            </div>
+          ) : null}
         </div>
         <div class="main">
-          {terminals.map((entry) => (
-            <TerminalPanel key={entry.ref} entry={entry} hub={hub} onClose={() => closeTerminal(entry.ref)} />
-          ))}
-          <ChatView
-            messages={state.messages}
-            admin={state.admin}
-            target={target}
-            nodes={state.nodes.map((node) => node.id)}
-            setTarget={setTarget}
-            send={send}
-            press={press}
-          />
+          <div class="pane pane-terminal">
+            {terminals.length === 0 ? <NoTerminal showNodes={() => setTab("nodes")} /> : null}
+            {terminals.map((entry) => (
+              <TerminalPanel
+                key={entry.ref}
+                entry={entry}
+                hub={hub}
+                onClose={() => closeTerminal(entry.ref)}
+              />
+            ))}
+          </div>
+          <div class="pane pane-chat">
+            <ChatView
+              messages={state.messages}
+              admin={state.admin}
+              target={target}
+              nodes={state.nodes.map((node) => node.id)}
+              setTarget={setTarget}
+              send={send}
+              press={press}
+            />
+          </div>
         </div>
       </div>
+      <TabBar
+        tab={tab}
+        setTab={setTab}
+        admin={state.admin}
+        counts={{ work: approvals.length, terminal: terminals.length }}
+      />
       <div class="toasts" role="status">
         {state.toasts.map((item) => (
           <div class="toast" key={item.id}>
@@ -138,4 +146,59 @@ export function App() {
       </div>
     </div>
   );
+}
+
+function TopBar(props: { link: LinkState; user: string }) {
+  return (
+    <header class="top">
+      <h1>PhoneWork</h1>
+      <span class={`link ${props.link}`}>{STATE_TEXT[props.link]}</span>
+      <span class="user">{props.user}</span>
+      <form method="post" action="/console/logout">
+        <button type="submit">Sign out</button>
+      </form>
+    </header>
+  );
+}
+
+/** The Terminal tab on a phone before any is open (hidden on a wide screen: the nodes are beside it). */
+function NoTerminal(props: { showNodes: () => void }) {
+  return (
+    <p class="empty only-phone">
+      No terminal open.{" "}
+      <button type="button" onClick={props.showNodes}>
+        Open one from Nodes
+      </button>
+    </p>
+  );
+}
+
+/** The page's one socket: state frames to the reducer, terminal frames to the terminals' hub. */
+function useConsoleLink(
+  dispatch: (frame: StateFrame) => void,
+  setLink: (state: LinkState) => void,
+  setTerminals: (update: (open: TerminalEntry[]) => TerminalEntry[]) => void,
+) {
+  return useMemo(() => {
+    let terminalHub: TerminalHub | undefined;
+    const consoleLink = new ConsoleLink(
+      (frame) => {
+        if (frame.type.startsWith("term_")) terminalHub?.receive(frame as TerminalFrame);
+        else dispatch(frame as StateFrame);
+        // The terminals the router kept for this sign-in: panels waiting take theirs back, a
+        // reloaded page gets a panel for each.
+        if (frame.type === "hello")
+          terminalHub?.resume(frame.terminals, (held) =>
+            setTerminals((open) => [...open, { ref: `held-${held.id}`, node: held.node, attach: held.id }]),
+          );
+      },
+      (next) => {
+        if (next === "signed-out") terminalHub?.signedOut();
+        else if (next !== "open") terminalHub?.disconnected();
+        setLink(next);
+      },
+    );
+    terminalHub = new TerminalHub(consoleLink);
+    return { socket: consoleLink, hub: terminalHub };
+  }, []);
 }

@@ -34,7 +34,15 @@ function MessageText({ text }: { text: string }) {
   return (
     <div class="text">
       {blocks.map((block, index) =>
-        block.kind === "code" ? <pre key={index}>{block.text}</pre> : <div key={index}>{block.text}</div>,
+        // Focusable, so a keyboard can scroll a long line sideways too.
+        block.kind === "code" ? (
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the focus to be scrolled by keys
+          <pre key={index} tabIndex={0}>
+            {block.text}
+          </pre>
+        ) : (
+          <div key={index}>{block.text}</div>
+        ),
       )}
     </div>
   );
