@@ -7,6 +7,7 @@ export * from "./fake-feishu/index.ts";
 export * from "./fake-mcp.ts";
 export * from "./fake-node.ts";
 export * from "./fake-openai.ts";
+export * from "./image-fixtures.ts";
 export * from "./fake-push/index.ts";
 export * from "./fake-responses.ts";
 export * from "./fake-router.ts";

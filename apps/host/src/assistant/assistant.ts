@@ -113,6 +113,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       signal: AbortSignal.any([ctx.signal, stopper.signal]),
       progress: ctx.progress,
       ...(ctx.detail ? { detail: ctx.detail } : {}),
+      ...(ctx.received ? { received: ctx.received } : {}),
       queuedIn: (queue) => {
         release(); // in a coding session's queue: the session manager's /stop owns it from now on
         queuedIn(queue);
