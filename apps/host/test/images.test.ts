@@ -65,7 +65,15 @@ async function world(modelOptions: { vision?: boolean } = {}, config: Record<str
     const id = `img${++counter}`;
     const link = router.latest();
     const from = link.inbox.frames.length;
-    link.send({ type: "forward", id, user_id: "ann", chat_id: "c1", platform: "telegram", text, attachments });
+    link.send({
+      type: "forward",
+      id,
+      user_id: "ann",
+      chat_id: "c1",
+      platform: "telegram",
+      text,
+      attachments,
+    });
     const answer = await link.inbox.next("forward_response", (f) => f.id === id, 15_000);
     const progress = link.inbox.frames
       .slice(from)
@@ -129,7 +137,8 @@ describe("a model that reads images (OPENAI_VISION=auto)", () => {
   });
 
   it("files that only claim to be images (HTML, SVG, a zip, a decompression bomb) get a sentence, not a crash", async () => {
-    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><image href="file:///etc/passwd"/></svg>';
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><image href="file:///etc/passwd"/></svg>';
     const { answer, progress } = await w.send("look", [
       { name: "page.png", mime_type: "image/png", data_base64: b64("<html><body>hi</body></html>") },
       { name: "logo.png", mime_type: "image/png", data_base64: b64(svg) },
@@ -164,7 +173,11 @@ describe("a model that refuses image parts (OPENAI_VISION=auto)", () => {
   afterAll(() => stop());
 
   it("is asked once, then gets the path alone, across turns and a restart of the host on the same state", async () => {
-    const screenshot = { name: "shot.png", mime_type: "image/png", data_base64: b64(imageFixture("screenshot.png")) };
+    const screenshot = {
+      name: "shot.png",
+      mime_type: "image/png",
+      data_base64: b64(imageFixture("screenshot.png")),
+    };
     const first = await w.send("what is this?", [screenshot]);
     const second = await w.send("and this?", [screenshot]);
     expect(first.answer).toContain("fake-model: what is this?");
@@ -233,4 +246,3 @@ function pngHeaderClaiming(width: number, height: number): Buffer {
     chunk("IEND", Buffer.alloc(0)),
   ]);
 }
-

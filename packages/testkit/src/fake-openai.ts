@@ -83,7 +83,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   const queue: ScriptStep[] = [];
   const requests: ChatRequest[] = [];
   const lastUser = (request?: ChatRequest) =>
-    partsOf([...((request ?? requests.at(-1))?.messages ?? [])].reverse().find((m) => m.role === "user")?.content);
+    partsOf(
+      [...((request ?? requests.at(-1))?.messages ?? [])].reverse().find((m) => m.role === "user")?.content,
+    );
   const lastUserText = (request?: ChatRequest) =>
     lastUser(request)
       .flatMap((part) => (part.type === "text" ? [part.text] : []))

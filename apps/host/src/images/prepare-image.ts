@@ -1,5 +1,6 @@
 import { open } from "node:fs/promises";
 import type { ReceivedImage } from "../contracts/received-image.ts";
+import { formatSize } from "../files/list-tree.ts";
 
 // A saved image made ready for a model: decoded with sharp (libvips) whatever its name or claimed
 // type said, refused by its header's pixel count before any pixel is decoded (a 50,000² PNG of a
