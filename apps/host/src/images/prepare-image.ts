@@ -135,8 +135,7 @@ interface Encoded {
 class TooLarge extends Error {}
 
 function describeSharpError(error: unknown, bounds: ImageBounds): string {
-  if (error instanceof TooLarge)
-    return `it is still over ${Math.round(bounds.maxBytes / 1024)} KB after scaling`;
+  if (error instanceof TooLarge) return `it is still over ${formatSize(bounds.maxBytes)} after scaling`;
   const message = (error as Error)?.message ?? String(error);
   if (/pixel limit/i.test(message)) return "it has too many pixels to read";
   if (/unsupported image format/i.test(message)) return "it is not an image this host can read";
