@@ -62,11 +62,11 @@ const DETAILS: Record<Capabilities["threads"], string> = {
 
 export function platformTableMarkdown(rows: readonly PlatformRow[] = PLATFORM_ROWS): string {
   const header =
-    "| platform | enabled by | text per message | edits | buttons | a turn's details | files in | files out | voice in |";
-  const lines = [header, `|${" --- |".repeat(9)}`];
+    "| platform | enabled by | text per message | edits | buttons | a turn's details | files in | files out | voice in | images in |";
+  const lines = [header, `|${" --- |".repeat(10)}`];
   for (const { name, enabledBy, capabilities: c } of rows)
     lines.push(
-      `| ${name} | ${enabledBy} | ${textLimit(c.maxMessageLength)} | ${yesNo(c.canEdit)} | ${yesNo(c.canSendButtons)} | ${DETAILS[c.threads]} | ${yesNo(c.filesIn)} | up to ${size(c.maxFileBytes)} | ${yesNo(c.voiceIn)} |`,
+      `| ${name} | ${enabledBy} | ${textLimit(c.maxMessageLength)} | ${yesNo(c.canEdit)} | ${yesNo(c.canSendButtons)} | ${DETAILS[c.threads]} | ${yesNo(c.filesIn)} | up to ${size(c.maxFileBytes)} | ${yesNo(c.voiceIn)} | ${yesNo(c.imagesIn)} |`,
     );
   return lines.join("\n");
 }

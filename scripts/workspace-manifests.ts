@@ -49,8 +49,10 @@ export const PACKAGE_DEPENDENCIES = [
  * Native addons a feature needs but the rest does not: optional in the published manifest, so an
  * install where one fails to build still succeeds, and that feature says why it is unavailable.
  * @lydell/node-pty: terminals on a host, loaded on first use (node-pty with a prebuilt binary per platform).
+ * sharp: images users send, decoded and scaled for the models (libvips, a prebuilt binary per
+ * platform); without it images go by path only.
  */
-export const OPTIONAL_PACKAGE_DEPENDENCIES = ["@lydell/node-pty"];
+export const OPTIONAL_PACKAGE_DEPENDENCIES = ["@lydell/node-pty", "sharp"];
 
 /** The optional dependencies the published manifest lists. */
 export function packageOptionalDependencies(): Record<string, string> {

@@ -179,6 +179,14 @@ export const KEY_DOCS: Record<string, KeyDoc> = {
   OPENAI_MAX_RETRIES: {
     description: "retries of 429/5xx answers, with backoff",
   },
+  OPENAI_VISION: {
+    description:
+      "whether photos and image files users send go to the assistant's model as images (beside their path): `auto` asks the model once with a tiny image and remembers the answer in `state.db` per model and base URL; `on`; `off` (the path only). Coding sessions get images either way",
+  },
+  IMAGE_MAX_BYTES: {
+    description:
+      "largest image sent to a model, after scaling to 1,568 px on the long side (JPEG/PNG, smaller in steps until it fits); 3.75 MB keeps its base64 within the 5 MB Anthropic's API takes per image",
+  },
   AGENT_MAX_STEPS: {
     description: "tool-calling steps per turn before the assistant stops and says so",
   },

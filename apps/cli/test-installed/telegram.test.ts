@@ -1,4 +1,11 @@
-import { startTunnel } from "@phonework/testkit";
+import {
+  decodeDataUrl,
+  imageFixture,
+  imageHeader,
+  startFakeOpenAI,
+  startTunnel,
+  waitFor,
+} from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import {
   fakeTelegram,
@@ -28,6 +35,26 @@ describe("Telegram, installed", () => {
     });
     expect(fake.callsOf("getUpdates").length).toBeGreaterThan(0);
     expect(fake.webhook()).toBeUndefined();
+  });
+
+  it("a photo with a caption reaches the model scaled to 1,568 px: sharp's native part loads from the package", async () => {
+    const model = await startFakeOpenAI();
+    scope.add(() => model.close());
+    const { fake, alice } = await telegramWorld({
+      host: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: model.url, OPENAI_VISION: "on" },
+    });
+    model.script({ text: "A blue wall." });
+    fake.injectPhoto({ from: alice, data: imageFixture("large-photo.jpg"), caption: "what is this?" });
+    await waitFor(
+      () => fake.transcript(alice.id).find((m) => m.from === "bot" && m.text === "A blue wall."),
+      {
+        timeoutMs: 30_000,
+        message: "the answer to the photo",
+      },
+    );
+    const [url] = model.imageUrls(model.requests.at(-1));
+    expect(imageHeader(decodeDataUrl(url ?? "").data)).toEqual({ format: "jpeg", width: 1568, height: 1176 });
+    expect(model.lastUserText(model.requests.at(-1))).toMatch(/^what is this\?\n\[attached: /);
   });
 
   it("webhook: setWebhook with the secret at start, and an update posted there is answered", async () => {

@@ -1,6 +1,7 @@
 import type { SqliteDatabase } from "@phonework/runtime";
 import { SESSIONS_MIGRATION } from "./coding/session-store.ts";
 import { OUTBOX_MIGRATION, OUTBOX_ORIGIN_MIGRATION } from "./delivery/outbox.ts";
+import { MODEL_VISION_MIGRATION } from "./images/vision-support.ts";
 import { SESSION_TURNS_MIGRATION } from "./overview/session-activity.ts";
 import { JOBS_EVENTS_MIGRATION, JOBS_MIGRATION } from "./schedule/job-store.ts";
 import { openHostDatabase } from "./storage/host-db.ts";
@@ -21,6 +22,7 @@ export const HOST_MIGRATIONS = [
   PLANS_REQUEST_MIGRATION,
   OUTBOX_ORIGIN_MIGRATION,
   SESSION_TURNS_MIGRATION,
+  MODEL_VISION_MIGRATION,
 ];
 
 export function openStateDatabase(path: string): SqliteDatabase {

@@ -5,9 +5,19 @@ import { listenOnLoopback, sendJson } from "./shared/http-server.ts";
 // An OpenAI-compatible chat completions server. Tests script its answers (text, tool calls,
 // errors, delays) and read back every request to assert what the model was shown.
 
+/** A part of a user message: text, or an image (a data URL or a link). */
+export type ContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string; detail?: string } };
+
 export interface ChatRequest {
   model: string;
-  messages: Array<{ role: string; content?: string | null; tool_calls?: unknown[]; tool_call_id?: string }>;
+  messages: Array<{
+    role: string;
+    content?: string | ContentPart[] | null;
+    tool_calls?: unknown[];
+    tool_call_id?: string;
+  }>;
   tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
   stream?: boolean;
   [key: string]: unknown;
@@ -40,8 +50,10 @@ export interface FakeOpenAI {
   /** Queues replies, used in order; when the queue is empty, `fallback` answers. */
   script(...steps: ScriptStep[]): void;
   fallback: (request: ChatRequest) => Reply;
-  /** Last user message of a request. */
+  /** Last user message of a request (its text parts, joined by newlines). */
   lastUserText(request?: ChatRequest): string;
+  /** The image URLs (data URLs) in the last user message of a request, in order. */
+  imageUrls(request?: ChatRequest): string[];
   /** Contents of the tool results in a request, in order. */
   toolResults(request?: ChatRequest): string[];
   /** Names of the tools a request offered the model. */
@@ -51,19 +63,41 @@ export interface FakeOpenAI {
 
 let callCounter = 0;
 
-export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promise<FakeOpenAI> {
+export interface FakeOpenAIOptions {
+  apiKey?: string;
+  /**
+   * false: the model does not read images, and answers a request with an image part 400 as such
+   * endpoints do ("image input is not supported"). Default true.
+   */
+  vision?: boolean;
+}
+
+const partsOf = (content: string | ContentPart[] | null | undefined): ContentPart[] =>
+  typeof content === "string" ? [{ type: "text", text: content }] : (content ?? []);
+
+/** Whether a request carries an image anywhere in its messages. */
+export const hasImagePart = (request: ChatRequest) =>
+  request.messages.some((m) => partsOf(m.content).some((part) => part.type === "image_url"));
+
+export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const queue: ScriptStep[] = [];
   const requests: ChatRequest[] = [];
-  const lastUserText = (request?: ChatRequest) => {
-    const messages = (request ?? requests.at(-1))?.messages ?? [];
-    return String([...messages].reverse().find((m) => m.role === "user")?.content ?? "");
-  };
+  const lastUser = (request?: ChatRequest) =>
+    partsOf(
+      [...((request ?? requests.at(-1))?.messages ?? [])].reverse().find((m) => m.role === "user")?.content,
+    );
+  const lastUserText = (request?: ChatRequest) =>
+    lastUser(request)
+      .flatMap((part) => (part.type === "text" ? [part.text] : []))
+      .join("\n");
   const fake: FakeOpenAI = {
     url: "",
     requests,
     script: (...steps) => queue.push(...steps),
     fallback: (request) => ({ text: `fake-model: ${lastUserText(request)}` }),
     lastUserText,
+    imageUrls: (request) =>
+      lastUser(request).flatMap((part) => (part.type === "image_url" ? [part.image_url.url] : [])),
     toolResults: (request) =>
       ((request ?? requests.at(-1))?.messages ?? [])
         .filter((m) => m.role === "tool")
@@ -131,6 +165,12 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
     }
     const request = JSON.parse(body) as ChatRequest;
     requests.push(request);
+    if (options.vision === false && hasImagePart(request)) {
+      sendJson(res, 400, {
+        error: { message: "image input is not supported by this model", type: "invalid_request_error" },
+      });
+      return;
+    }
     await respond(res, request, await nextReply(queue, fake.fallback, request));
   });
   fake.url = `${http.baseUrl}/v1`;

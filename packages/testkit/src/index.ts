@@ -16,6 +16,7 @@ export * from "./fc-params.ts";
 export * from "./frame-inbox.ts";
 export * from "./git-repo.ts";
 export * from "./hostile-frames.ts";
+export * from "./image-fixtures.ts";
 export * from "./manual-clock.ts";
 export * from "./placeholder-console-page.ts";
 export * from "./plan-script.ts";

@@ -1,10 +1,13 @@
 import type { ForwardFrame } from "@phonework/protocol";
-import type { Clock, Logger } from "@phonework/runtime";
+import type { Clock, Logger, SqliteDatabase } from "@phonework/runtime";
 import type { SessionManager } from "../coding/session-manager.ts";
 import type { HostConfig } from "../config/host-config.ts";
 import { featureTools, type HostFeature } from "../contracts/host-feature.ts";
 import type { MessageHandler } from "../contracts/message-handler.ts";
 import type { Outbox } from "../delivery/outbox.ts";
+import { createImageInput } from "../images/image-input.ts";
+import { DEFAULT_MAX_PIXELS, DEFAULT_MAX_SIDE } from "../images/prepare-image.ts";
+import { createVisionSupport } from "../images/vision-support.ts";
 import type { ModelClient } from "../model/model-client.ts";
 import type { EventRunner } from "../schedule/scheduler.ts";
 import type { ContextStore } from "../workspace/channel-context.ts";
@@ -27,6 +30,8 @@ export interface AssistantFeatureDeps {
   plans: { stop(userId: string): Array<{ id: string }> };
   channels: { contexts: ContextStore };
   outbox: Outbox;
+  /** state.db: where whether the model reads images is remembered. */
+  db: SqliteDatabase;
   /** Replaces the assistant (tests, embedding). */
   handler?: MessageHandler | undefined;
   clock: Clock;
@@ -77,6 +82,18 @@ export function createAssistantFeature(deps: AssistantFeatureDeps): AssistantFea
       maxSteps: config.AGENT_MAX_STEPS,
       history: deps.channels.contexts,
       sendFile: async (to, file) => void deps.outbox.sendFile(to, file),
+      images: createImageInput(
+        { maxSide: DEFAULT_MAX_SIDE, maxBytes: config.IMAGE_MAX_BYTES, maxPixels: DEFAULT_MAX_PIXELS },
+        createVisionSupport({
+          mode: config.OPENAI_VISION,
+          model: deps.model,
+          baseUrl: config.OPENAI_BASE_URL ?? "https://api.openai.com/v1",
+          modelName: config.OPENAI_MODEL,
+          db: deps.db,
+          now: () => clock.now(),
+          logger: deps.logger.child({ component: "vision" }),
+        }),
+      ),
       clock,
       logger: deps.logger,
     });

@@ -2,9 +2,12 @@ import type { ForwardFrame } from "@phonework/protocol";
 import type { Clock, Logger } from "@phonework/runtime";
 import type { SessionManager } from "../coding/session-manager.ts";
 import { formatCommandList, type HostCommand, parseCommand } from "../contracts/host-command.ts";
-import type { MessageHandler, RequestContext } from "../contracts/message-handler.ts";
+import type { MessageHandler, ReceivedFile, RequestContext } from "../contracts/message-handler.ts";
+import type { TurnImages } from "../contracts/received-image.ts";
 import type { ReplyValue } from "../contracts/reply.ts";
 import type { OutgoingFile, Tool, ToolContext } from "../contracts/tool.ts";
+import { type ImageInput, NO_IMAGES } from "../images/image-input.ts";
+import { dataUrl, imageTurnText } from "../images/image-intake.ts";
 import { type AgentRunResult, runAgentLoop } from "../model/agent-loop.ts";
 import type { ModelClient } from "../model/model-client.ts";
 import type { ContextStore } from "../workspace/channel-context.ts";
@@ -32,6 +35,8 @@ export interface AssistantDeps {
   /** Each chat's context (context.jsonl), which the model continues. */
   history: ContextStore;
   sendFile: (to: { userId: string; chatId: string; platform: string }, file: OutgoingFile) => Promise<void>;
+  /** Images that come with a message, for the model or a coding session; absent: files go by path only. */
+  images?: ImageInput;
   clock: Clock;
   logger: Logger;
 }
@@ -89,7 +94,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     return handler.run(command.args, request, ctx);
   };
 
-  const turn = (request: ForwardFrame, ctx: RequestContext) => modelTurn(deps, request, ctx);
+  const turn = (request: ForwardFrame, ctx: RequestContext, images?: string[]) =>
+    modelTurn(deps, request, ctx, images);
 
   /** One message at the head of the user's line. */
   const answer = async (
@@ -107,6 +113,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       signal: AbortSignal.any([ctx.signal, stopper.signal]),
       progress: ctx.progress,
       ...(ctx.detail ? { detail: ctx.detail } : {}),
+      ...(ctx.received ? { received: ctx.received } : {}),
       queuedIn: (queue) => {
         release(); // in a coding session's queue: the session manager's /stop owns it from now on
         queuedIn(queue);
@@ -116,7 +123,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       if (command) return await runCommand(command, request, mine);
       const session = deps.sessions.active(userId);
       if (session) {
-        return await deps.sessions.send(session, request.text, {
+        const images = await withImages(deps, request, mine, (files) => deps.images?.forSession(files));
+        return await deps.sessions.send(session, images.text, {
           userId,
           chatId: request.chat_id,
           platform: request.platform,
@@ -124,10 +132,14 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           progress: mine.progress,
           ...(mine.detail ? { detail: mine.detail } : {}),
           onQueued: () => mine.queuedIn?.(session.id),
+          ...(images.images.length > 0 ? { images: images.images } : {}),
         });
       }
       if (!deps.model) return noModelText(deps.nodeId);
-      return (await turn(request, mine)).reply;
+      const images = await withImages(deps, request, mine, (files) =>
+        deps.images?.forModel(files, mine.signal),
+      );
+      return (await turn({ ...request, text: images.text }, mine, images.images.map(dataUrl))).reply;
     } finally {
       release();
     }
@@ -160,6 +172,7 @@ async function modelTurn(
   deps: AssistantDeps,
   request: ForwardFrame,
   ctx: RequestContext,
+  images: string[] | undefined,
 ): Promise<AgentRunResult> {
   const userId = request.user_id;
   const context: ToolContext = {
@@ -182,6 +195,7 @@ async function modelTurn(
     systemPrompt: deps.systemPrompt(request),
     history,
     input: request.text,
+    ...(images?.length ? { images } : {}),
     maxSteps: deps.maxSteps,
     context,
     logger: deps.logger.child({ userId }),
@@ -191,6 +205,26 @@ async function modelTurn(
   deps.history.append(owner, result.added);
   deps.logger.info({ userId, stopReason: result.stopReason, toolCalls: result.toolCalls }, "turn finished");
   return result;
+}
+
+/**
+ * The message's images made ready by `prepare`, and its text: the image-only prompt when the user
+ * wrote nothing, and a line for each image that could not be used, which the user is told too.
+ */
+async function withImages(
+  deps: AssistantDeps,
+  request: ForwardFrame,
+  ctx: RequestContext,
+  prepare: (files: ReceivedFile[]) => Promise<TurnImages> | undefined,
+): Promise<TurnImages & { text: string }> {
+  const received = ctx.received;
+  if (!received) return { ...NO_IMAGES, text: request.text };
+  const prepared = (await prepare(received.files)) ?? NO_IMAGES;
+  for (const sentence of prepared.refused) ctx.progress(sentence);
+  if (prepared.refused.length > 0)
+    deps.logger.info({ refused: prepared.refused.length }, "images that could not be used");
+  const text = imageTurnText(received.caption, request.text, prepared.images.length > 0);
+  return { ...prepared, text: [text, ...prepared.refused.map((line) => `[${line}]`)].join("\n") };
 }
 
 /** /help: the commands here, the assistant's tools, and where anything else goes. */

@@ -1,6 +1,8 @@
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
 import type { Logger } from "@phonework/runtime";
+import type { ReceivedImage } from "../contracts/received-image.ts";
 import { killTree } from "../os/process-tree.ts";
 import { detailLines, parseStreamLine, progressLines } from "./claude-stream-json.ts";
 import type { CodingAgent, TurnRequest, TurnResult } from "./coding-agent.ts";
@@ -30,6 +32,23 @@ interface RunOutcome {
 
 const NO_CONVERSATION = /No conversation found/i;
 
+/** A user message in `--input-format stream-json`: the text, then each image as a base64 block. */
+export function userMessage(prompt: string, images: readonly ReceivedImage[]) {
+  return {
+    type: "user",
+    message: {
+      role: "user",
+      content: [
+        { type: "text", text: prompt },
+        ...images.map((image) => ({
+          type: "image",
+          source: { type: "base64", media_type: image.mimeType, data: image.base64 },
+        })),
+      ],
+    },
+  };
+}
+
 export function createClaudeAgent(options: ClaudeAgentOptions): CodingAgent {
   const childEnv = () => {
     const env = { ...options.env };
@@ -39,17 +58,27 @@ export function createClaudeAgent(options: ClaudeAgentOptions): CodingAgent {
 
   const run = (request: TurnRequest, resumeId: string | undefined): Promise<RunOutcome> =>
     new Promise((resolve) => {
-      const args = ["-p", request.prompt, "--output-format", "stream-json", "--verbose"];
+      // With images, the prompt goes on stdin as a stream-json user message whose image blocks
+      // carry the scaled copies; without, as an argument, as it always did.
+      const images = request.images ?? [];
+      const args =
+        images.length > 0
+          ? ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
+          : ["-p", request.prompt, "--output-format", "stream-json", "--verbose"];
       args.push("--permission-mode", options.permissionMode);
       if (options.allowedTools.length > 0) args.push("--allowedTools", options.allowedTools.join(","));
       if (resumeId) args.push("--resume", resumeId);
       if (request.model) args.push("--model", request.model);
-      const child = spawn(options.bin, args, {
+      const child: ChildProcessByStdio<Writable | null, Readable, Readable> = spawn(options.bin, args, {
         cwd: request.session.cwd,
         env: childEnv(),
         detached: true, // its own process group, so /stop ends every tool it started
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+        stdio: [images.length > 0 ? "pipe" : "ignore", "pipe", "pipe"],
+      }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
+      if (child.stdin) {
+        child.stdin.on("error", () => {}); // a CLI that exits early closes its end; the result says why
+        child.stdin.end(`${JSON.stringify(userMessage(request.prompt, images))}\n`);
+      }
       let sessionId: string | undefined;
       let result: RunOutcome["result"];
       let errors = "";

@@ -102,7 +102,11 @@ export function createCodexAgent(options: CodexAgentOptions): CodingAgent {
       try {
         const started = await rpc.request<{ turn: { id: string } }>("turn/start", {
           threadId,
-          input: [{ type: "text", text: request.prompt }],
+          // An image goes as its file: Codex reads and scales it itself.
+          input: [
+            { type: "text", text: request.prompt },
+            ...(request.images ?? []).map((image) => ({ type: "localImage", path: image.path })),
+          ],
           ...(request.model ? { model: request.model } : {}),
           ...(request.effort ? { effort: request.effort } : {}),
         });

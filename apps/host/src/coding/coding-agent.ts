@@ -1,3 +1,4 @@
+import type { ReceivedImage } from "../contracts/received-image.ts";
 import type { DetailSink } from "../contracts/turn-detail.ts";
 import type { SessionRecord } from "./session-store.ts";
 
@@ -8,6 +9,8 @@ import type { SessionRecord } from "./session-store.ts";
 export interface TurnRequest {
   session: SessionRecord;
   prompt: string;
+  /** Images the user sent with the prompt (which names their files too). */
+  images?: ReceivedImage[];
   signal: AbortSignal;
   /** A short status line: the tool in use, the command being run, the plan step. */
   onProgress(line: string): void;

@@ -1,12 +1,13 @@
 import { type SessionSummary, WireError } from "@phonework/protocol";
 import { type Clock, KeyedQueue, type Logger } from "@phonework/runtime";
 import type { ChatOwner } from "../contracts/chat-owner.ts";
+import type { ReceivedImage } from "../contracts/received-image.ts";
 import { ToolError } from "../contracts/tool.ts";
 import type { DetailSink } from "../contracts/turn-detail.ts";
 import { finishOrDetach } from "../tasks/finish-or-detach.ts";
 import { movedToBackgroundText } from "../tasks/format-tasks.ts";
 import type { TaskRunner } from "../tasks/task-runner.ts";
-import type { CodingAgent, TurnOutcome, TurnResult } from "./coding-agent.ts";
+import type { CodingAgent, TurnOutcome, TurnRequest, TurnResult } from "./coding-agent.ts";
 import { projectDir } from "./project-dir.ts";
 import type { AgentName, SessionRecord, SessionStore } from "./session-store.ts";
 
@@ -47,6 +48,8 @@ export interface SendContext extends ChatOwner {
   detail?: DetailSink;
   /** Called once the turn has its place in the session's queue (not when refused with QUEUE_FULL). */
   onQueued?(): void;
+  /** Images that came with the prompt (the prompt names their files too). */
+  images?: ReceivedImage[];
 }
 
 export class SessionManager {
@@ -242,7 +245,7 @@ export class SessionManager {
         try {
           outcome = await this.runTurn(
             session,
-            prompt,
+            { prompt, ...(ctx.images ? { images: ctx.images } : {}) },
             controller.signal,
             (line) => {
               observer?.progress(session, line);
@@ -285,7 +288,7 @@ export class SessionManager {
 
   private async runTurn(
     session: SessionRecord,
-    prompt: string,
+    input: Pick<TurnRequest, "prompt" | "images">,
     signal: AbortSignal,
     onProgress: (line: string) => void,
     onDetail: DetailSink,
@@ -296,7 +299,7 @@ export class SessionManager {
     try {
       result = await options.agents(current.agent).runTurn({
         session: current,
-        prompt,
+        ...input,
         signal,
         onProgress,
         onDetail,

@@ -78,6 +78,13 @@ export const HostConfigFields = z.object({
   ...openAiFields,
   /** Retries of a 429 or 5xx answer from the model provider (with backoff, honouring Retry-After). */
   OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+  /** Whether the model is sent the images users send: auto asks it once (and remembers). */
+  OPENAI_VISION: z.enum(["auto", "on", "off"], { error: "must be auto, on or off" }).default("auto"),
+  /**
+   * Largest image sent to a model, after scaling to 1,568 px: 3.75 MB, whose base64 (5 MB) is what
+   * Anthropic's API takes per image (Claude Code sends it as is), and under OpenAI's 20 MB.
+   */
+  IMAGE_MAX_BYTES: positiveInt(3_750_000),
   /** Tool-calling steps in one turn before the assistant stops and says so. */
   AGENT_MAX_STEPS: positiveInt(12),
   /** Conversation history kept per user, in estimated tokens; older turns are dropped first. */

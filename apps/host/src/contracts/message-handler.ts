@@ -4,6 +4,16 @@ import type { DetailSink } from "./turn-detail.ts";
 
 // What answers a forwarded chat message on this host (the assistant, or a placeholder).
 
+/** A file that came with the message, as saved in the chat's attachments/. */
+export interface ReceivedFile {
+  /** Absolute path of the saved file. */
+  path: string;
+  /** The name it was saved under. */
+  name: string;
+  /** The type the chat platform gave, if any (a claim: the bytes decide). */
+  mimeType?: string;
+}
+
 export interface RequestContext {
   /** Aborted when the router cancels the request or the host shuts down. */
   signal: AbortSignal;
@@ -16,6 +26,11 @@ export interface RequestContext {
    * coding session's), so the user's next message for that queue may follow it there at once.
    */
   queuedIn?(queue: string): void;
+  /**
+   * The files that came with the message (the text names them too) and the words the user wrote
+   * with them, before the file lines were added; absent when the message brought no file.
+   */
+  received?: { caption: string; files: ReceivedFile[] };
 }
 
 export interface MessageHandler {

@@ -26,6 +26,8 @@ export interface AgentRunOptions {
   systemPrompt: string;
   history: ChatMessage[];
   input: string;
+  /** Images for this turn, as data URLs: sent with the input, never stored (the input names their files). */
+  images?: string[];
   maxSteps: number;
   context: ToolContext;
   logger: Logger;
@@ -98,6 +100,16 @@ async function runSteps(
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const specs = options.tools.map(toolSpec);
   const added: ChatMessage[] = [{ role: "user", content: options.input }];
+  // What the model is shown of the input: with the images, at every step of this turn.
+  const input: ChatMessage = options.images?.length
+    ? {
+        role: "user",
+        content: [
+          { type: "text", text: options.input },
+          ...options.images.map((url) => ({ type: "image_url" as const, image_url: { url } })),
+        ],
+      }
+    : { role: "user", content: options.input };
   let toolCalls = 0;
 
   const finish = (reply: string, stopReason: StopReason, note = reply): AgentRunResult => {
@@ -110,7 +122,12 @@ async function runSteps(
     let answer: Awaited<ReturnType<ModelClient["complete"]>>;
     try {
       answer = await options.model.complete({
-        messages: [{ role: "system", content: options.systemPrompt }, ...options.history, ...added],
+        messages: [
+          { role: "system", content: options.systemPrompt },
+          ...options.history,
+          input,
+          ...added.slice(1),
+        ],
         tools: specs,
         signal: context.signal,
       });

@@ -10,9 +10,16 @@ export const ToolCall = z.object({
 });
 export type ToolCall = z.infer<typeof ToolCall>;
 
+/** A part of a user message: text, or an image as a data URL (sent for one turn, never stored). */
+export const ContentPart = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({ type: z.literal("image_url"), image_url: z.object({ url: z.string() }) }),
+]);
+export type ContentPart = z.infer<typeof ContentPart>;
+
 export const ChatMessage = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: z.string() }),
-  z.object({ role: z.literal("user"), content: z.string() }),
+  z.object({ role: z.literal("user"), content: z.union([z.string(), z.array(ContentPart)]) }),
   z.object({
     role: z.literal("assistant"),
     content: z.string().nullable(),

@@ -12,5 +12,10 @@ export function estimateTokens(text: string): number {
 
 export function messageTokens(message: ChatMessage): number {
   const calls = message.role === "assistant" ? JSON.stringify(message.tool_calls ?? []) : "";
-  return 4 + estimateTokens(message.content ?? "") + estimateTokens(calls);
+  const { content } = message;
+  // An image part counts as what a 1,568 px image costs OpenAI's and Anthropic's models (~1,600).
+  const text = Array.isArray(content)
+    ? content.reduce((sum, part) => sum + (part.type === "text" ? estimateTokens(part.text) : 1600), 0)
+    : estimateTokens(content ?? "");
+  return 4 + text + estimateTokens(calls);
 }

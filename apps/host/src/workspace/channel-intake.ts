@@ -1,5 +1,6 @@
+import type { ForwardFrame } from "@phonework/protocol";
 import { ensurePrivateDir } from "@phonework/runtime";
-import type { MessageHandler } from "../contracts/message-handler.ts";
+import type { MessageHandler, ReceivedFile } from "../contracts/message-handler.ts";
 import { toReply } from "../contracts/reply.ts";
 import type { ChannelAccess } from "./channel-access.ts";
 import type { ChannelLog } from "./channel-log.ts";
@@ -35,9 +36,24 @@ export function withChannelIntake(handler: MessageHandler, deps: ChannelIntakeDe
       for (const file of files.skipped) ctx.progress(`⚠️ ${file.name} was not saved: ${file.reason}`);
       const { attachments: _saved, ...rest } = request;
       const text = files === NOTHING_SAVED ? request.text : withAttachmentLines(request.text, files);
-      const reply = await handler.handle({ ...rest, text }, ctx);
+      const received = files.saved.length > 0 ? { received: receivedFiles(request, files) } : {};
+      const reply = await handler.handle({ ...rest, text }, { ...ctx, ...received });
       deps.log.answered(request, toReply(reply).text);
       return reply;
     },
+  };
+}
+
+/** The saved files with the type the platform gave each (matched by position: saved keeps the order). */
+function receivedFiles(
+  request: ForwardFrame,
+  files: InboxResult,
+): { caption: string; files: ReceivedFile[] } {
+  return {
+    caption: request.text,
+    files: files.saved.map((file) => {
+      const mimeType = request.attachments?.[file.index]?.mime_type;
+      return { path: file.path, name: file.name, ...(mimeType ? { mimeType } : {}) };
+    }),
   };
 }

@@ -21,6 +21,8 @@ export interface SavedAttachment {
   /** Absolute path of the saved file. */
   path: string;
   bytes: number;
+  /** Its position among the message's attachments. */
+  index: number;
 }
 
 export interface SkippedAttachment {
@@ -77,7 +79,7 @@ export function createInbox(options: InboxOptions): Inbox {
   };
 
   /** Writes under the first free numbered name; `wx` never replaces a file, nor follows a symlink. */
-  const write = async (dir: string, name: string, data: Buffer): Promise<SavedAttachment> => {
+  const write = async (dir: string, name: string, data: Buffer): Promise<Omit<SavedAttachment, "index">> => {
     for (let n = 0; n < MAX_NUMBERED; n++) {
       const candidate = numberedName(name, n);
       const path = join(dir, candidate);
@@ -106,7 +108,7 @@ export function createInbox(options: InboxOptions): Inbox {
       const result: InboxResult = { saved: [], skipped: [] };
       const unusable = prepare(dir);
       let total = 0;
-      for (const attachment of attachments) {
+      for (const [index, attachment] of attachments.entries()) {
         const name = safeBaseName(attachment.name);
         const skip = (reason: string) => result.skipped.push({ name, reason });
         if (unusable) {
@@ -123,7 +125,7 @@ export function createInbox(options: InboxOptions): Inbox {
           continue;
         }
         try {
-          const saved = await write(dir, name, data);
+          const saved = { ...(await write(dir, name, data)), index };
           total += saved.bytes;
           result.saved.push(saved);
         } catch (error) {

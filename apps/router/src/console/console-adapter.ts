@@ -38,6 +38,7 @@ export const CONSOLE_CAPABILITIES: Capabilities = {
   threads: "none",
   filesIn: false,
   voiceIn: false,
+  imagesIn: false,
   // Sent base64 in one WebSocket message to each open page.
   maxFileBytes: 8 * 1024 * 1024,
   maxImageBytes: 8 * 1024 * 1024,

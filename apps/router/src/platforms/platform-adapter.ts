@@ -43,6 +43,11 @@ export interface Capabilities {
   filesIn: boolean;
   /** Voice notes and audio users send are received (handed on as audio files). */
   voiceIn: boolean;
+  /**
+   * Photos and image files users send reach the host, where the assistant's model sees them as
+   * images (when it reads images) and coding sessions get them as their CLI takes them.
+   */
+  imagesIn: boolean;
   maxFileBytes: number;
   maxImageBytes: number;
 }

@@ -39,6 +39,7 @@ export const DISCORD_CAPABILITIES: Capabilities = {
   threads: "threads",
   filesIn: true,
   voiceIn: true,
+  imagesIn: true,
   // A bot's upload limit in a server without boosts (and in DMs).
   maxFileBytes: 10 * MiB,
   maxImageBytes: 10 * MiB,

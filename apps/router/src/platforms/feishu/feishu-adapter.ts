@@ -56,6 +56,7 @@ export const FEISHU_CAPABILITIES: Capabilities = {
   threads: "threads",
   filesIn: true,
   voiceIn: true,
+  imagesIn: true,
   // Outgoing: Feishu takes files up to 30 MB and images up to 10 MB; incoming downloads are held
   // to the same (Feishu would serve up to 100 MB).
   maxFileBytes: 30 * MB,

@@ -53,6 +53,7 @@ const DEFAULT_CAPABILITIES: Capabilities = {
   threads: "replies",
   filesIn: true,
   voiceIn: false,
+  imagesIn: true,
   maxFileBytes: 30 * 1024 * 1024,
   maxImageBytes: 10 * 1024 * 1024,
 };

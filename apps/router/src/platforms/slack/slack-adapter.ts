@@ -60,6 +60,7 @@ export const SLACK_CAPABILITIES: Capabilities = {
   filesIn: true,
   // Voice clips and audio files arrive as files and are handed on as attachments like any other.
   voiceIn: true,
+  imagesIn: true,
   // Slack takes up to 1 GB; the router holds a file in memory, so the same caps as elsewhere.
   maxFileBytes: 50 * MB,
   maxImageBytes: 20 * MB,

@@ -38,6 +38,7 @@ export const TERMINAL_CAPABILITIES: Capabilities = {
   threads: "none",
   filesIn: false,
   voiceIn: false,
+  imagesIn: false,
   maxFileBytes: 100 * 1024 * 1024,
   maxImageBytes: 100 * 1024 * 1024,
 };

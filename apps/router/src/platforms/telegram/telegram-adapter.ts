@@ -50,6 +50,7 @@ export const TELEGRAM_CAPABILITIES: Capabilities = {
   threads: "replies",
   filesIn: true,
   voiceIn: true,
+  imagesIn: true,
   maxFileBytes: 50 * MB,
   maxImageBytes: 10 * MB,
 };
