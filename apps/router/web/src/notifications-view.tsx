@@ -84,11 +84,13 @@ async function apply(mode: Mode, nodes: string[]): Promise<"ok" | "blocked"> {
 const DESCRIBE: Record<Mode, string> = {
   off: "Off on this device.",
   all: "On for all your nodes.",
-  chosen: "On for the nodes chosen below.",
+  chosen: "On for the chosen nodes.",
 };
 
 export function NotificationsView(props: { nodes: ConsoleNode[] }) {
   const [status, setStatus] = useState<Status>("loading");
+  /** What the router keeps for this device; `mode` and `chosen` are what the form shows. */
+  const [saved, setSaved] = useState<Mode>("off");
   const [mode, setMode] = useState<Mode>("off");
   const [chosen, setChosen] = useState<string[]>([]);
   const [problem, setProblem] = useState("");
@@ -98,6 +100,7 @@ export function NotificationsView(props: { nodes: ConsoleNode[] }) {
     if (Notification.permission === "denied") setStatus("blocked");
     currentState()
       .then((state) => {
+        setSaved(state.mode);
         setMode(state.mode);
         setChosen(state.nodes);
         if (Notification.permission !== "denied") setStatus("ready");
@@ -113,11 +116,13 @@ export function NotificationsView(props: { nodes: ConsoleNode[] }) {
     setStatus("busy");
     apply(next, nodes)
       .then((result) => {
-        if (result === "blocked") setMode("off");
+        if (result === "blocked") setMode(saved);
+        else setSaved(next);
         setStatus(result === "blocked" ? "blocked" : "ready");
       })
       .catch((error: unknown) => {
         setProblem(`Not changed: ${(error as Error)?.message ?? error}`);
+        setMode(saved);
         setStatus("ready");
       });
   };
@@ -142,7 +147,7 @@ export function NotificationsView(props: { nodes: ConsoleNode[] }) {
           ? "Blocked: allow notifications for this site in the browser's settings."
           : status === "loading"
             ? "Checking…"
-            : DESCRIBE[mode]}
+            : DESCRIBE[saved]}
       </p>
       <fieldset class="push-mode" disabled={disabled}>
         <legend>Tell this device when work is done or waiting</legend>
@@ -162,6 +167,7 @@ export function NotificationsView(props: { nodes: ConsoleNode[] }) {
       {mode === "chosen" ? (
         <fieldset class="push-nodes" disabled={disabled}>
           <legend>Which nodes</legend>
+          {props.nodes.length === 0 ? <p class="empty">No node serves you yet.</p> : null}
           {props.nodes.map((node) => (
             <label key={node.id} class="push-choice">
               <input
