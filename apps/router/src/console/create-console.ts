@@ -120,7 +120,7 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
   deps.registry.subscribe(() => {
     for (const page of pages) page.nodesChanged();
   });
-  const pushStore = new PushStore(deps.db, now);
+  const { store: pushStore, alerts, act } = wirePush(config, deps, { sessions, pages, adapter, logger, now });
   sessions.onEnded((ids) => {
     terminals.endSessions(ids);
     pushStore.dropSessions(ids);
@@ -128,23 +128,6 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
     for (const page of pages)
       if (ended.has(page.session.id)) page.close(ConsoleCloseCode.SIGNED_OUT, "signed out");
   });
-  const alerts = new PushAlerts({
-    sender: new PushSender({
-      store: pushStore,
-      subject: webPushSubject(config),
-      logger,
-      sessionIsLive: (id) => sessions.isLive(id),
-      ...(deps.pushAgent ? { agent: deps.pushAgent } : {}),
-    }),
-    watching: (userId) => [...pages].some((page) => page.userId === userId && page.watching),
-    logger,
-  });
-  /** A notification's Approve/Deny: the user's own message to a node of theirs, as the page's buttons send it. */
-  const act = async (userId: string, node: string, command: string) => {
-    if (!deps.registry.nodesForUser(userId).some((known) => known.nodeId === node)) return false;
-    await adapter.receive(userId, `@${node} ${command}`);
-    return true;
-  };
   const isAdmin = (userId: string) => deps.admins.isAdmin(userId, splitQualified(userId)?.adapter ?? "");
   const openPage = (socket: WebSocket, session: ConsoleSession) => {
     const page = new ConsolePage(socket, session, isAdmin(session.userId), {
@@ -212,4 +195,41 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
       });
     },
   };
+}
+
+/**
+ * Web Push: the subscriptions (dropped with their sign-ins, by the caller), the alerts (nothing
+ * while a page of the user's is watching), and a notification's Approve/Deny — the user's own
+ * message to a node of theirs, as the page's buttons send it.
+ */
+function wirePush(
+  config: RouterConfig,
+  deps: ConsoleDeps,
+  parts: {
+    sessions: ConsoleSessions;
+    pages: ReadonlySet<ConsolePage>;
+    adapter: ConsoleAdapter;
+    logger: Logger;
+    now: () => number;
+  },
+) {
+  const { sessions, pages, adapter, logger } = parts;
+  const store = new PushStore(deps.db, parts.now);
+  const alerts = new PushAlerts({
+    sender: new PushSender({
+      store,
+      subject: webPushSubject(config),
+      logger,
+      sessionIsLive: (id) => sessions.isLive(id),
+      ...(deps.pushAgent ? { agent: deps.pushAgent } : {}),
+    }),
+    watching: (userId) => [...pages].some((page) => page.userId === userId && page.watching),
+    logger,
+  });
+  const act = async (userId: string, node: string, command: string) => {
+    if (!deps.registry.nodesForUser(userId).some((known) => known.nodeId === node)) return false;
+    await adapter.receive(userId, `@${node} ${command}`);
+    return true;
+  };
+  return { store, alerts, act };
 }
