@@ -107,7 +107,8 @@ describe("the console's service worker", () => {
         );
         return list.length > 0 ? list : undefined;
       },
-      { message: "the notification the worker showed" },
+      // The worker starts for the push and fetches the icon: slow on a busy machine.
+      { message: "the notification the worker showed", timeoutMs: 20_000 },
     );
     expect(shown).toEqual([
       {
