@@ -187,7 +187,8 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     overviewFrames(webConsole?.overviews),
   );
   const app = serveHttp(base, { frontDoor, tls, nodes, frames, access, chat: chatLayer.hub, webConsole });
-  const drained = () => Promise.all([chatLayer.drain(), dispatcher.drain(), deliveries.drain()]);
+  const drained = () =>
+    Promise.all([chatLayer.drain(), dispatcher.drain(), deliveries.drain(), webConsole?.alerts.drain()]);
   const parts = { app, registry, dispatcher, pairing, console: webConsole, frontDoor, access };
   return routerHandle(base, parts, { tls, chatLayer, drained, closed: () => delivered.flush() });
 }

@@ -121,5 +121,5 @@ describe("the console's service worker", () => {
         ],
       },
     ]);
-  });
+  }, 60_000); // a browser context, one axe-core run and a push: ~5 s alone, more on a busy machine
 });
