@@ -62,6 +62,11 @@ export const KEY_DOCS: Record<string, KeyDoc> = {
     description:
       "how long a console terminal waits for its page to come back (a reload, a dropped connection) before it is closed",
   },
+  WEB_PUSH_SUBJECT: {
+    description:
+      "the contact push services see in the console's [Web Push](console.md) requests (VAPID `sub`): a `mailto:` address or an `https:` URL",
+    default: "`PUBLIC_URL` when it is https, else `mailto:phonework@example.com`",
+  },
   MAX_PUSH_CHARS: {
     description: "a pushed text longer than this is cut, with a marker",
   },

@@ -84,7 +84,8 @@ describe("buttons on the frames the host sends", () => {
     const ask = await router.latest().inbox.next("notify", (f) => String(f.text).startsWith("🔐"));
     const id = /\/approve ([0-9a-f]{4})/.exec(String(ask.text))?.[1] ?? "";
     expect(ask.text).toContain(`Reply /approve ${id} or /deny ${id}`);
-    expect(ask).toMatchObject({ user_id: "u1", chat_id: "c1", platform: "t" });
+    // Marked as news for the user's phone (the router pushes it to console users with no page open).
+    expect(ask).toMatchObject({ user_id: "u1", chat_id: "c1", platform: "t", alert: "approval" });
     expect(ask.buttons).toEqual([
       [
         { label: "Approve", command: `/approve ${id}` },

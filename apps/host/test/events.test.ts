@@ -100,7 +100,8 @@ describe("events directory", () => {
   it("a reminder whose text already starts with ⏰ shows it once", async () => {
     const s = await eventsHost(createManualClock(at(7, 0)));
     s.drop("alarm.json", { type: "immediate", channel: USER, text: "⏰ stretch", kind: "message" });
-    await s.notified("⏰ stretch");
+    // A reminder firing is news for the user's phone too.
+    expect(await s.notified("⏰ stretch")).toMatchObject({ alert: "reminder" });
     await s.marker();
     expect(s.texts()).toEqual(["⏰ stretch", "⏰ marker 1"]);
   });

@@ -92,6 +92,7 @@ describe("Master/Worker plans on one host", () => {
     );
     const report = await s.report();
     expect(report.text).toMatch(/^Task complete\./);
+    expect(report.alert).toBe("plan"); // the final report is news for the phone; progress is not
 
     const ledger = s.host.workers.ledger;
     const plan = ledger.plansOf("u1")[0];
@@ -308,6 +309,7 @@ describe("Master/Worker plans on one host", () => {
     scriptPlan(second.model, { master: [], worker: () => workerJson("done after the restart") });
     const report = await second.report();
     expect(report.text).toMatch(/^Task complete\./);
+    expect(report.alert).toBe("plan"); // the final report is news for the phone; progress is not
     const ledger = second.host.workers.ledger;
     const id = ledger.plansOf("u1")[0]?.id ?? "";
     expect(ledger.attempts(id).map((a) => a.state)).toEqual(["LOST", "COMPLETED"]);

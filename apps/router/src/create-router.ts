@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { Agent } from "node:https";
 import { join } from "node:path";
 import { type Clock, type Logger, type SqliteDatabase, systemClock } from "@phonework/runtime";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
@@ -73,6 +74,8 @@ export interface RouterDeps {
   db?: SqliteDatabase;
   /** The web console's built page (default: found beside the code; see consoleAssetsDir). */
   consoleAssets?: string;
+  /** How Web Push requests are made (tests: an agent trusting the fake push service's CA). */
+  pushAgent?: Agent;
 }
 
 export interface Router {
@@ -135,6 +138,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     vouch: frontDoor.vouch,
     listenUrl: () => base.listening.url || undefined,
     ...(deps.consoleAssets ? { assetsDir: deps.consoleAssets } : {}),
+    ...(deps.pushAgent ? { pushAgent: deps.pushAgent } : {}),
     ...(base.onSecret ? { onSecret: base.onSecret } : {}),
   });
   const chatLayer = ChatLayer.forRouter(config, {
@@ -144,7 +148,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     now,
     logger: logger.child({ component: "chat" }),
   });
-  const notices = new NodeNotices(chatLayer.hub, base.userState, registry, logger);
+  const notices = new NodeNotices(chatLayer.hub, base.userState, registry, logger, webConsole?.alerts);
   notices.watch(registry);
   qualifyLegacyIds(db, base.userState, access.chatAdapters, logger);
   const nodes = new NodeStore(db);
@@ -183,7 +187,8 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     overviewFrames(webConsole?.overviews),
   );
   const app = serveHttp(base, { frontDoor, tls, nodes, frames, access, chat: chatLayer.hub, webConsole });
-  const drained = () => Promise.all([chatLayer.drain(), dispatcher.drain(), deliveries.drain()]);
+  const drained = () =>
+    Promise.all([chatLayer.drain(), dispatcher.drain(), deliveries.drain(), webConsole?.alerts.drain()]);
   const parts = { app, registry, dispatcher, pairing, console: webConsole, frontDoor, access };
   return routerHandle(base, parts, { tls, chatLayer, drained, closed: () => delivered.flush() });
 }

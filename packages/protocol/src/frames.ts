@@ -259,6 +259,13 @@ export const NotifyFrame = z.object({
    * ones edit that message where the platform can edit (else each is a new message).
    */
   edit_key: z.string().min(1).max(128).optional(),
+  /**
+   * What kind of news this is, for the user's phone: the router also sends a Web Push (to console
+   * users who opted in and have no page open) for an approval waiting, a reminder or scheduled
+   * check firing, a plan's final report, or a coding turn run as a background task finishing.
+   * Absent (older hosts, plain messages, progress edits): the chat only.
+   */
+  alert: z.enum(["approval", "reminder", "plan", "task"]).optional(),
 });
 
 /** A background task finished on the host. */
@@ -443,6 +450,7 @@ export type PongFrame = z.infer<typeof PongFrame>;
 export type ForwardResponseFrame = z.infer<typeof ForwardResponseFrame>;
 export type ProgressFrame = z.infer<typeof ProgressFrame>;
 export type NotifyFrame = z.infer<typeof NotifyFrame>;
+export type NotifyAlert = NonNullable<NotifyFrame["alert"]>;
 export type TaskCompleteFrame = z.infer<typeof TaskCompleteFrame>;
 export type SendFileFrame = z.infer<typeof SendFileFrame>;
 export type SessionsUpdateFrame = z.infer<typeof SessionsUpdateFrame>;

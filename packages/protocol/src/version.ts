@@ -14,7 +14,8 @@
 // terminal_opened, terminal_output, terminal_exit, terminal_refused), sent only to nodes with the
 // `terminal` capability; worker_task's `plan_id` and `request_id` (the router relays a task only
 // for a plan a request it forwarded started) and register_ok's `owners`; forward's `details` and
-// progress's `kind` (tool calls, results and usage, sent only for a forward that asked for details).
+// progress's `kind` (tool calls, results and usage, sent only for a forward that asked for details); notify's
+// `alert` (an older router ignores it; an older host's notifies are simply not pushed).
 // Each version's samples are fixtures/v<N>/<type>.json, with a variant of a frame beside it as
 // <type>.<variant>.json (progress.tool.json): the plain sample stays as older peers sent it.
 export const PROTOCOL_VERSIONS = [3] as const;

@@ -28,7 +28,10 @@ export interface PendingApproval {
 export interface ApprovalBrokerDeps {
   /** An unanswered request is declined after this long (APPROVAL_TIMEOUT_S). */
   timeoutMs: number;
-  /** Sends the question (and the timeout notice) to the user's chat. */
+  /**
+   * Sends the question (and the timeout notice) to the user's chat. With `buttons` it is the
+   * question, which the user's phone is alerted to as well.
+   */
   notify: (owner: ChatOwner, text: string, buttons?: Button[][]) => void;
   now: () => number;
   /** Told when a user's pending approvals change (asked, answered, timed out, withdrawn). */

@@ -46,7 +46,8 @@ export function createCodingFeature(deps: CodingFeatureDeps): CodingFeature {
   const { config, clock, outbox } = deps;
   const approvals = new ApprovalBroker({
     timeoutMs: config.APPROVAL_TIMEOUT_S * 1000,
-    notify: (owner, text, buttons) => outbox.notify(owner, text, buttons ? { buttons } : {}),
+    notify: (owner, text, buttons) =>
+      outbox.notify(owner, text, buttons ? { buttons, alert: "approval" } : {}),
     now: () => clock.now(),
     onChange: deps.overview.changed,
   });

@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import type { Button, DeliverableFrame, FrameHandlers, PushAckFrame, RouterFrame } from "@phonework/protocol";
+import type {
+  Button,
+  DeliverableFrame,
+  FrameHandlers,
+  NotifyAlert,
+  PushAckFrame,
+  RouterFrame,
+} from "@phonework/protocol";
 import { atEndOfTurn, type Logger, type SqliteDatabase } from "@phonework/runtime";
 import type { ChatOwner } from "../contracts/chat-owner.ts";
 import type { OutgoingFile } from "../contracts/tool.ts";
@@ -155,14 +162,22 @@ export class Outbox {
     for (const listener of this.listeners) listener(result);
   }
 
-  /** A message of the host's own to a chat; `editKey` keeps one message up to date (a plan's progress). */
-  notify(to: ChatOwner, text: string, options: { buttons?: Button[][]; editKey?: string } = {}): string {
+  /**
+   * A message of the host's own to a chat; `editKey` keeps one message up to date (a plan's
+   * progress); `alert` says it is news for the user's phone too (NotifyFrame's `alert`).
+   */
+  notify(
+    to: ChatOwner,
+    text: string,
+    options: { buttons?: Button[][]; editKey?: string; alert?: NotifyAlert } = {},
+  ): string {
     return this.enqueue({
       type: "notify",
       ...wireOwner(to),
       text,
       ...(options.buttons?.length ? { buttons: options.buttons } : {}),
       ...(options.editKey ? { edit_key: options.editKey } : {}),
+      ...(options.alert ? { alert: options.alert } : {}),
     });
   }
 

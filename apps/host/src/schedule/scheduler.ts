@@ -193,7 +193,14 @@ export class Scheduler {
   private send(job: ScheduledJob, run: string, text: string, record: RunRecord, remember = true): void {
     this.deps.db.transaction(() => {
       this.deps.outbox.enqueue(
-        { type: "notify", user_id: job.user_id, platform: job.platform, chat_id: job.chat_id, text },
+        {
+          type: "notify",
+          user_id: job.user_id,
+          platform: job.platform,
+          chat_id: job.chat_id,
+          text,
+          alert: "reminder",
+        },
         `${DELIVERY_PREFIX}${job.id}-${run}`,
         { feature: SCHEDULE_ORIGIN, ref: String(job.id) },
       );

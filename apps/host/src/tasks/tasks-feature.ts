@@ -40,7 +40,8 @@ export function openTaskRunner(deps: TaskRunnerDeps): TaskRunner {
     onFinished: (task, fullOutput) => {
       const owner = ownerOf(task);
       // A coding turn's answer is delivered whole (code blocks intact), not as a truncated summary.
-      if (task.kind === "session") outbox.notify(owner, `${taskLine(task, clock.now())}\n\n${fullOutput}`);
+      if (task.kind === "session")
+        outbox.notify(owner, `${taskLine(task, clock.now())}\n\n${fullOutput}`, { alert: "task" });
       else
         outbox.taskComplete(owner, {
           task_id: task.id,

@@ -84,7 +84,8 @@ export function createWorkers(deps: WorkersDeps): Workers {
     writeReport: createReportWriter(model, logger),
     deliverReport: (plan, text) => {
       const owner = planOwner(plan);
-      notify(owner, text);
+      // The final report is news for the user's phone too; progress edits are not.
+      void outbox.notify(owner, text, { alert: "plan" });
       try {
         deps.remember(owner, text);
       } catch (error) {

@@ -120,6 +120,10 @@ export class ChatHub {
     this.muted = true;
   }
 
+  isMuted(): boolean {
+    return this.muted;
+  }
+
   /** Sends Markdown text (in as many parts as the platform needs); resolves with the last part. */
   sendText(to: ChatAddress, text: string, options: SendOptions = {}): Promise<SentMessage | undefined> {
     return this.inOrder(to, "sendText", async (adapter, destination) => {

@@ -31,6 +31,7 @@ import {
   slackModeIssues,
 } from "./slack-fields.ts";
 import { trustProxyField } from "./trust-proxy-setting.ts";
+import { webPushSubjectField } from "./web-push-subject.ts";
 
 /** The router's keys; `RouterConfigSchema` adds the checks across keys. */
 export const RouterConfigFields = z.object({
@@ -120,6 +121,8 @@ export const RouterConfigFields = z.object({
   CONSOLE_TERMINAL_BUFFER_BYTES: positiveInt(4 * 1024 * 1024),
   /** How long a console terminal waits for its page to come back (a reload, a phone waking up). */
   CONSOLE_TERMINAL_REATTACH_S: seconds(60),
+  /** The contact in Web Push's VAPID JWT (`sub`): mailto: or https:; unset, from PUBLIC_URL (web-push-subject.ts). */
+  WEB_PUSH_SUBJECT: webPushSubjectField(),
 
   // Which chat the router serves.
   /**

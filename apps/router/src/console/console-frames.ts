@@ -36,6 +36,11 @@ export const ConsoleClientFrame = z.discriminatedUnion("type", [
   z.object({ type: z.literal("term_input"), id: TerminalId, data: z.string().min(1).max(MAX_TERMINAL_DATA) }),
   z.object({ type: z.literal("term_resize"), id: TerminalId, cols: Cols, rows: Rows }),
   z.object({ type: z.literal("term_close"), id: TerminalId }),
+  /**
+   * Whether the page is on screen (document.visibilityState), sent on connecting and on each
+   * change: while one of a user's pages is visible, nothing is pushed to their phone.
+   */
+  z.object({ type: z.literal("visibility"), visible: z.boolean() }),
   /** Output the page has written to its screen, in the bytes `term_output` counted. */
   z.object({
     type: z.literal("term_ack"),

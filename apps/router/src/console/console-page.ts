@@ -49,6 +49,8 @@ export class ConsolePage implements TerminalViewer {
   private nodesTimer: NodeJS.Timeout | undefined;
   private readonly heartbeat: NodeJS.Timeout;
   private alive = true;
+  /** Until the page says otherwise, an open page counts as watching (nothing pushed). */
+  private visible = true;
 
   constructor(
     private readonly socket: WebSocket,
@@ -88,6 +90,11 @@ export class ConsolePage implements TerminalViewer {
       this.nodesTimer = undefined;
       this.send({ type: "nodes", nodes: this.nodes(), ...this.adminNodes(), now: this.deps.now() });
     }, NODES_EVERY_MS);
+  }
+
+  /** Open and on screen: the user sees what happens (no push needed). */
+  get watching(): boolean {
+    return this.visible && this.socket.readyState === WebSocket.OPEN;
   }
 
   close(code: number, reason: string): void {
@@ -206,6 +213,9 @@ export class ConsolePage implements TerminalViewer {
         return;
       case "term_close":
         terminals.close(this, frame.id);
+        return;
+      case "visibility":
+        this.visible = frame.visible;
         return;
     }
   }

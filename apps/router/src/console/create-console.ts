@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import type { Agent } from "node:https";
 import type { Socket } from "node:net";
 import { join } from "node:path";
 import type { Clock, Logger, SqliteDatabase } from "@phonework/runtime";
@@ -8,6 +9,7 @@ import type { WebSocket } from "ws";
 import type { AccessPolicy } from "../access/adapter-access.ts";
 import type { Admins } from "../access/admins.ts";
 import type { RouterConfig } from "../config/router-config.ts";
+import { webPushSubject } from "../config/web-push-subject.ts";
 import { splitQualified } from "../ids/qualified-id.ts";
 import type { NodeConnection } from "../node-link/node-connection.ts";
 import type { UpgradeJudge } from "../node-link/upgrade-gate.ts";
@@ -28,7 +30,9 @@ import { type ConsoleSession, ConsoleSessions } from "./console-sessions.ts";
 import { consoleUpgradeJudge } from "./console-upgrade.ts";
 import { LoginCodeAttempts } from "./login-code-attempts.ts";
 import { LoginLinks } from "./login-links.ts";
+import { PushAlerts } from "./push/push-alerts.ts";
 import { registerPushRoutes } from "./push/push-routes.ts";
+import { PushSender } from "./push/push-sender.ts";
 import { PushStore } from "./push/push-store.ts";
 
 // Composition root of the web console: its stores in router.db, its chat adapter, the terminal
@@ -52,6 +56,8 @@ export interface ConsoleDeps {
   onSecret?: (code: string) => void;
   /** Told the connection of each signed-in page's socket (the front door stops counting it). */
   vouch?: (socket: Socket) => void;
+  /** How pushes reach the push services (tests: one trusting the fake service's CA). */
+  pushAgent?: Agent;
 }
 
 export interface WebConsole {
@@ -61,6 +67,8 @@ export interface WebConsole {
   readonly command: ConsoleCommand;
   readonly terminals: TerminalRelay;
   readonly overviews: OverviewRelay;
+  /** News for users' phones (Web Push), unless a page of theirs is watching. */
+  readonly alerts: PushAlerts;
   readonly upgradeJudges: ReadonlyMap<string, UpgradeJudge>;
   /** Registers the routes (in their own scope, after the WebSocket plugin). */
   register(app: FastifyInstance): void;
@@ -112,7 +120,7 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
   deps.registry.subscribe(() => {
     for (const page of pages) page.nodesChanged();
   });
-  const pushStore = new PushStore(deps.db, now);
+  const { store: pushStore, alerts, act } = wirePush(config, deps, { sessions, pages, adapter, logger, now });
   sessions.onEnded((ids) => {
     terminals.endSessions(ids);
     pushStore.dropSessions(ids);
@@ -161,6 +169,7 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
     command,
     terminals,
     overviews,
+    alerts,
     upgradeJudges: new Map([[CONSOLE_WS_PATH, judge]]),
     register(app) {
       app.register(async (scope) => {
@@ -181,8 +190,46 @@ export function createConsole(config: RouterConfig, deps: ConsoleDeps): WebConso
           store: pushStore,
           sessionOf: (request) => sessionOf(request.headers.cookie, { sessions, access }),
           expectedOrigin: (request) => expectedOrigin(request.headers),
+          act,
         });
       });
     },
   };
+}
+
+/**
+ * Web Push: the subscriptions (dropped with their sign-ins, by the caller), the alerts (nothing
+ * while a page of the user's is watching), and a notification's Approve/Deny — the user's own
+ * message to a node of theirs, as the page's buttons send it.
+ */
+function wirePush(
+  config: RouterConfig,
+  deps: ConsoleDeps,
+  parts: {
+    sessions: ConsoleSessions;
+    pages: ReadonlySet<ConsolePage>;
+    adapter: ConsoleAdapter;
+    logger: Logger;
+    now: () => number;
+  },
+) {
+  const { sessions, pages, adapter, logger } = parts;
+  const store = new PushStore(deps.db, parts.now);
+  const alerts = new PushAlerts({
+    sender: new PushSender({
+      store,
+      subject: webPushSubject(config),
+      logger,
+      sessionIsLive: (id) => sessions.isLive(id),
+      ...(deps.pushAgent ? { agent: deps.pushAgent } : {}),
+    }),
+    watching: (userId) => [...pages].some((page) => page.userId === userId && page.watching),
+    logger,
+  });
+  const act = async (userId: string, node: string, command: string) => {
+    if (!deps.registry.nodesForUser(userId).some((known) => known.nodeId === node)) return false;
+    await adapter.receive(userId, `@${node} ${command}`);
+    return true;
+  };
+  return { store, alerts, act };
 }

@@ -4,7 +4,7 @@ import { BUTTONS_MIGRATION } from "../chat/button-store.ts";
 import { CONSOLE_MESSAGES_MIGRATION } from "../console/console-history.ts";
 import { CONSOLE_SESSIONS_MIGRATION } from "../console/console-sessions.ts";
 import { CONSOLE_LINKS_MIGRATION } from "../console/login-links.ts";
-import { WEB_PUSH_MIGRATION } from "../console/push/push-store.ts";
+import { WEB_PUSH_MIGRATION, WEB_PUSH_NODES_MIGRATION } from "../console/push/push-store.ts";
 import { DELIVERED_MIGRATION } from "../delivery/delivered-store.ts";
 import { REQUESTS_MIGRATION } from "../delivery/request-log.ts";
 import { CHAT_INBOX_MIGRATION } from "../intake/chat-inbox.ts";
@@ -29,6 +29,7 @@ const ROUTER_MIGRATIONS = [
   USER_STATE_DETAILS_MIGRATION,
   CONSOLE_MESSAGES_MIGRATION,
   WEB_PUSH_MIGRATION,
+  WEB_PUSH_NODES_MIGRATION,
 ];
 
 /**

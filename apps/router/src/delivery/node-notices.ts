@@ -10,13 +10,16 @@ import {
   nodeReconnectedText,
   taskCompleteText,
 } from "../chat/user-messages.ts";
+import type { PhoneAlerts } from "../contracts/phone-alerts.ts";
 import { splitQualified } from "../ids/qualified-id.ts";
 import { type NodeInfo, severalNodes } from "../registry/node-info.ts";
 import type { LiveConnection, NodeDirectory, NodeRegistry } from "../registry/node-registry.ts";
 import { BoundedMap } from "../storage/bounded-map.ts";
 import type { UserStateStore } from "../users/user-state-store.ts";
+import { offlineAlert, phoneAlertOf } from "./phone-alert-of.ts";
 
-// Messages the router sends on its own: node offline/back notices, and what hosts push.
+// Messages the router sends on its own: node offline/back notices, and what hosts push. The one
+// place both reach users, so the phone alerts (Web Push, `alerts`) for them are sent here too.
 
 export type PushOutcome = { ok: true; messageId: string | undefined } | { ok: false; error: string };
 
@@ -35,6 +38,8 @@ export class NodeNotices {
     private readonly userState: UserStateStore,
     private readonly nodes: NodeDirectory,
     private readonly logger: Logger,
+    /** The user's phone, told of news (console/push); none: the chat only. */
+    private readonly alerts?: PhoneAlerts,
   ) {}
 
   /**
@@ -43,15 +48,31 @@ export class NodeNotices {
    */
   watch<C extends LiveConnection>(registry: NodeRegistry<C>): () => void {
     return registry.subscribe((event) => {
-      if (event.type === "offline") void this.tellUsersOf(event.node, nodeDisconnectedText(event.node));
+      if (event.type === "offline") {
+        void this.tellUsersOf(event.node, nodeDisconnectedText(event.node));
+        this.alertUsersOf(event.node);
+      }
       if (event.type !== "online") return;
       if (event.joined) void this.tellOwnerOf(event.node, nodePairedText(event.node));
       else if (event.returning) void this.tellUsersOf(event.node, nodeReconnectedText(event.node));
     });
   }
 
-  /** Hands a host's pushed item to the chat platform; says whether it got there. */
+  /**
+   * Hands a host's pushed item to the chat platform; says whether it got there. News the host
+   * marked for the phone (and every task completion) also goes to the phone, after the chat, so a
+   * tap on it finds the message there.
+   */
   async deliverPush(nodeId: string, frame: HostPushFrame): Promise<PushOutcome> {
+    try {
+      return await this.toChat(nodeId, frame);
+    } finally {
+      const alert = this.alerts && phoneAlertOf(nodeId, frame);
+      if (alert) this.alerts?.alert(alert);
+    }
+  }
+
+  private async toChat(nodeId: string, frame: HostPushFrame): Promise<PushOutcome> {
     const to = this.pushAddress(nodeId, frame);
     if (!to) {
       this.logger.warn(
@@ -140,6 +161,12 @@ export class NodeNotices {
   private async tellOwnerOf(node: NodeInfo, text: string): Promise<void> {
     const to = node.owner ? this.addressOf(node.owner) : undefined;
     if (to) await this.chat.sendText(to, text);
+  }
+
+  /** Not while the router closes: nodes dropping then is not news (as the muted chat says nothing). */
+  private alertUsersOf(node: NodeInfo): void {
+    if (!this.alerts || this.chat.isMuted()) return;
+    for (const userId of this.affectedUsers(node)) this.alerts.alert(offlineAlert(node, userId));
   }
 
   private async tellUsersOf(node: NodeInfo, text: string): Promise<void> {

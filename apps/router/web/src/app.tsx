@@ -5,6 +5,7 @@ import { ChatView } from "./chat-view.tsx";
 import { ConsoleLink, type LinkState } from "./console-link.ts";
 import { initialState, reduce, type StateFrame } from "./console-state.ts";
 import { NodesView } from "./nodes-view.tsx";
+import { NotificationsView } from "./notifications-view.tsx";
 import { itemsOf } from "./overview-items.ts";
 import { ScheduleView } from "./schedule-view.tsx";
 import { SessionsView } from "./sessions-view.tsx";
@@ -94,6 +95,7 @@ export function App() {
               openTerminal={openTerminal}
               chatTo={chatTo}
             />
+            <NotificationsView nodes={state.nodes} />
           </div>
           <div class="pane pane-work">
             <SessionsView sessions={items("sessions")} now={now} act={act} />

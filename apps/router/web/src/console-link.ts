@@ -17,7 +17,14 @@ export class ConsoleLink {
     private readonly onFrame: (frame: ConsoleServerFrame) => void,
     private readonly onState: (state: LinkState) => void,
     private readonly url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/console/ws`,
-  ) {}
+  ) {
+    // The router pushes nothing to the user's phone while a page of theirs is on screen.
+    document.addEventListener("visibilitychange", () => this.sendVisibility());
+  }
+
+  private sendVisibility(): void {
+    this.send({ type: "visibility", visible: document.visibilityState === "visible" });
+  }
 
   connect(): void {
     this.onState("connecting");
@@ -25,6 +32,7 @@ export class ConsoleLink {
     this.socket = socket;
     socket.onopen = () => {
       this.retryMs = FIRST_RETRY_MS;
+      this.sendVisibility();
       this.onState("open");
     };
     socket.onmessage = (event) => {

@@ -10,6 +10,10 @@ export interface PushPayload {
   tag?: string;
   /** Where a tap opens, under /console/. */
   url?: string;
+  /** The node it is about: an action's command goes to it. */
+  node?: string;
+  /** The notification's buttons: `action` is the command a tap sends (/approve <id>, /deny <id>). */
+  actions?: Array<{ action: string; title: string }>;
 }
 
 export function shortSummary(text: string): string {

@@ -2,7 +2,7 @@ import type { Agent } from "node:https";
 import type { Logger } from "@phonework/runtime";
 import webpush from "web-push";
 import { type PushPayload, pushPayload } from "./push-payload.ts";
-import type { PushStore } from "./push-store.ts";
+import { covers, type PushStore } from "./push-store.ts";
 
 // Sends one push to each of a user's subscriptions: encrypted for that browser (aes128gcm) and
 // signed with the router's VAPID key, by the web-push library. A 404 or 410 from the push service
@@ -25,14 +25,18 @@ export interface PushSenderOptions {
 export class PushSender {
   constructor(private readonly options: PushSenderOptions) {}
 
-  /** Pushes `payload` to every live subscription of `userId`; resolves to how many were accepted. */
-  async sendToUser(userId: string, payload: PushPayload): Promise<number> {
+  /**
+   * Pushes `payload` to every live subscription of `userId` (with `nodeId`, those covering that
+   * node); resolves to how many were accepted.
+   */
+  async sendToUser(userId: string, payload: PushPayload, nodeId?: string): Promise<number> {
     const { store, logger } = this.options;
     const body = pushPayload(payload);
     const vapidDetails = { subject: this.options.subject, ...store.vapidKeys() };
     const live = store
       .forUser(userId)
-      .filter((subscription) => this.options.sessionIsLive?.(subscription.sessionId) ?? true);
+      .filter((subscription) => this.options.sessionIsLive?.(subscription.sessionId) ?? true)
+      .filter((subscription) => nodeId === undefined || covers(subscription, nodeId));
     const results = await Promise.all(
       live.map(async (subscription) => {
         try {

@@ -4,7 +4,8 @@ import type { PushSubscriptionInput } from "./push-subscription.ts";
 
 // router.db's side of Web Push: the VAPID key pair, made once on first use and kept (pages'
 // subscriptions are bound to its public key, so a new one would orphan them all), and each sign-in's
-// subscriptions, which go when the sign-in does.
+// subscriptions, which go when the sign-in does. A subscription may name the nodes it is for
+// (NULL: all of them).
 
 export const WEB_PUSH_MIGRATION = `
   CREATE TABLE web_push_vapid (
@@ -23,6 +24,9 @@ export const WEB_PUSH_MIGRATION = `
   CREATE INDEX web_push_subscriptions_session ON web_push_subscriptions (session_id);
   CREATE INDEX web_push_subscriptions_user ON web_push_subscriptions (user_id);`;
 
+/** The nodes a subscription is for, as a JSON array; NULL (every row before this) means all. */
+export const WEB_PUSH_NODES_MIGRATION = "ALTER TABLE web_push_subscriptions ADD COLUMN nodes TEXT";
+
 /** A sign-in's subscriptions are bounded: a page re-subscribing in a loop cannot fill the table. */
 export const MAX_SUBSCRIPTIONS_PER_SESSION = 4;
 
@@ -35,7 +39,19 @@ export interface StoredSubscription {
   endpoint: string;
   sessionId: string;
   keys: { p256dh: string; auth: string };
+  /** The nodes it is for; undefined: all. */
+  nodes?: string[];
 }
+
+/** Whether `subscription` wants news about `nodeId`. */
+export const covers = (subscription: Pick<StoredSubscription, "nodes">, nodeId: string): boolean =>
+  subscription.nodes === undefined || subscription.nodes.includes(nodeId);
+
+const nodesOf = (column: string | null): string[] | undefined => {
+  if (column === null) return undefined;
+  const parsed: unknown = JSON.parse(column);
+  return Array.isArray(parsed) ? parsed.filter((id): id is string => typeof id === "string") : undefined;
+};
 
 export class PushStore {
   private readonly sql: PreparedStatements;
@@ -48,7 +64,9 @@ export class PushStore {
   }
 
   static inMemory(): PushStore {
-    return new PushStore(openDatabase(":memory:", { migrations: [WEB_PUSH_MIGRATION] }));
+    return new PushStore(
+      openDatabase(":memory:", { migrations: [WEB_PUSH_MIGRATION, WEB_PUSH_NODES_MIGRATION] }),
+    );
   }
 
   /** The router's VAPID keys (base64url P-256), made the first time they are asked for. */
@@ -64,11 +82,19 @@ export class PushStore {
     return this.vapidKeys();
   }
 
-  /** Keeps a page's subscription for its sign-in (the same endpoint again replaces it). */
-  subscribe(sessionId: string, userId: string, subscription: PushSubscriptionInput): void {
+  /**
+   * Keeps a page's subscription for its sign-in (the same endpoint again replaces it), for
+   * `nodes` only when given.
+   */
+  subscribe(
+    sessionId: string,
+    userId: string,
+    subscription: PushSubscriptionInput,
+    nodes?: readonly string[],
+  ): void {
     this.sql
       .sql(
-        "INSERT OR REPLACE INTO web_push_subscriptions (endpoint, session_id, user_id, p256dh, auth, at) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO web_push_subscriptions (endpoint, session_id, user_id, p256dh, auth, at, nodes) VALUES (?, ?, ?, ?, ?, ?, ?)",
       )
       .run(
         subscription.endpoint,
@@ -77,6 +103,7 @@ export class PushStore {
         subscription.keys.p256dh,
         subscription.keys.auth,
         this.now(),
+        nodes ? JSON.stringify([...new Set(nodes)]) : null,
       );
     this.sql
       .sql(
@@ -87,14 +114,33 @@ export class PushStore {
   }
 
   forUser(userId: string): StoredSubscription[] {
+    return this.rows("user_id", userId);
+  }
+
+  /** A sign-in's subscriptions (what its page shows as on). */
+  forSession(sessionId: string): StoredSubscription[] {
+    return this.rows("session_id", sessionId);
+  }
+
+  private rows(column: "user_id" | "session_id", value: string): StoredSubscription[] {
     const rows = this.sql
-      .sql("SELECT endpoint, session_id, p256dh, auth FROM web_push_subscriptions WHERE user_id = ?")
-      .all(userId) as Array<{ endpoint: string; session_id: string; p256dh: string; auth: string }>;
-    return rows.map((row) => ({
-      endpoint: row.endpoint,
-      sessionId: row.session_id,
-      keys: { p256dh: row.p256dh, auth: row.auth },
-    }));
+      .sql(`SELECT endpoint, session_id, p256dh, auth, nodes FROM web_push_subscriptions WHERE ${column} = ?`)
+      .all(value) as Array<{
+      endpoint: string;
+      session_id: string;
+      p256dh: string;
+      auth: string;
+      nodes: string | null;
+    }>;
+    return rows.map((row) => {
+      const nodes = nodesOf(row.nodes);
+      return {
+        endpoint: row.endpoint,
+        sessionId: row.session_id,
+        keys: { p256dh: row.p256dh, auth: row.auth },
+        ...(nodes ? { nodes } : {}),
+      };
+    });
   }
 
   /** Sign-out, `/console logout-all`, expiry: the sessions' subscriptions go with them. */
