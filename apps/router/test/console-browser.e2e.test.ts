@@ -16,7 +16,7 @@ import {
   waitFor,
 } from "@phonework/testkit";
 import axe from "axe-core";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket as NodeWebSocket } from "ws";
 import {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
 import { createHost, type Host, HostConfigSchema } from "@phonework/host";
@@ -138,6 +138,32 @@ export function startConsoleHost(
   host.start();
   onCleanup(() => host.stop());
   return host;
+}
+
+/** Pids of the processes whose environment carries the mark. */
+export function processesMarked(mark: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`CONSOLE_TEST_MARK=${mark}`))
+        pids.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
+}
+
+/** The names of the processes whose environment carries the mark (their /proc comm). */
+export function namesOf(pids: number[]): string[] {
+  return pids.flatMap((pid) => {
+    try {
+      return [readFileSync(`/proc/${pid}/comm`, "utf8").trim()];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** A placeholder page (three empty files) for tests of the console's server side, no build needed. */

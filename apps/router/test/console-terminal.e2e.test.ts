@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
 import { CleanupScope, makeTempDir, waitFor } from "@phonework/testkit";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,7 +8,9 @@ import {
   consoleLinkFor,
   DESKTOP,
   launchChromium,
+  namesOf,
   PHONE,
+  processesMarked,
   screenshot,
   signIn,
   startConsoleHost,
@@ -61,32 +62,6 @@ async function startWorld() {
   );
   await host.ready();
   return { ...t, host, proxy: link.proxy, started: () => processesMarked(mark) };
-}
-
-/** Pids of the processes whose environment carries the mark. */
-function processesMarked(mark: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`CONSOLE_TEST_MARK=${mark}`))
-        pids.push(Number(entry));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return pids;
-}
-
-/** The names of the processes whose environment carries the mark (their /proc comm). */
-function namesOf(pids: number[]): string[] {
-  return pids.flatMap((pid) => {
-    try {
-      return [readFileSync(`/proc/${pid}/comm`, "utf8").trim()];
-    } catch {
-      return [];
-    }
-  });
 }
 
 /** The terminal's screen, one string per row. */
