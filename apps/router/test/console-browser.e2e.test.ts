@@ -415,19 +415,19 @@ describe("web console in a browser", () => {
     const clock = createManualClock();
     const { chat, config } = await startTestRouter({}, { consoleAssets: assets.dir, clock });
     const link = await consoleLinkFor(chat, "alice");
-    await signIn(browser, link);
-    // A fresh profile (no cookie of alice's) tries the used link, then one past its time.
-    const other = await newPage();
-    await other.goto(link);
-    await other.getByRole("heading", { name: "Link not valid" }).waitFor();
-    await screenshot(other, "link-refused");
-    expect(await other.locator("body").textContent()).toContain("used already, or it expired");
+    const page = await signIn(browser, link);
+    // The same profile with its cookie gone (a private window, another phone) tries the link again.
+    await page.context().clearCookies();
+    await page.goto(link);
+    await page.getByRole("heading", { name: "Link not valid" }).waitFor();
+    await screenshot(page, "link-refused");
+    expect(await page.locator("body").textContent()).toContain("used already, or it expired");
 
     const late = await consoleLinkFor(chat, "alice");
     clock.advance(config.CONSOLE_LINK_TTL_S * 1000 + 1);
-    await other.goto(late);
-    await other.getByRole("heading", { name: "Link not valid" }).waitFor();
-    expect(await other.context().cookies()).toEqual([]);
+    await page.goto(late);
+    await page.getByRole("heading", { name: "Link not valid" }).waitFor();
+    expect(await page.context().cookies()).toEqual([]);
   });
 
   it("a WebSocket from another origin is refused, even with the user's cookie", async () => {
@@ -483,10 +483,3 @@ describe("web console in a browser", () => {
     expect(await alice.locator(".link.open").count()).toBe(1);
   });
 });
-
-/** A page in a fresh browser profile, closed at the test's cleanup. */
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
-  onCleanup(() => context.close());
-  return context.newPage();
-}

@@ -180,5 +180,5 @@ describe("the console, end to end", () => {
     await waitFor(async () => (await screenRows(page)).includes("back-42"), {
       message: "the shell's answer",
     });
-  });
+  }, 90_000); // a Codex session and a terminal on a phone: ~10 s alone, far more on a busy machine
 });
