@@ -3,11 +3,11 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import {
+  CleanupScope,
   createManualClock,
   type FakeOpenAI,
   type FakeResponses,
   killProcesses,
-  type ManualClock,
   makeTempDir,
   repoRoot,
   startFakeOpenAI,
@@ -16,7 +16,7 @@ import {
   waitFor,
 } from "@phonework/testkit";
 import axe from "axe-core";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket as NodeWebSocket } from "ws";
 import {
@@ -25,6 +25,7 @@ import {
   consoleLinkFor,
   DESKTOP,
   downloadedText,
+  inViewport,
   launchChromium,
   PHONE,
   say,
@@ -32,39 +33,52 @@ import {
   signIn,
   startConsoleHost,
 } from "./console-support.ts";
-import { onCleanup, startTestRouter } from "./support.ts";
+import { keepForFile, onCleanup, startTestRouter } from "./support.ts";
 
 // The web console in a real browser (Debian's chromium, headless): a real router, real hosts that
 // dial out to it (as from behind NAT), the real `codex app-server` offline against a fake Responses
-// API, and a fake OpenAI server for the assistant. One browser for the file; each test builds its
-// own router and hosts.
+// API, and a fake OpenAI server for the assistant. One world for the file (the router, the hosts,
+// alice signed in on a phone), built once: each test uses alice's page, or signs in a user of its
+// own (bob, carol) where sign-ins are what it tests. Tests run in order and leave alice's page as
+// they found it (the chat tab, no terminal open).
 
 const CODEX_BIN = join(repoRoot, "node_modules", ".bin", "codex");
 
+const scope = new CleanupScope();
 let browser: Browser;
 let assets: { dir: string; remove: () => void };
 let assistant: FakeOpenAI;
 let codex: FakeResponses;
+let world: Awaited<ReturnType<typeof startWorld>>;
+/** Alice, signed in on a phone from her /console link before the first test. */
+let alice: Page;
 
 beforeAll(async () => {
-  [assets, browser, assistant, codex] = await Promise.all([
-    buildTestAssets(),
-    launchChromium(),
-    startFakeOpenAI(),
-    startFakeResponses(),
-  ]);
+  try {
+    [assets, browser, assistant, codex] = await Promise.all([
+      buildTestAssets(),
+      launchChromium(),
+      startFakeOpenAI(),
+      startFakeResponses(),
+    ]);
+    world = await startWorld();
+    alice = await signIn(browser, await consoleLinkFor(world.chat, "alice"), PHONE);
+  } finally {
+    keepForFile(scope);
+  }
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
+  await scope.run();
   await assistant?.close();
   await codex?.close();
   assets?.remove();
 });
 
-/** A router with alice's node (home-pc, the assistant and Codex) and bob's (work-pc). */
-async function startWorld(clock?: ManualClock) {
-  const t = await startTestRouter({}, { consoleAssets: assets.dir, ...(clock ? { clock } : {}) });
+/** A router (alice its admin) with alice's node (home-pc, the assistant and Codex) and bob's (work-pc). */
+async function startWorld() {
+  const t = await startTestRouter({ ADMINS: "alice" }, { consoleAssets: assets.dir });
   const dir = makeTempDir();
   for (const sub of ["projects/demo", "home", "codex-home"])
     mkdirSync(join(dir.path, sub), { recursive: true });
@@ -131,21 +145,34 @@ interface PageWindow {
 /** The desktop size the layout checks use. */
 const WIDE = { width: 1280, height: 900 };
 
-/** Whether the element is wholly inside the viewport as the page is scrolled now. */
-async function inViewport(locator: Locator, viewport: { width: number; height: number }) {
-  const box = await locator.boundingBox();
-  return (
-    !!box &&
-    box.y >= 0 &&
-    box.x >= 0 &&
-    box.y + box.height <= viewport.height &&
-    box.x + box.width <= viewport.width
-  );
-}
-
 /** What the user sees (the viewport, not the whole page): the layout's pictures in artifacts/console/. */
 async function viewShot(page: Page, name: string) {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+}
+
+/**
+ * One view as the desktop shows it, beside the others: the area its panels take (a pane has no box
+ * of its own on a wide screen), in artifacts/console/layout-desktop-<view>.png.
+ */
+async function paneShot(page: Page, view: string) {
+  const clip = await page.evaluate((selector) => {
+    type Box = { left: number; top: number; right: number; bottom: number };
+    type Element = { children: ArrayLike<{ getBoundingClientRect(): Box }> };
+    const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<Element> } })
+      .document;
+    const boxes = Array.from(doc.querySelectorAll(selector)).flatMap((pane) =>
+      Array.from(pane.children).map((child) => child.getBoundingClientRect()),
+    );
+    const x = Math.min(...boxes.map((box) => box.left));
+    const y = Math.min(...boxes.map((box) => box.top));
+    return {
+      x,
+      y,
+      width: Math.max(...boxes.map((box) => box.right)) - x,
+      height: Math.max(...boxes.map((box) => box.bottom)) - y,
+    };
+  }, `.pane-${view}`);
+  await page.screenshot({ path: join(ARTIFACTS, `layout-desktop-${view}.png`), clip });
 }
 
 interface AxeWindow {
@@ -160,7 +187,8 @@ interface AxeWindow {
 
 /** axe-core's serious and critical findings on the page as shown now (touch target sizes included). */
 async function seriousFindings(page: Page): Promise<string[]> {
-  await page.evaluate(axe.source);
+  // Half a megabyte of script: put in the page once, run as often as the page changes.
+  if (!(await page.evaluate(() => "axe" in globalThis))) await page.evaluate(axe.source);
   return page.evaluate(async () => {
     const w = globalThis as unknown as AxeWindow;
     const result = await w.axe.run(w.document, {
@@ -176,15 +204,32 @@ async function seriousFindings(page: Page): Promise<string[]> {
 const message = (page: Page, text: string | RegExp) =>
   page.locator(".message:not(.mine)").filter({ hasText: text }).last();
 
+/** The tabs of the phone's bottom bar. */
+const tabOf = (page: Page, name: string) =>
+  page.getByRole("tablist").getByRole("tab", { name: new RegExp(`^${name}`) });
+
 describe("web console in a browser", () => {
-  it("signs in from a /console link, shows the user's nodes, chats with the node and gets its files", async () => {
-    const { chat, dir } = await startWorld();
-    const page = await signIn(browser, await consoleLinkFor(chat, "alice"), PHONE);
+  it("signs in from a /console link and opens on the chat with its box in sight; shows the user's nodes, chats with the node and gets its files", async () => {
+    const { dir } = world;
+    const page = alice;
     expect(page.url()).toMatch(/\/console\/$/); // the code is gone from the address
+    // A phone opens on the chat, every view a tab away (alice is an admin: a fifth tab), the box to
+    // write in in sight.
+    expect(await tabOf(page, "Chat").getAttribute("aria-selected")).toBe("true");
+    await page.getByRole("tab", { name: /^Admin/ }).waitFor();
+    expect(await page.getByRole("tab").allTextContents()).toEqual([
+      "Chat",
+      "Nodes",
+      "Work",
+      "Terminal",
+      "Admin",
+    ]);
+    expect(await inViewport(page.locator(".composer"), PHONE)).toBe(true);
+
     const node = page.locator('[data-node="home-pc"]');
     await expect.poll(() => node.textContent()).toMatch(/online/);
     expect(await node.textContent()).toMatch(/terminal/); // a capability: "Open terminal" is offered
-    await page.getByRole("tab", { name: "Nodes" }).click(); // the phone opens on the chat
+    await page.getByRole("tab", { name: "Nodes" }).click();
     await node.getByRole("button", { name: "Open terminal" }).waitFor();
     await screenshot(page, "nodes-phone");
     await page.getByRole("tab", { name: "Chat" }).click();
@@ -211,29 +256,12 @@ describe("web console in a browser", () => {
     expect(await downloadedText(download)).toBe("all green\n");
     await page.setViewportSize(DESKTOP);
     await screenshot(page, "console-desktop");
+    await page.setViewportSize(PHONE);
   });
 
-  it("on a phone: opens on the chat with its box in sight, output in a sideways-scrolling <pre>, every view a tab away; side by side on a desktop", async () => {
-    const t = await startTestRouter({ ADMINS: "alice" }, { consoleAssets: assets.dir });
-    await startConsoleHost(t.nodeUrl, {
-      NODE_ID: "home-pc",
-      SERVES_USERS: "alice",
-      WORKING_DIR: makeTempDir().path,
-    }).ready();
-    const page = await signIn(browser, await consoleLinkFor(t.chat, "alice"), PHONE);
-    const tab = (name: string) =>
-      page.getByRole("tablist").getByRole("tab", { name: new RegExp(`^${name}`) });
-    expect(await tab("Chat").getAttribute("aria-selected")).toBe("true");
-    await page.getByRole("tab", { name: /^Admin/ }).waitFor(); // alice is an admin: a fifth tab
-    expect(await page.getByRole("tab").allTextContents()).toEqual([
-      "Chat",
-      "Nodes",
-      "Work",
-      "Terminal",
-      "Admin",
-    ]);
-    expect(await inViewport(page.locator(".composer"), PHONE)).toBe(true);
-
+  it("on a phone: output in a sideways-scrolling <pre>, the box always in sight, every view a tab away; side by side on a desktop", async () => {
+    const page = alice;
+    const tab = (name: string) => tabOf(page, name);
     await say(page, "/shell printf 'name  size\\nab    12\\n'; printf '%0300d\\n' 7");
     const output = message(page, /exit code 0/).locator("pre");
     await output.waitFor();
@@ -311,11 +339,19 @@ describe("web console in a browser", () => {
       expect(await page.locator(shown).isVisible()).toBe(true);
     expect(await seriousFindings(page)).toEqual([]);
     await viewShot(page, "layout-desktop");
+    // Each view as the desktop shows it, beside the others.
+    for (const view of ["chat", "nodes", "work", "terminal", "admin"]) await paneShot(page, view);
+
+    // Left as the next test finds a phone: the terminal closed, the chat shown.
+    await page.getByRole("button", { name: "Close terminal" }).click();
+    await page.locator(".terminal").waitFor({ state: "detached" });
+    await page.setViewportSize(PHONE);
   }, 60_000); // seven axe-core runs and a terminal: ~15 s alone, more on a busy machine
 
   it("an approval from a real Codex session is answered with its Approve button", async () => {
-    const { chat, dir } = await startWorld();
-    const page = await signIn(browser, await consoleLinkFor(chat, "alice"));
+    const { dir } = world;
+    const page = alice;
+    await page.setViewportSize(DESKTOP);
     codex.script({ call: { name: "exec_command", arguments: { cmd: "touch approved.txt" } } }, (request) => ({
       text: `done: ${codex.toolOutputs(request).at(-1) ?? ""}`,
     }));
@@ -334,8 +370,8 @@ describe("web console in a browser", () => {
   });
 
   it("lists reminders through the panel shortcut and cancels one with its button", async () => {
-    const { chat } = await startWorld();
-    const page = await signIn(browser, await consoleLinkFor(chat, "alice"));
+    const page = alice;
+    await page.setViewportSize(DESKTOP);
     await say(page, "/remind 2h stretch your legs");
     await message(page, /Scheduled #\d+/).waitFor();
     await page.getByRole("button", { name: "/reminders", exact: true }).click();
@@ -348,10 +384,11 @@ describe("web console in a browser", () => {
     await message(page, /Cancelled #\d+/).waitFor();
     await page.getByRole("button", { name: "/reminders", exact: true }).click();
     await message(page, /no (pending )?reminders|nothing scheduled/i).waitFor();
+    await page.setViewportSize(PHONE);
   });
 
   it("a second user sees only their own nodes, and cannot open a terminal on the first user's", async () => {
-    const { chat, url } = await startWorld();
+    const { chat, url } = world;
     const bob = await signIn(browser, await consoleLinkFor(chat, "bob"));
     await bob.locator('[data-node="work-pc"]').waitFor();
     expect(await bob.locator("[data-node]").count()).toBe(1);
@@ -374,27 +411,30 @@ describe("web console in a browser", () => {
   });
 
   it("refuses a link used before and a link past its time", async () => {
+    // A router of its own, on a clock the test moves; no hosts: sign-in is the router's alone.
     const clock = createManualClock();
-    const { chat, config } = await startWorld(clock);
+    const { chat, config } = await startTestRouter({}, { consoleAssets: assets.dir, clock });
     const link = await consoleLinkFor(chat, "alice");
-    await signIn(browser, link);
-    const reused = await (await browser.newContext()).newPage();
-    await reused.goto(link);
-    await reused.getByRole("heading", { name: "Link not valid" }).waitFor();
-    await screenshot(reused, "link-refused");
-    expect(await reused.locator("body").textContent()).toContain("used already, or it expired");
+    const page = await signIn(browser, link);
+    // The same profile with its cookie gone (a private window, another phone) tries the link again.
+    await page.context().clearCookies();
+    await page.goto(link);
+    await page.getByRole("heading", { name: "Link not valid" }).waitFor();
+    await screenshot(page, "link-refused");
+    expect(await page.locator("body").textContent()).toContain("used already, or it expired");
 
     const late = await consoleLinkFor(chat, "alice");
     clock.advance(config.CONSOLE_LINK_TTL_S * 1000 + 1);
-    const expired = await (await browser.newContext()).newPage();
-    await expired.goto(late);
-    await expired.getByRole("heading", { name: "Link not valid" }).waitFor();
-    expect(await expired.context().cookies()).toEqual([]);
+    await page.goto(late);
+    await page.getByRole("heading", { name: "Link not valid" }).waitFor();
+    expect(await page.context().cookies()).toEqual([]);
   });
 
   it("a WebSocket from another origin is refused, even with the user's cookie", async () => {
-    const { chat, url } = await startWorld();
-    const page = await signIn(browser, await consoleLinkFor(chat, "alice"));
+    const { url } = world;
+    // A tab of alice's own browser (her cookie in it), taken to another site.
+    const page = await alice.context().newPage();
+    onCleanup(() => page.close());
     // A page on another port of the same host: another origin, but the same site, so the browser
     // sends the console's SameSite cookie along. Only the Origin check stands in the way.
     const evil = createServer((_request, response) => {
@@ -424,12 +464,13 @@ describe("web console in a browser", () => {
   });
 
   it("/console logout-all ends every sign-in of the user at once", async () => {
-    const { chat } = await startWorld();
-    const first = await signIn(browser, await consoleLinkFor(chat, "alice"));
-    const second = await signIn(browser, await consoleLinkFor(chat, "alice"), PHONE);
-    await chat.receive({ userId: "alice", text: "/console logout-all" });
+    // carol: her sign-ins end, alice's page (another user) stays.
+    const { chat } = world;
+    const first = await signIn(browser, await consoleLinkFor(chat, "carol"));
+    const second = await signIn(browser, await consoleLinkFor(chat, "carol"), PHONE);
+    await chat.receive({ userId: "carol", text: "/console logout-all" });
     await waitFor(
-      () => chat.textsFor("alice").find((text) => text.includes("Signed out of the console everywhere (2")),
+      () => chat.textsFor("carol").find((text) => text.includes("Signed out of the console everywhere (2")),
       {
         message: "the logout-all answer",
       },
@@ -439,5 +480,6 @@ describe("web console in a browser", () => {
     await first.reload();
     await first.getByRole("heading", { name: "Signed out" }).waitFor();
     expect(await first.getByRole("button", { name: "Sign out" }).count()).toBe(0);
+    expect(await alice.locator(".link.open").count()).toBe(1);
   });
 });

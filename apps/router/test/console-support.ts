@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
 import { createHost, type Host, HostConfigSchema } from "@phonework/host";
 import { builtCli, createTestLogger, placeholderConsolePage, repoRoot, waitFor } from "@phonework/testkit";
-import { type Browser, chromium, type Download, type Page } from "playwright-core";
-import { inject } from "vitest";
+import { type Browser, chromium, type Download, type Locator, type Page } from "playwright-core";
+import { expect, inject } from "vitest";
 import { RouterConfigSchema } from "../src/config/router-config.ts";
 import { createRouter, type Router } from "../src/create-router.ts";
 import type { MemoryChatAdapter } from "../src/platforms/memory/memory-adapter.ts";
@@ -58,9 +58,21 @@ export async function consoleLinkFor(chat: MemoryChatAdapter, userId: string): P
   );
 }
 
-/** Opens the link in a fresh browser profile and waits for the console to be live. */
-export async function signIn(browser: Browser, link: string, viewport = DESKTOP): Promise<Page> {
-  const context = await browser.newContext({ viewport });
+/**
+ * Opens the link in a fresh browser profile and waits for the console to be live; `touch` makes it
+ * a phone's (a touch screen, mobile viewport rules). The profile is closed at the test's cleanup.
+ */
+export async function signIn(
+  browser: Browser,
+  link: string,
+  viewport = DESKTOP,
+  options: { touch?: boolean } = {},
+): Promise<Page> {
+  const context = await browser.newContext({
+    viewport,
+    ...(options.touch ? { isMobile: true, hasTouch: true } : {}),
+  });
+  onCleanup(() => context.close());
   const page = await context.newPage();
   await page.goto(link);
   await page.waitForURL(/\/console\/$/);
@@ -72,6 +84,28 @@ export async function signIn(browser: Browser, link: string, viewport = DESKTOP)
 export async function say(page: Page, text: string): Promise<void> {
   await page.getByLabel("Message").fill(text);
   await page.getByRole("button", { name: "Send", exact: true }).click();
+}
+
+/** Whether the element is wholly inside the viewport as the page is scrolled now. */
+export async function inViewport(locator: Locator, viewport: { width: number; height: number }) {
+  const box = await locator.boundingBox();
+  return (
+    !!box &&
+    box.y >= 0 &&
+    box.x >= 0 &&
+    box.y + box.height <= viewport.height &&
+    box.x + box.width <= viewport.width
+  );
+}
+
+/**
+ * Taps the element as a thumb would: it must be in sight already (playwright would scroll to it;
+ * a user who has to scroll first is what this checks against).
+ */
+export async function tapInSight(locator: Locator, viewport = PHONE): Promise<void> {
+  await locator.waitFor();
+  expect(await inViewport(locator, viewport), `${locator} in sight without scrolling`).toBe(true);
+  await locator.tap();
 }
 
 export async function waitForLive(page: Page): Promise<void> {
@@ -104,6 +138,32 @@ export function startConsoleHost(
   host.start();
   onCleanup(() => host.stop());
   return host;
+}
+
+/** Pids of the processes whose environment carries the mark. */
+export function processesMarked(mark: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`CONSOLE_TEST_MARK=${mark}`))
+        pids.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
+}
+
+/** The names of the processes whose environment carries the mark (their /proc comm). */
+export function namesOf(pids: number[]): string[] {
+  return pids.flatMap((pid) => {
+    try {
+      return [readFileSync(`/proc/${pid}/comm`, "utf8").trim()];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** A placeholder page (three empty files) for tests of the console's server side, no build needed. */

@@ -1,39 +1,63 @@
 import { randomUUID } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
-import { makeTempDir, waitFor } from "@phonework/testkit";
+import { CleanupScope, makeTempDir, waitFor } from "@phonework/testkit";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket as NodeWebSocket } from "ws";
 import {
   buildTestAssets,
   consoleLinkFor,
   DESKTOP,
   launchChromium,
+  namesOf,
   PHONE,
+  processesMarked,
   screenshot,
   signIn,
   startConsoleHost,
-  waitForLive,
 } from "./console-support.ts";
-import { onCleanup, proxyTo, startTestRouter } from "./support.ts";
+import { keepForFile, onCleanup, proxyTo, startTestRouter } from "./support.ts";
 
 // Terminals from the web console: xterm.js in a real browser, node-pty on a real host that dials
-// out to the router, every byte relayed by the router under the host's flow control.
+// out to the router, every byte relayed by the router under the host's flow control. One world for
+// the file (the router, the host, alice signed in on a desktop), built once; each test leaves no
+// terminal open, and the one that cuts the host's link runs last.
 
+const scope = new CleanupScope();
 let browser: Browser;
 let assets: { dir: string; remove: () => void };
+let world: Awaited<ReturnType<typeof startWorld>>;
+/** Alice's page on a desktop, signed in before the first test. */
+let alice: Page;
 
 beforeAll(async () => {
-  [assets, browser] = await Promise.all([buildTestAssets(), launchChromium()]);
+  try {
+    [assets, browser] = await Promise.all([buildTestAssets(), launchChromium()]);
+    world = await startWorld();
+    alice = await signIn(browser, await consoleLinkFor(world.chat, "alice"), DESKTOP);
+  } finally {
+    keepForFile(scope);
+  }
 }, 60_000);
+
+// A test that failed half-way leaves no terminal to the next: what it started is killed, and the
+// router has let go of its terminals.
+afterEach(async () => {
+  const left = world?.started() ?? [];
+  if (left.length === 0) return;
+  for (const pid of left) process.kill(pid, "SIGKILL");
+  await waitFor(() => world.started().length === 0 && world.router.console?.terminals.size === 0, {
+    message: "the terminals a failed test left to end",
+  });
+});
 
 afterAll(async () => {
   await browser?.close();
+  await scope.run();
   assets?.remove();
 });
 
 /** A router and alice's node, home-pc, whose link runs through a proxy the test can cut. */
-async function startWorld(env: Record<string, string> = {}) {
+async function startWorld() {
   const t = await startTestRouter({}, { consoleAssets: assets.dir });
   const work = makeTempDir();
   onCleanup(work.remove);
@@ -44,36 +68,11 @@ async function startWorld(env: Record<string, string> = {}) {
     { NODE_ID: "home-pc", SERVES_USERS: "alice", WORKING_DIR: work.path },
     // A HOME of its own: the login shell starts without this machine's rc files (fast, and the same
     // everywhere). The mark finds what the terminal started, sandboxed or not (a sandbox's $$ is its own).
-    { ...process.env, HOME: work.path, CONSOLE_TEST_MARK: mark, ...env },
+    // bash: Tab completes commands (the key bar's test).
+    { ...process.env, HOME: work.path, CONSOLE_TEST_MARK: mark, SHELL: "/bin/bash" },
   );
   await host.ready();
   return { ...t, host, proxy: link.proxy, started: () => processesMarked(mark) };
-}
-
-/** Pids of the processes whose environment carries the mark. */
-function processesMarked(mark: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`CONSOLE_TEST_MARK=${mark}`))
-        pids.push(Number(entry));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return pids;
-}
-
-/** The names of the processes whose environment carries the mark (their /proc comm). */
-function namesOf(pids: number[]): string[] {
-  return pids.flatMap((pid) => {
-    try {
-      return [readFileSync(`/proc/${pid}/comm`, "utf8").trim()];
-    } catch {
-      return [];
-    }
-  });
 }
 
 /** The terminal's screen, one string per row. */
@@ -96,8 +95,8 @@ async function waitForRow(page: Page, match: RegExp, after = 0): Promise<string>
 
 describe("console terminals", () => {
   it("opens a terminal on the node, runs echo hi, resizes, and closes it with nothing left running", async () => {
-    const { chat, router, started } = await startWorld();
-    const page = await signIn(browser, await consoleLinkFor(chat, "alice"), DESKTOP);
+    const { router, started } = world;
+    const page = alice;
     await page.locator('[data-node="home-pc"]').getByRole("button", { name: "Open terminal" }).click();
     await page.locator(".terminal-status", { hasText: "open" }).waitFor();
 
@@ -128,14 +127,12 @@ describe("console terminals", () => {
     await page.locator(".terminal").waitFor({ state: "detached" });
     await waitFor(() => started().length === 0, { message: "every process of the terminal to be gone" });
     expect(router.console?.terminals.size).toBe(0);
+    await page.setViewportSize(DESKTOP);
   });
 
   it("on a phone, the key bar's keys reach the shell: Tab completes, Up recalls, Ctrl-C stops top, sticky Ctrl sends ^C", async () => {
-    const { chat, started } = await startWorld({ SHELL: "/bin/bash" }); // bash: Tab completes commands
-    const context = await browser.newContext({ viewport: PHONE, hasTouch: true, isMobile: true });
-    const page = await context.newPage();
-    await page.goto(await consoleLinkFor(chat, "alice"));
-    await waitForLive(page);
+    const { chat, started } = world;
+    const page = await signIn(browser, await consoleLinkFor(chat, "alice"), PHONE, { touch: true });
     await page.getByRole("tab", { name: "Nodes" }).tap(); // the phone opens on the chat
     await page.locator('[data-node="home-pc"]').getByRole("button", { name: "Open terminal" }).tap();
     await page.locator(".terminal-status", { hasText: "open" }).waitFor();
@@ -195,12 +192,11 @@ describe("console terminals", () => {
     await screenshot(page, "terminal-key-bar");
     await page.getByRole("button", { name: "Close terminal" }).tap();
     await waitFor(() => started().length === 0, { message: "the shell gone" });
-    await context.close();
-  });
+  }, 60_000); // a sign-in of its own, two programs started and stopped, two resizes
 
   it("a reload takes the terminal back: the same shell, with what it printed meanwhile", async () => {
-    const { chat, router, started } = await startWorld();
-    const page = await signIn(browser, await consoleLinkFor(chat, "alice"), DESKTOP);
+    const { router, started } = world;
+    const page = alice;
     await page.locator('[data-node="home-pc"]').getByRole("button", { name: "Open terminal" }).click();
     await page.locator(".terminal-status", { hasText: "open" }).waitFor();
     await run(page, "echo shell-$$");
@@ -225,24 +221,9 @@ describe("console terminals", () => {
     await waitFor(() => started().length === 0, { message: "the shell gone" });
   });
 
-  it("says so in the page when the node goes offline (its link cut), and the shell is gone", async () => {
-    const { chat, router, proxy, started } = await startWorld();
-    const page = await signIn(browser, await consoleLinkFor(chat, "alice"));
-    await page.locator('[data-node="home-pc"]').getByRole("button", { name: "Open terminal" }).click();
-    await page.locator(".terminal-status", { hasText: "open" }).waitFor();
-    await waitFor(() => started().length > 0, { message: "the shell" });
-    proxy.dropAll(); // lost Wi-Fi: the host reconnects, the terminal does not come back
-    await page.locator(".terminal-status", { hasText: "home-pc went offline" }).waitFor();
-    expect(router.console?.terminals.size).toBe(0);
-    await waitFor(() => started().length === 0, {
-      message: "the host to close the terminal whose link dropped",
-    });
-  });
-
-  it("a terminal printing 8 MB to a slow page keeps the relay within the host's window, and chat on the node still answers", async () => {
-    const { chat, url, host } = await startWorld();
-    const page = await signIn(browser, await consoleLinkFor(chat, "alice"));
-    const [cookie] = await page.context().cookies();
+  it("a terminal printing 4 MB to a slow page keeps the relay within the host's window, and chat on the node still answers", async () => {
+    const { chat, url, host, started } = world;
+    const [cookie] = await alice.context().cookies();
     // A page that reads slowly, as a plain WebSocket: it acknowledges output in small steps.
     const socket = new NodeWebSocket(`${url.replace(/^http/, "ws")}/console/ws`, {
       headers: { cookie: `${cookie?.name}=${cookie?.value}`, origin: url },
@@ -265,8 +246,8 @@ describe("console terminals", () => {
     await new Promise((resolve) => socket.once("open", resolve));
     socket.send(JSON.stringify({ type: "term_open", ref: "flood", node: "home-pc", cols: 120, rows: 40 }));
     await waitFor(() => id || undefined, { message: "the terminal's id" });
-    // 32 windows' worth: the window is filled, drained and refilled many times over (the rate is the bench's).
-    const total = 8 * 1024 * 1024;
+    // 16 windows' worth: the window is filled, drained and refilled many times over (the rate is the bench's).
+    const total = 4 * 1024 * 1024;
     // The shell prints a marker after the flood (computed, so the echoed command line is not it).
     let tail = "";
     socket.on("message", (data) => {
@@ -318,5 +299,21 @@ describe("console terminals", () => {
     expect(exited).toBe(false);
     expect(received).toBeGreaterThanOrEqual(total);
     expect(peak).toBeLessThanOrEqual(256 * 1024);
+    socket.send(JSON.stringify({ type: "term_close", id })); // nothing left running for the next test
+    await waitFor(() => started().length === 0, { message: "the flooding shell gone" });
   }, 180_000);
+
+  it("says so in the page when the node goes offline (its link cut), and the shell is gone", async () => {
+    const { router, proxy, started } = world;
+    const page = alice;
+    await page.locator('[data-node="home-pc"]').getByRole("button", { name: "Open terminal" }).click();
+    await page.locator(".terminal-status", { hasText: "open" }).waitFor();
+    await waitFor(() => started().length > 0, { message: "the shell" });
+    proxy.dropAll(); // lost Wi-Fi: the host reconnects, the terminal does not come back
+    await page.locator(".terminal-status", { hasText: "home-pc went offline" }).waitFor();
+    expect(router.console?.terminals.size).toBe(0);
+    await waitFor(() => started().length === 0, {
+      message: "the host to close the terminal whose link dropped",
+    });
+  });
 });

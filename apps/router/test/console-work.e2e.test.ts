@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Overview } from "@phonework/protocol";
-import { connectFakeNode, type FakeNode, repoRoot, waitFor } from "@phonework/testkit";
+import { CleanupScope, connectFakeNode, type FakeNode, repoRoot, waitFor } from "@phonework/testkit";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -16,49 +16,62 @@ import {
   signIn,
   waitForLive,
 } from "./console-support.ts";
-import { memoryId, onCleanup, SECRET, startTestRouter } from "./support.ts";
+import { keepForFile, memoryId, onCleanup, SECRET, startTestRouter } from "./support.ts";
 
 // The console's views of a user's work (approvals, sessions, tasks, plans, schedule), the admin
 // view and the files hosts send, in a real browser. The host here speaks the wire by hand, so the
 // page is shown exactly the overview and files the test writes (the protocol's own sample); what a
-// real host reports is covered by the host's tests and the end-to-end console test.
+// real host reports is covered by the host's tests and the end-to-end console test. One world for
+// the file (the router, the node, alice signed in on a desktop), built once; tests run in order.
 
-const alice = memoryId("alice");
+const aliceId = memoryId("alice");
 const sample = JSON.parse(
   readFileSync(join(repoRoot, "packages/protocol/fixtures/v3/overview.json"), "utf8"),
 ) as { overview: Overview };
 
+const scope = new CleanupScope();
 let browser: Browser;
 let assets: { dir: string; remove: () => void };
+let world: Awaited<ReturnType<typeof startTestRouter>> & { node: FakeNode };
+/** Alice's page on a desktop, signed in before the first test. */
+let alice: Page;
 
 beforeAll(async () => {
-  [assets, browser] = await Promise.all([buildTestAssets(), launchChromium()]);
+  try {
+    [assets, browser] = await Promise.all([buildTestAssets(), launchChromium()]);
+    const t = await startTestRouter({ ADMINS: "alice" }, { consoleAssets: assets.dir });
+    world = { ...t, node: await connectNode(t.nodeUrl) };
+    alice = await signIn(browser, await consoleLinkFor(world.chat, "alice"), DESKTOP);
+  } finally {
+    keepForFile(scope);
+  }
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
+  await scope.run();
   assets?.remove();
 });
 
-async function startWorld() {
-  const t = await startTestRouter({ ADMINS: "alice" }, { consoleAssets: assets.dir });
-  const node = await connectFakeNode({ url: t.nodeUrl, secret: SECRET });
-  onCleanup(() => node.close());
+/** Home PC, alice's and bob's, speaking the wire by hand; closed by `cleanup`. */
+async function connectNode(nodeUrl: string, cleanup = onCleanup): Promise<FakeNode> {
+  const node = await connectFakeNode({ url: nodeUrl, secret: SECRET });
+  cleanup(() => node.close());
   await node.register({
     node_id: "home-pc",
     display_name: "Home PC",
-    serves_users: [alice, memoryId("bob")],
+    serves_users: [aliceId, memoryId("bob")],
     working_dir: "/",
     capabilities: ["overview"],
     protocol_versions: [3],
   });
-  return { ...t, node };
+  return node;
 }
 
 /** Answers the node's next overview request about alice with `overview`. */
 async function answerOverview(node: FakeNode, overview: Overview) {
-  const ask = await node.inbox.next("overview_request", (frame) => frame.user_id === alice);
-  node.send({ type: "overview", id: ask.id, user_id: alice, at: Date.now(), overview });
+  const ask = await node.inbox.next("overview_request", (frame) => frame.user_id === aliceId);
+  node.send({ type: "overview", id: ask.id, user_id: aliceId, at: Date.now(), overview });
 }
 
 /** Answers the node's next forwarded message, as a host does (through its outbox). */
@@ -78,9 +91,9 @@ async function answerForward(node: FakeNode, text: string) {
 
 describe("console work views in a browser", () => {
   it("shows what waits for the user and what runs, live; an overview button runs its command on that node", async () => {
-    const { chat, node } = await startWorld();
-    const page = await signIn(browser, await consoleLinkFor(chat, "alice"), DESKTOP);
-    await answerOverview(node, sample.overview);
+    const { node } = world;
+    const page = alice;
+    await answerOverview(node, sample.overview); // the page asked when it signed in
 
     const approval = page.locator('[data-approval="ab12"]');
     await approval.waitFor();
@@ -111,10 +124,10 @@ describe("console work views in a browser", () => {
     // Approve: the node gets the user's own "/approve ab12", from the console chat.
     await approval.getByRole("button", { name: "Approve" }).click();
     const forward = await answerForward(node, "✅ Approved ab12.");
-    expect(forward).toMatchObject({ text: "/approve ab12", user_id: alice, platform: "console" });
+    expect(forward).toMatchObject({ text: "/approve ab12", user_id: aliceId, platform: "console" });
     await page.locator(".message:not(.mine)").filter({ hasText: "✅ Approved ab12." }).waitFor();
     // The node says alice's overview changed: the page is updated without a reload.
-    node.send({ type: "overview_changed", user_ids: [alice] });
+    node.send({ type: "overview_changed", user_ids: [aliceId] });
     await answerOverview(node, { ...sample.overview, approvals: [] });
     await approval.waitFor({ state: "detached" });
 
@@ -129,26 +142,30 @@ describe("console work views in a browser", () => {
     await page.locator(".work-sessions").waitFor();
     expect(await page.locator(".chat").isVisible()).toBe(false);
     await screenshot(page, "work-phone");
+    await page.setViewportSize(DESKTOP);
   });
 
   it("the node going offline takes its work off the page", async () => {
-    const { chat, node } = await startWorld();
-    const page = await signIn(browser, await consoleLinkFor(chat, "alice"));
+    const { node } = world;
+    const page = alice;
+    node.send({ type: "overview_changed", user_ids: [aliceId] });
     await answerOverview(node, sample.overview);
     await page.locator('[data-session="3"]').waitFor();
     node.kill();
     await page.locator('[data-session="3"]').waitFor({ state: "detached" });
     expect(await page.locator(".work-sessions").textContent()).toContain("No coding sessions");
+    // Back, for the tests after this one.
+    world.node = await connectNode(world.nodeUrl, (step) => scope.add(step));
   });
 
   it("admins pair, share and see every host; other users get no admin view", async () => {
-    const { chat, node } = await startWorld();
-    const page = await signIn(browser, await consoleLinkFor(chat, "alice"));
+    const { chat, node } = world;
+    const page = alice;
     const admin = page.getByRole("region", { name: "Admin" });
-    await admin.locator('[data-admin-node="home-pc"]').waitFor();
-    expect(await admin.locator('[data-admin-node="home-pc"]').textContent()).toMatch(
-      /Home PC.*online.*admitted by the shared secret · serves memory:alice, memory:bob/s,
-    );
+    // Online again (the previous test took the node down and back).
+    await expect
+      .poll(() => admin.locator('[data-admin-node="home-pc"]').textContent())
+      .toMatch(/Home PC.*online.*admitted by the shared secret · serves memory:alice, memory:bob/s);
     await admin.getByLabel("New host name").fill("work-laptop");
     await admin.getByRole("button", { name: "Pair a host" }).click();
     await page
@@ -219,13 +236,16 @@ const fileEntry = (page: Page, name: FileName) =>
 
 /** Every file is a download, whatever it claims; only the real PNG is shown, and as an image. */
 async function expectInert(page: Page) {
-  for (const name of Object.keys(FILES) as FileName[]) {
-    const entry = fileEntry(page, name);
-    const href = (await entry.getByRole("link").getAttribute("href")) ?? "";
-    expect(href).toMatch(/^blob:/);
-    expect(await openInNewTab(page.context(), href), name).toBe("download");
-    expect(await entry.locator("img").count(), name).toBe(name === "real.png" ? 1 : 0);
-  }
+  // Each in a tab of its own, all at once (the tabs share nothing but the profile).
+  await Promise.all(
+    (Object.keys(FILES) as FileName[]).map(async (name) => {
+      const entry = fileEntry(page, name);
+      const href = (await entry.getByRole("link").getAttribute("href")) ?? "";
+      expect(href).toMatch(/^blob:/);
+      expect(await openInNewTab(page.context(), href), name).toBe("download");
+      expect(await entry.locator("img").count(), name).toBe(name === "real.png" ? 1 : 0);
+    }),
+  );
   const image = fileEntry(page, "real.png").locator("img");
   // Decoded (the tests compile without the DOM's types, hence the casts in the page's functions).
   expect(await image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1);
@@ -258,11 +278,15 @@ async function expectInert(page: Page) {
 
 describe("files from hosts in a browser", () => {
   it("HTML and SVG from a host run nothing on the router's origin, however opened; only raster images show", async () => {
-    const { chat, node } = await startWorld();
-    const page = await signIn(browser, await consoleLinkFor(chat, "alice"), PHONE);
+    const { chat, node } = world;
+    const page = alice;
+    await page.setViewportSize(PHONE);
+    await page.getByRole("tab", { name: "Chat" }).click();
+    const mine = await page.locator(".message.mine").count();
     // A second page whose socket carries the hosts' claimed types, as if the router passed them on:
     // the page itself goes by the bytes.
     const told = await browser.newContext({ viewport: PHONE });
+    onCleanup(() => told.close());
     await told.routeWebSocket(/\/console\/ws$/, (socket) => {
       const router = socket.connectToServer();
       router.onMessage((message) => {
@@ -282,7 +306,7 @@ describe("files from hosts in a browser", () => {
     for (const [name, file] of Object.entries(FILES))
       node.send({
         type: "send_file",
-        user_id: alice,
+        user_id: aliceId,
         platform: "console",
         chat_id,
         name,
@@ -296,12 +320,15 @@ describe("files from hosts in a browser", () => {
     }
     await screenshot(page, "files-phone");
 
-    await expectInert(page);
-    await expectInert(toldPage);
+    // Two profiles: checked side by side.
+    await Promise.all([expectInert(page), expectInert(toldPage)]);
     // No script reached the router: the next message the node gets is the user's own.
     await say(page, "thanks");
     expect((await answerForward(node, "You're welcome.")).text).toBe("thanks");
-    expect(await page.locator(".message.mine").allTextContents()).toEqual(["send me the files", "thanks"]);
+    expect((await page.locator(".message.mine").allTextContents()).slice(mine)).toEqual([
+      "send me the files",
+      "thanks",
+    ]);
     // Two pages and a dozen tabs and downloads: seconds alone, far more beside busy processes.
   }, 90_000);
 });

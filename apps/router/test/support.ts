@@ -1,6 +1,7 @@
 import { createHost, type Host, HostConfigSchema, type MessageHandler } from "@phonework/host";
 import {
   afterEachTest,
+  type CleanupScope,
   createTestLogger,
   makeTempDir,
   startTcpProxy,
@@ -30,6 +31,14 @@ export const memoryId = (id: string) => `memory:${id}`;
 
 export function onCleanup(fn: () => Promise<void> | void): void {
   cleanups.push(fn);
+}
+
+/**
+ * For a world the file's tests share, built in beforeAll: hands the teardown registered so far to
+ * `scope` (run it in afterAll), so it outlives the first test.
+ */
+export function keepForFile(scope: CleanupScope): void {
+  for (const step of cleanups.splice(0)) scope.add(step);
 }
 
 export function tempDataDir(): string {
