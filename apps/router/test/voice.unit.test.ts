@@ -10,6 +10,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AdapterAccess } from "../src/access/adapter-access.ts";
 import { BUTTONS_MIGRATION } from "../src/chat/button-store.ts";
 import type { IncomingMessage } from "../src/chat/chat-types.ts";
+import { createConsoleAdapter } from "../src/console/console-adapter.ts";
+import { ConsoleFeed } from "../src/console/console-feed.ts";
+import { ConsoleClientFrame, MAX_CONSOLE_VOICE_BASE64 } from "../src/console/console-frames.ts";
 import { CHAT_INBOX_MIGRATION } from "../src/intake/chat-inbox.ts";
 import { ChatLayer } from "../src/intake/chat-layer.ts";
 import { createMemoryChatAdapter } from "../src/platforms/memory/memory-adapter.ts";
@@ -295,6 +298,56 @@ describe("the shared intake with voice notes", () => {
     await waitFor(() => delivered.length === 3);
     expect(delivered[2]).toMatchObject({ text: "trim this", attachments: [{ name: "voice-1.ogg" }] });
     expect(stt.transcriptions).toHaveLength(3);
+    await layer.stop();
+    db.close();
+  });
+});
+
+describe("the console's record button", () => {
+  it("a recording frame is checked like any input; one heard arrives as the user's text, its audio inside the stored message", async () => {
+    const frame = (fields: Record<string, unknown>) =>
+      ConsoleClientFrame.safeParse({
+        type: "voice",
+        mime_type: "audio/webm;codecs=opus",
+        data_base64: VOICE_NOTE_OGG.toString("base64"),
+        ...fields,
+      }).success;
+    expect(frame({})).toBe(true);
+    expect(frame({ mime_type: "text/html" })).toBe(false);
+    expect(frame({ data_base64: "not base64!" })).toBe(false);
+    expect(frame({ data_base64: "A".repeat(MAX_CONSOLE_VOICE_BASE64 + 4) })).toBe(false);
+
+    const db = openDatabase(":memory:", {
+      migrations: [SEEN_EVENTS_MIGRATION, CHAT_INBOX_MIGRATION, BUTTONS_MIGRATION, VOICE_NOTES_MIGRATION],
+    });
+    const feed = new ConsoleFeed({ maxMessages: 20, maxChars: 10_000, maxUsers: 5 });
+    const adapter = createConsoleAdapter(feed, Date.now);
+    const delivered: IncomingMessage[] = [];
+    const layer = new ChatLayer({
+      adapters: [adapter],
+      accessFor: () => new AdapterAccess({ admins: [], dm: "everyone" }),
+      db,
+      now: Date.now,
+      seenTtlMs: 86_400_000,
+      buttonTtlMs: 86_400_000,
+      maxAttachmentBytes: 100_000,
+      maxPerChat: 50,
+      voice: voiceInput({ notes: new VoiceNotes(db, Date.now) }).input,
+      logger,
+    });
+    await layer.start(async (message) => {
+      delivered.push(message);
+    });
+    stt.scriptTranscripts({ text: "What is running?" });
+    await adapter.receiveVoice("telegram:42", VOICE_NOTE_OGG, "audio/ogg;codecs=opus");
+    await waitFor(() => delivered.length === 1);
+    expect(delivered[0]).toMatchObject({ userId: "telegram:42", text: "What is running?" });
+    expect(delivered[0]?.attachments).toBeUndefined();
+    expect(stt.transcriptions.at(-1)?.file.equals(VOICE_NOTE_OGG)).toBe(true);
+    expect(feed.messages("telegram:42").map((m) => m.text)).toEqual([
+      "🎤 (voice note)",
+      "🎤 What is running?",
+    ]);
     await layer.stop();
     db.close();
   });
