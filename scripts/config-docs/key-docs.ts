@@ -186,7 +186,8 @@ export const KEY_DOCS: Record<string, KeyDoc> = {
     default: "none",
   },
   STT_MODEL: {
-    description: "the transcription model (`whisper-1`, Groq's `whisper-large-v3-turbo`, what a local server serves)",
+    description:
+      "the transcription model (`whisper-1`, Groq's `whisper-large-v3-turbo`, what a local server serves)",
   },
   STT_MAX_SECONDS: {
     description:
@@ -196,7 +197,8 @@ export const KEY_DOCS: Record<string, KeyDoc> = {
     description: "largest voice note transcribed; a larger one gets a sentence and nothing is sent",
   },
   STT_TIMEOUT_S: {
-    description: "a slower transcription is given up: the user is told, and `/retry` tries the kept voice note again",
+    description:
+      "a slower transcription is given up: the user is told, and `/retry` tries the kept voice note again",
   },
   OPENAI_MAX_RETRIES: {
     description: "retries of 429/5xx answers, with backoff",
