@@ -44,6 +44,9 @@ export interface VoiceInputDeps {
 
 type Download = (ref: AttachmentRef) => Promise<Buffer>;
 
+/** A transcript is the endpoint's answer: bounded like a typed message (the console's limit). */
+const MAX_TRANSCRIPT_CHARS = 20_000;
+
 const told = (text: string, retry = false): Heard => ({ kind: "told", text, retry });
 
 export class VoiceInput {
@@ -136,7 +139,7 @@ export class VoiceInput {
     }
     for (;;) {
       try {
-        const text = spokenCommand(await endpoint.transcribe(upload));
+        const text = spokenCommand((await endpoint.transcribe(upload)).slice(0, MAX_TRANSCRIPT_CHARS));
         if (!text) return { kind: "done", result: told(voiceEmptyText) };
         return { kind: "done", result: { kind: "words", text, echo: voiceHeardText(text) } };
       } catch (error) {
