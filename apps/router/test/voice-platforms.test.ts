@@ -4,6 +4,7 @@ import {
   type FakeSpeech,
   messageEvent,
   startFakeFeishu,
+  startFakeOpenAI,
   startFakeSlack,
   startFakeSpeech,
   VOICE_NOTE_OGG,
@@ -88,6 +89,44 @@ describe("Feishu voice messages", () => {
     await said(/7200 s long; the limit is 60 s/);
     expect(stt.transcriptions).toHaveLength(heard);
     expect(received).toEqual(["Show me the disk usage.", "What changed today?"]);
+  });
+});
+
+describe("a spoken request routed", () => {
+  it("the routing step reads the transcript: 'show me the disk usage on work-srv' reaches work-srv", async () => {
+    const feishu = await startFakeFeishu();
+    const routingModel = await startFakeOpenAI();
+    try {
+      const { router } = await startFeishuRouter(feishu, {
+        ...sttKeys(),
+        ROUTER_LLM_BASE_URL: routingModel.url,
+        ROUTER_LLM_API_KEY: "sk-routing",
+      });
+      const home = await startRecordingHost(router, "home-pc");
+      const work = await startRecordingHost(router, "work-srv");
+      routingModel.script((request) => {
+        const asked = JSON.stringify(request.messages);
+        return asked.includes("Show me the disk usage on work-srv.")
+          ? { toolCalls: [{ name: "route_to", arguments: { node_id: "work-srv" } }] }
+          : { text: "no idea" };
+      });
+      stt.scriptTranscripts({ text: "Show me the disk usage on work-srv." });
+      await feishu.pushEvent(
+        messageEvent({
+          openId: "ou_alice",
+          chatId: "oc_route",
+          chatType: "p2p",
+          messageType: "audio",
+          resourceKey: feishu.userFile(VOICE_NOTE_OGG),
+        }),
+      );
+      await waitFor(() => work.received.includes("Show me the disk usage on work-srv."));
+      expect(home.received).toEqual([]);
+      expect(routingModel.requests).toHaveLength(1);
+    } finally {
+      await routingModel.close();
+      await feishu.close();
+    }
   });
 });
 
