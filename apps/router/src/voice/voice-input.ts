@@ -61,7 +61,10 @@ export class VoiceInput {
     return message.text.trim() === "" && only && more.length === 0 && isAudio(only) ? only : undefined;
   }
 
-  /** Hears a voice note (see voiceNoteOf) of `userId` on `adapter`. */
+  /**
+   * Hears a voice note (see voiceNoteOf) of `userId` on `adapter`. One refused by its declared limits
+   * leaves a note kept earlier alone, to be retried still.
+   */
   async hear(adapter: string, userId: string, message: ChannelMessage, download?: Download): Promise<Heard> {
     return this.hearKept(adapter, userId, message, undefined, download);
   }
@@ -70,16 +73,18 @@ export class VoiceInput {
   async retry(adapter: string, userId: string, download?: Download): Promise<Heard> {
     const kept = this.deps.notes.find(adapter, userId);
     if (!kept) return told(voiceNothingToRetryText);
-    return this.hearKept(adapter, userId, kept.message, kept.audio, download);
+    return this.hearKept(adapter, userId, kept.message, { audio: kept.audio }, download);
   }
 
   private async hearKept(
     adapter: string,
     userId: string,
     message: ChannelMessage,
-    audio: Buffer | undefined,
+    /** Set when this is the kept note (`/retry`), with its audio if it was fetched. */
+    kept: { audio: Buffer | undefined } | undefined,
     download: Download | undefined,
   ): Promise<Heard> {
+    const audio = kept?.audio;
     const { stt, notes } = this.deps;
     const ref = message.attachments[0];
     if (!ref) return told(voiceNothingToRetryText);
@@ -91,7 +96,7 @@ export class VoiceInput {
     const { settings, endpoint } = stt;
     const declared = this.overLimits(settings, ref.size ?? 0, ref.durationS ?? 0);
     if (declared) {
-      notes.forget(adapter, userId);
+      if (kept) notes.forget(adapter, userId);
       return told(declared);
     }
     let data = audio;
