@@ -7,7 +7,9 @@ import { fakeTelegram, scope, startHost, startRouter, telegramChat } from "./tel
 // and the transcript is routed and answered by the host's assistant (a fake model) like typed text.
 
 describe("Telegram voice notes", () => {
-  it("are heard, shown back once and answered; a spoken /shell runs; STT down keeps the note for /retry; an over-long note is refused unsent", async () => {
+  it("are heard, shown back once and answered; a spoken /shell runs; STT down keeps the note for /retry; an over-long note is refused unsent", {
+    timeout: 60_000,
+  }, async () => {
     const fake = await fakeTelegram();
     const model = await startFakeOpenAI();
     const stt = await startFakeSpeech({ apiKey: "stt-key" });
