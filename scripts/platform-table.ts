@@ -66,7 +66,7 @@ export function platformTableMarkdown(rows: readonly PlatformRow[] = PLATFORM_RO
   const lines = [header, `|${" --- |".repeat(10)}`];
   for (const { name, enabledBy, capabilities: c } of rows)
     lines.push(
-      `| ${name} | ${enabledBy} | ${textLimit(c.maxMessageLength)} | ${yesNo(c.canEdit)} | ${yesNo(c.canSendButtons)} | ${DETAILS[c.threads]} | ${yesNo(c.filesIn)} | up to ${size(c.maxFileBytes)} | ${yesNo(c.voiceIn)} | ${yesNo(c.imagesIn)} |`,
+      `| ${name} | ${enabledBy} | ${textLimit(c.maxMessageLength)} | ${yesNo(c.canEdit)} | ${yesNo(c.canSendButtons)} | ${DETAILS[c.threads]} | ${yesNo(c.filesIn)} | up to ${size(c.maxFileBytes)} | ${c.voiceIn ? "transcribed (`STT_BASE_URL`)" : "no"} | ${yesNo(c.imagesIn)} |`,
     );
   return lines.join("\n");
 }

@@ -181,6 +181,30 @@ export const KEY_DOCS: Record<string, KeyDoc> = {
   ROUTER_LLM_TIMEOUT_S: {
     description: "a slower routing call falls back to the active node",
   },
+  STT_BASE_URL: {
+    description:
+      "an OpenAI-compatible speech-to-text endpoint (`POST …/audio/transcriptions`: OpenAI `https://api.openai.com/v1`, Groq `https://api.groq.com/openai/v1`, or a local whisper.cpp / faster-whisper server): voice notes are transcribed on the router before routing and their transcript is the message; without it, a voice note gets a sentence saying how to turn this on",
+    default: "none (voice notes are not transcribed)",
+  },
+  STT_API_KEY: {
+    description: "the speech-to-text endpoint's key (a local server needs none)",
+    default: "none",
+  },
+  STT_MODEL: {
+    description:
+      "the transcription model (`whisper-1`, Groq's `whisper-large-v3-turbo`, what a local server serves)",
+  },
+  STT_MAX_SECONDS: {
+    description:
+      "longest voice note transcribed (as the platform declares it and as its OGG/WAV header, or ffprobe, says); a longer one gets a sentence and nothing is sent",
+  },
+  STT_MAX_BYTES: {
+    description: "largest voice note transcribed; a larger one gets a sentence and nothing is sent",
+  },
+  STT_TIMEOUT_S: {
+    description:
+      "a slower transcription is given up: the user is told, and `/retry` tries the kept voice note again",
+  },
   OPENAI_MAX_RETRIES: {
     description: "retries of 429/5xx answers, with backoff",
   },

@@ -8,11 +8,21 @@ import { openRouterDatabase, routerDatabasePath } from "../src/database/router-d
 import { createTerminalAdapter } from "../src/platforms/stdin/stdin-adapter.ts";
 import { ADMIN_TOKEN, echoHandler, onCleanup, SECRET, startTestHost, tempDataDir } from "./support.ts";
 
-// A real router whose chat is Feishu (the real SDK against the fake Feishu server), as main.ts wires it.
+// A real router whose chat is Feishu (the real SDK against the fake Feishu server), as main.ts wires it;
+// or any other platform's, by its keys.
 
-export async function startFeishuRouter(
+export function startFeishuRouter(
   fake: FakeFeishu,
   overrides: Record<string, unknown> = {},
+  options: { clock?: Clock; logLevel?: string } = {},
+) {
+  const feishu = { FEISHU_APP_ID: fake.appId, FEISHU_APP_SECRET: fake.appSecret, FEISHU_DOMAIN: fake.url };
+  return startInProcessRouter({ ...feishu, ALLOWED_USERS: "ou_alice", ...overrides }, options);
+}
+
+/** A real router in this process with the chat platforms `settings` configure (a loopback secret, no progress edits). */
+export async function startInProcessRouter(
+  settings: Record<string, unknown>,
   options: { clock?: Clock; logLevel?: string } = {},
 ) {
   const config = RouterConfigSchema.parse({
@@ -20,13 +30,9 @@ export async function startFeishuRouter(
     ADMIN_TOKEN,
     ROUTER_HOST: "127.0.0.1",
     ROUTER_PORT: 0,
-    DATA_DIR: overrides.DATA_DIR ?? tempDataDir(),
-    FEISHU_APP_ID: fake.appId,
-    FEISHU_APP_SECRET: fake.appSecret,
-    FEISHU_DOMAIN: fake.url,
-    ALLOWED_USERS: "ou_alice",
+    DATA_DIR: settings.DATA_DIR ?? tempDataDir(),
     PROGRESS_INTERVAL_S: 0,
-    ...overrides,
+    ...settings,
   });
   const { logger, lines } = createTestLogger(options.logLevel ?? "warn");
   const db = openRouterDatabase(routerDatabasePath(config.DATA_DIR));

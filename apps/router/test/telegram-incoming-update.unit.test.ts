@@ -149,7 +149,7 @@ describe("reading Telegram updates", () => {
     expect(voice).toMatchObject({ text: "listen" });
     expect(voice.unsupported).toBeUndefined();
     expect(voice.attachments).toEqual([
-      { name: "voice-uv.ogg", mimeType: "audio/ogg", ref: "v1", size: 900 },
+      { name: "voice-uv.ogg", mimeType: "audio/ogg", ref: "v1", size: 900, durationS: 3 },
     ]);
     const audio = readMessage(
       message({ audio: { file_id: "a1", file_unique_id: "ua", file_name: "../../etc/song.mp3" } }),

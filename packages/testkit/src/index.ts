@@ -11,6 +11,7 @@ export * from "./fake-push/index.ts";
 export * from "./fake-responses.ts";
 export * from "./fake-router.ts";
 export * from "./fake-slack/index.ts";
+export * from "./fake-speech.ts";
 export * from "./fake-telegram/index.ts";
 export * from "./fc-params.ts";
 export * from "./frame-inbox.ts";

@@ -141,3 +141,21 @@ export function taskCompleteText(frame: TaskCompleteFrame): string {
   const head = `${icon} Task #${frame.task_id} ${verb} (${formatDuration(frame.elapsed_ms)})\n${frame.description}`;
   return output.trim() ? `${head}\n\n${output}` : head;
 }
+
+// Voice notes (voice/): what the user reads when one is heard, refused or kept for /retry.
+export const RETRY_COMMAND = "/retry";
+export const voiceHeardText = (transcript: string) => `🎤 ${transcript}`;
+export const voiceNotConfiguredText =
+  "🎤 Voice notes need speech-to-text on the router: set STT_BASE_URL (an OpenAI-compatible endpoint, e.g. https://api.openai.com/v1), with STT_API_KEY and STT_MODEL as it needs, and restart it. Your voice note is kept: send /retry then.";
+export const voiceTooLongText = (seconds: number, max: number) =>
+  `🎤 That voice note is ${Math.ceil(seconds)} s long; the limit is ${max} s (STT_MAX_SECONDS). Nothing was sent: please record a shorter one.`;
+export const voiceTooBigText = (bytes: number, max: number) =>
+  `🎤 That voice note is ${(bytes / 1024 / 1024).toFixed(1)} MB; the limit is ${(max / 1024 / 1024).toFixed(1)} MB (STT_MAX_BYTES). Nothing was sent: please record a shorter one.`;
+export const voiceUnavailableText = (why: string) =>
+  `🎤 Your voice note could not be transcribed: the speech-to-text service ${why}. It is kept: send /retry to try again.`;
+export const voiceDownloadFailedText =
+  "🎤 Your voice note could not be fetched from the chat. It is kept: send /retry to try again.";
+export const voiceFormatText = (label: string) =>
+  `🎤 The speech-to-text service does not take ${label} audio, and the router has no ffmpeg to convert it. Please send it as MP3, M4A or WAV (or install ffmpeg on the router).`;
+export const voiceEmptyText = "🎤 No words were heard in that voice note.";
+export const voiceNothingToRetryText = "🎤 No voice note of yours is waiting to be transcribed again.";

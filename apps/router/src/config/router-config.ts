@@ -200,6 +200,16 @@ export const RouterConfigFields = z.object({
   ROUTER_LLM_MODEL: z.string().min(1).optional(),
   /** A routing call slower than this falls back to the active node. */
   ROUTER_LLM_TIMEOUT_S: seconds(10),
+
+  // Speech to text (voice/): voice notes are transcribed on the router, before routing, through an
+  // OpenAI-compatible /audio/transcriptions endpoint (OpenAI, Groq, a local whisper server).
+  STT_BASE_URL: optionalHttpUrl(),
+  STT_API_KEY: optionalSecret(),
+  STT_MODEL: z.string().min(1).default("whisper-1"),
+  STT_MAX_SECONDS: positiveInt(300),
+  /** OpenAI's own limit is 25 MB. */
+  STT_MAX_BYTES: positiveInt(25 * 1024 * 1024),
+  STT_TIMEOUT_S: seconds(60),
 });
 
 // `when`: checked even when another key is wrong too, so one run names every problem.
@@ -327,3 +337,16 @@ export function routingLlmSettings(config: RouterConfig): RoutingLlmSettings | u
 }
 
 export type RouterConfig = z.infer<typeof RouterConfigSchema>;
+
+/** The transcription endpoint, or undefined when STT_BASE_URL is not set (voice notes then get a sentence). */
+export function sttSettings(config: RouterConfig) {
+  if (!config.STT_BASE_URL) return undefined;
+  return {
+    baseURL: config.STT_BASE_URL,
+    apiKey: config.STT_API_KEY,
+    model: config.STT_MODEL,
+    maxSeconds: config.STT_MAX_SECONDS,
+    maxBytes: config.STT_MAX_BYTES,
+    timeoutMs: config.STT_TIMEOUT_S * 1000,
+  };
+}

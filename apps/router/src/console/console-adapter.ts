@@ -22,6 +22,8 @@ export const CONSOLE_ADAPTER = CONSOLE_PLATFORM;
 export interface ConsoleAdapter extends PlatformAdapter {
   /** A message typed in one of `userId`'s pages; resolves once the chat layer stored it. */
   receive(userId: string, text: string): Promise<void>;
+  /** A voice note recorded in one of `userId`'s pages; resolves once the chat layer stored it. */
+  receiveVoice(userId: string, audio: Buffer, mimeType: string): Promise<void>;
   /** A button pressed in one of `userId`'s pages; resolves with the short answer the presser sees. */
   press(userId: string, data: string, messageId?: string): Promise<string>;
 }
@@ -37,12 +39,17 @@ export const CONSOLE_CAPABILITIES: Capabilities = {
   markdown: "plain",
   threads: "none",
   filesIn: false,
-  voiceIn: false,
+  // The record button: the audio travels in the message itself (inline:<base64>), so it is stored
+  // with it before the page is told it arrived, and survives a restart like typed text.
+  voiceIn: true,
   imagesIn: false,
   // Sent base64 in one WebSocket message to each open page.
   maxFileBytes: 8 * 1024 * 1024,
   maxImageBytes: 8 * 1024 * 1024,
 };
+
+/** A recording's ref: its bytes themselves (bounded by the page frame), so nothing is kept elsewhere. */
+const INLINE = "inline:";
 
 const buttonsOf = (rows: OutgoingButton[][] | undefined): ConsoleButton[][] | undefined =>
   rows?.map((row) => row.map((button) => ({ label: button.label, data: button.data })));
@@ -121,6 +128,28 @@ export function createConsoleAdapter(feed: ConsoleFeed, now: () => number): Cons
         attachments: [],
         isMention: true,
       });
+    },
+    async receiveVoice(userId, audio, mimeType) {
+      const id = newId("in");
+      feed.publish(userId, {
+        type: "message",
+        message: { id, text: "🎤 (voice note)", at: now(), mine: true },
+      });
+      const ext = /^audio\/(ogg|webm|mp4|wav|mpeg)/.exec(mimeType)?.[1] ?? "audio";
+      await started().message({
+        id,
+        channel: { id: consoleChatId(userId), type: "private" },
+        sender: { id: userId, isBot: false },
+        text: "",
+        attachments: [
+          { name: `voice.${ext}`, mimeType, size: audio.length, ref: `${INLINE}${audio.toString("base64")}` },
+        ],
+        isMention: true,
+      });
+    },
+    async download(attachment) {
+      if (!attachment.ref.startsWith(INLINE)) throw new PlatformError("permanent", "not a console recording");
+      return Buffer.from(attachment.ref.slice(INLINE.length), "base64");
     },
     press(userId, data, messageId) {
       return started().button({

@@ -12,11 +12,27 @@ const Rows = z.number().int().min(1).max(500);
 /** The longest chat message the page may send (the platforms' own limits are similar). */
 export const MAX_CONSOLE_TEXT = 20_000;
 
+/** A recorded voice note, base64, within one page frame (console-page.ts's bound): 90 s at 16 kbit/s. */
+export const MAX_CONSOLE_VOICE_BASE64 = 240_000;
+
 // ── page → router ──────────────────────────────────────────────────────────────
 
 export const ConsoleClientFrame = z.discriminatedUnion("type", [
   /** A chat message, as if typed in the user's chat app. */
   z.object({ type: z.literal("chat"), text: z.string().trim().min(1).max(MAX_CONSOLE_TEXT) }),
+  /** A voice note recorded on the page (the record button), heard on the router like any platform's. */
+  z.object({
+    type: z.literal("voice"),
+    mime_type: z
+      .string()
+      .regex(/^audio\/[\w.+-]+(;[\w =.,-]*)?$/, "must be an audio type")
+      .max(100),
+    data_base64: z
+      .string()
+      .min(1)
+      .max(MAX_CONSOLE_VOICE_BASE64)
+      .regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be base64"),
+  }),
   /** A press of a button the router sent (its opaque id). */
   z.object({
     type: z.literal("press"),

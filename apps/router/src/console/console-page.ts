@@ -178,6 +178,14 @@ export class ConsolePage implements TerminalViewer {
           this.send({ type: "toast", text: "Not sent: the router could not store it. Try again." });
         });
         return;
+      case "voice":
+        adapter
+          .receiveVoice(this.userId, Buffer.from(frame.data_base64, "base64"), frame.mime_type)
+          .catch((error: unknown) => {
+            logger.error({ err: error, userId: this.userId }, "console voice note not stored");
+            this.send({ type: "toast", text: "Not sent: the router could not store it. Try again." });
+          });
+        return;
       case "press":
         adapter
           .press(this.userId, frame.data, frame.message_id)

@@ -11,6 +11,7 @@ import { CHAT_INBOX_MIGRATION } from "../intake/chat-inbox.ts";
 import { JOIN_CODES_REPLACE_MIGRATION, NODES_MIGRATION } from "../pairing/node-store.ts";
 import { SEEN_EVENTS_MIGRATION } from "../storage/seen-events.ts";
 import { USER_STATE_DETAILS_MIGRATION, USER_STATE_MIGRATION } from "../users/user-state-store.ts";
+import { VOICE_NOTES_MIGRATION } from "../voice/voice-notes.ts";
 import { PLAN_GRANTS_MIGRATION } from "../workers/plan-grants.ts";
 
 // The router's SQLite file. Append-only migrations: each entry moves the schema one version forward.
@@ -30,6 +31,7 @@ const ROUTER_MIGRATIONS = [
   CONSOLE_MESSAGES_MIGRATION,
   WEB_PUSH_MIGRATION,
   WEB_PUSH_NODES_MIGRATION,
+  VOICE_NOTES_MIGRATION,
 ];
 
 /**

@@ -9,6 +9,7 @@ import {
   buttonExpiredText,
   buttonNotYoursText,
   buttonPressedText,
+  RETRY_COMMAND,
   unknownUserText,
   unsupportedMessageText,
 } from "../chat/user-messages.ts";
@@ -20,6 +21,7 @@ import type {
   PlatformEvents,
 } from "../platforms/platform-adapter.ts";
 import type { SeenEvents } from "../storage/seen-events.ts";
+import { type Heard, VoiceInput } from "../voice/voice-input.ts";
 import type { ChatInbox, StoredMessage } from "./chat-inbox.ts";
 
 // What happens to everything one adapter receives, the same for every platform:
@@ -28,7 +30,9 @@ import type { ChatInbox, StoredMessage } from "./chat-inbox.ts";
 //     or restart loses nothing (stored messages not yet handled are handled at the next start);
 //  3. ids are qualified with the adapter's name; a user the adapter's access rules do not let in
 //     is told their id once, a group message not addressed to the bot is ignored;
-//  4. attachments are fetched (bounded), and the message goes to the dispatcher. It counts as
+//  4. a voice note is heard (voice/): its transcript, shown back once, is the message text, or the
+//     user is told why not (and `/retry` hears a kept one again);
+//  5. attachments are fetched (bounded), and the message goes to the dispatcher. It counts as
 //     handled once the dispatcher accepted it (answered, or sent on to a node).
 // A user's messages are handled one at a time, in the order they came.
 
@@ -42,6 +46,8 @@ export interface ChatIntakeDeps {
   /** Takes a message; resolves once it is accepted (answered, or forwarded to a node). */
   deliver(message: IncomingMessage): Promise<void>;
   maxAttachmentBytes: number;
+  /** Hears voice notes; without it they are audio files like any other. */
+  voice?: VoiceInput;
   logger: Logger;
 }
 
@@ -139,8 +145,12 @@ export class ChatIntake implements PlatformEvents {
         await deps.chat.sendText(to, unsupportedMessageText(message.unsupported), { replyTo: message.id });
         return;
       }
-      const { attachments, notes } = await this.fetchAttachments(message);
-      const text = [message.text, ...notes].filter(Boolean).join("\n");
+      const heard = await this.hearVoice(message, userId, to);
+      if (heard === "told") return;
+      const { attachments, notes } = heard
+        ? { attachments: [], notes: [] }
+        : await this.fetchAttachments(message);
+      const text = heard ?? [message.text, ...notes].filter(Boolean).join("\n");
       await deps.deliver({
         platform: this.name,
         messageId: message.id,
@@ -154,6 +164,28 @@ export class ChatIntake implements PlatformEvents {
     } finally {
       deps.inbox.markHandled(seq);
     }
+  }
+
+  /**
+   * A voice note, or `/retry` of a kept one: the words to hand on (shown back first), or "told" when
+   * the user was only told something; undefined for every other message.
+   */
+  private async hearVoice(message: ChannelMessage, userId: string, to: ChatAddress) {
+    const { voice, adapter, chat } = this.deps;
+    if (!voice) return undefined;
+    const download = adapter.download?.bind(adapter);
+    let heard: Heard;
+    if (message.text.trim().toLowerCase() === RETRY_COMMAND)
+      heard = await voice.retry(this.name, userId, download);
+    else if (VoiceInput.voiceNoteOf(message)) heard = await voice.hear(this.name, userId, message, download);
+    else return undefined;
+    if (heard.kind === "told") {
+      const retry = heard.retry ? { buttons: [[{ label: "Retry", command: RETRY_COMMAND }]] } : {};
+      await chat.sendText(to, heard.text, { replyTo: message.id, ...retry });
+      return "told" as const;
+    }
+    await chat.sendText(to, heard.echo, { replyTo: message.id });
+    return heard.text;
   }
 
   /** Fetches what fits the bound; what does not is named in the text instead. */

@@ -9,6 +9,8 @@ import type { RouterConfig } from "../config/router-config.ts";
 import type { PlatformAdapter, PlatformCommand } from "../platforms/platform-adapter.ts";
 import type { NodeInfo } from "../registry/node-info.ts";
 import { SeenEvents } from "../storage/seen-events.ts";
+import type { VoiceInput } from "../voice/voice-input.ts";
+import { voiceInputFor } from "../voice/voice-input-for.ts";
 import { ChatInbox } from "./chat-inbox.ts";
 import { ChatIntake } from "./chat-intake.ts";
 
@@ -28,6 +30,8 @@ export interface ChatLayerOptions {
   buttonTtlMs: number;
   maxAttachmentBytes: number;
   maxPerChat: number;
+  /** Hears voice notes before routing (the router's is built from the STT_* keys). */
+  voice?: VoiceInput;
   retry?: RetryPolicy;
   render?: Renderer;
   logger: Logger;
@@ -53,6 +57,7 @@ export class ChatLayer {
       // Attachments travel base64 in one forward frame (4/3 the size, plus the frame): what fits.
       maxAttachmentBytes: Math.floor(config.MAX_PAYLOAD_BYTES * 0.7),
       maxPerChat: config.MAX_CHAT_QUEUE,
+      voice: voiceInputFor(config, options),
     });
   }
 
@@ -84,6 +89,7 @@ export class ChatLayer {
           chat: this.hub,
           deliver,
           maxAttachmentBytes: this.options.maxAttachmentBytes,
+          ...(this.options.voice ? { voice: this.options.voice } : {}),
           logger: this.options.logger.child({ adapter: adapter.name }),
         }),
       ]),

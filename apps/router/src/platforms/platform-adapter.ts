@@ -41,7 +41,10 @@ export interface Capabilities {
   threads: "threads" | "replies" | "none";
   /** Files, photos and documents users send reach the host. */
   filesIn: boolean;
-  /** Voice notes and audio users send are received (handed on as audio files). */
+  /**
+   * Voice notes and audio users send are received: a voice note (no text, one audio file) is
+   * transcribed on the router when STT_BASE_URL is set (voice/), other audio is handed on as a file.
+   */
   voiceIn: boolean;
   /**
    * Photos and image files users send reach the host, where the assistant's model sees them as
@@ -69,6 +72,8 @@ export interface AttachmentRef {
   name: string;
   mimeType?: string;
   size?: number;
+  /** Seconds of audio, as the platform declares it (a voice note's length). */
+  durationS?: number;
   /** The platform's handle for the file (Telegram file_id, Feishu file_key). */
   ref: string;
 }

@@ -7,6 +7,7 @@ import { initialState, reduce, type StateFrame } from "./console-state.ts";
 import { NodesView } from "./nodes-view.tsx";
 import { NotificationsView } from "./notifications-view.tsx";
 import { itemsOf } from "./overview-items.ts";
+import { base64Of } from "./record-button.tsx";
 import { ScheduleView } from "./schedule-view.tsx";
 import { SessionsView } from "./sessions-view.tsx";
 import { type Tab, TabBar } from "./tab-bar.tsx";
@@ -22,6 +23,8 @@ import { type TerminalEntry, TerminalPanel } from "./terminal-panel.tsx";
 /** The router's own commands: sent as they are, never to a chosen node. */
 const ROUTER_COMMAND = /^\/(nodes|node|help|result|console|pair|revoke|forget|share|unshare|status)\b/i;
 const TOAST_MS = 5000;
+/** MAX_CONSOLE_VOICE_BASE64 of console-frames.ts (the page takes no values from it, only types). */
+const MAX_VOICE_BASE64 = 240_000;
 
 const STATE_TEXT: Record<LinkState, string> = {
   connecting: "connecting…",
@@ -50,6 +53,12 @@ export function App() {
     const addressed =
       target && !text.startsWith("@") && !ROUTER_COMMAND.test(text) ? `@${target} ${text}` : text;
     if (!socket.send({ type: "chat", text: addressed })) toast("Not connected to the router: not sent.");
+  };
+  const sendVoice = async (audio: Blob) => {
+    const data = await base64Of(audio);
+    if (data.length > MAX_VOICE_BASE64) return toast("Too long to send: record a shorter voice note.");
+    if (!socket.send({ type: "voice", mime_type: audio.type || "audio/webm", data_base64: data }))
+      toast("Not connected to the router: not sent.");
   };
   const press = (data: string, messageId: string) => {
     if (!socket.send({ type: "press", data, message_id: messageId })) toast("Not connected to the router.");
@@ -128,6 +137,8 @@ export function App() {
               nodes={state.nodes.map((node) => node.id)}
               setTarget={setTarget}
               send={send}
+              sendVoice={(audio) => void sendVoice(audio)}
+              fail={toast}
               press={press}
             />
           </div>

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { ConsoleMessage } from "../../src/console/console-frames.ts";
 import { ChatMessage } from "./chat-message.tsx";
+import { RecordButton } from "./record-button.tsx";
 
 // The console chat: the same conversation as the chat app (answers, progress, buttons, files),
 // a box to write in, and shortcuts for the lists the node keeps (tasks, plans, reminders), whose
@@ -14,6 +15,9 @@ export interface ChatViewProps {
   nodes: string[];
   setTarget: (node: string) => void;
   send: (text: string) => void;
+  /** A recorded voice note (the record button). */
+  sendVoice: (audio: Blob) => void;
+  fail: (text: string) => void;
   press: (data: string, messageId: string) => void;
 }
 
@@ -71,6 +75,7 @@ export function ChatView(props: ChatViewProps) {
             if (event.key === "Enter" && !event.shiftKey) submit(event);
           }}
         />
+        <RecordButton send={props.sendVoice} fail={props.fail} />
         <button type="submit">Send</button>
       </form>
     </section>

@@ -26,6 +26,7 @@ export function attachmentsOf(attachments: DiscordAttachment[]): AttachmentRef[]
       ref: attachment.url,
       ...(mimeType ? { mimeType } : {}),
       ...(attachment.size !== undefined ? { size: attachment.size } : {}),
+      ...(attachment.duration_secs !== undefined ? { durationS: attachment.duration_secs } : {}),
     };
   });
 }

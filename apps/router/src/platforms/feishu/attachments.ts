@@ -84,6 +84,11 @@ function postAttachments(messageId: string, content: Content): AttachmentRef[] {
   return found;
 }
 
+/** A declared duration in ms, as seconds; the sender's number, so only a finite non-negative one. */
+function durationOf(ms: unknown): { durationS?: number } {
+  return typeof ms === "number" && Number.isFinite(ms) && ms >= 0 ? { durationS: ms / 1000 } : {};
+}
+
 /** The attachments of a message of `messageType` with this (parsed) content; [] when it has none. */
 export function attachmentsOf(messageType: string, messageId: string, content: Content): AttachmentRef[] {
   const fileKey = keyOf(content.file_key);
@@ -101,13 +106,14 @@ export function attachmentsOf(messageType: string, messageId: string, content: C
           ]
         : [];
     case "audio":
-      // Voice messages are opus in an ogg container; transcription is the host's, later.
+      // Voice messages are opus in an ogg container, heard on the router (voice/); `duration` is ms.
       return fileKey
         ? [
             {
               name: defaultName("audio", fileKey, ".opus"),
               mimeType: "audio/ogg",
               ref: resourceRef("file", messageId, fileKey),
+              ...durationOf(content.duration),
             },
           ]
         : [];

@@ -55,6 +55,7 @@ export function attachmentsOf(message: TelegramMessage): AttachmentRef[] {
       mimeType: voice.mime_type ?? "audio/ogg",
       ref: voice.file_id,
       ...(voice.file_size !== undefined ? { size: voice.file_size } : {}),
+      ...(voice.duration !== undefined ? { durationS: voice.duration } : {}),
     });
   }
   if (audio) {
@@ -63,6 +64,7 @@ export function attachmentsOf(message: TelegramMessage): AttachmentRef[] {
       ref: audio.file_id,
       ...(audio.mime_type ? { mimeType: audio.mime_type } : {}),
       ...(audio.file_size !== undefined ? { size: audio.file_size } : {}),
+      ...(audio.duration !== undefined ? { durationS: audio.duration } : {}),
     });
   }
   return attachments;
