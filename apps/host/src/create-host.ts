@@ -23,6 +23,7 @@ import { createSkillsFeature } from "./skills/skills-feature.ts";
 import type { TaskRunner } from "./tasks/task-runner.ts";
 import { createTasksFeature, openTaskRunner } from "./tasks/tasks-feature.ts";
 import { createTerminals, type Terminals } from "./terminals/create-terminals.ts";
+import { createUsageFeature } from "./usage/usage-feature.ts";
 import { createWebFeature } from "./web/web-feature.ts";
 import { createWorkers, type Workers } from "./workers/create-workers.ts";
 import { createWorkspaceFeature } from "./workspace/workspace-feature.ts";
@@ -66,6 +67,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     createMemoryFeature(base),
     createWorkspaceFeature(base),
     terminals,
+    createUsageFeature(base.usage, base.owners),
   ];
   const builtIn = featureTools([...machine, workers, ...chat]);
   const customTools = createCustomToolsFeature({ ...base, builtIn, enabled: !deps.handler });

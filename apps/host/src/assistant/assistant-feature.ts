@@ -4,6 +4,7 @@ import type { SessionManager } from "../coding/session-manager.ts";
 import type { HostConfig } from "../config/host-config.ts";
 import { featureTools, type HostFeature } from "../contracts/host-feature.ts";
 import type { MessageHandler } from "../contracts/message-handler.ts";
+import type { UsageMeter } from "../contracts/usage-meter.ts";
 import type { Outbox } from "../delivery/outbox.ts";
 import type { ModelClient } from "../model/model-client.ts";
 import type { EventRunner } from "../schedule/scheduler.ts";
@@ -31,6 +32,8 @@ export interface AssistantFeatureDeps {
   handler?: MessageHandler | undefined;
   clock: Clock;
   logger: Logger;
+  /** Counts each turn's model calls and holds the limits (usage/). */
+  usage?: { meter: UsageMeter };
 }
 
 export interface AssistantFeature extends HostFeature {
@@ -79,6 +82,8 @@ export function createAssistantFeature(deps: AssistantFeatureDeps): AssistantFea
       sendFile: async (to, file) => void deps.outbox.sendFile(to, file),
       clock,
       logger: deps.logger,
+      ...(deps.usage ? { meter: deps.usage.meter } : {}),
+      footer: config.USAGE_FOOTER === "on",
     });
   return {
     name: "assistant",

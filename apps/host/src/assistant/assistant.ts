@@ -5,7 +5,10 @@ import { formatCommandList, type HostCommand, parseCommand } from "../contracts/
 import type { MessageHandler, RequestContext } from "../contracts/message-handler.ts";
 import type { ReplyValue } from "../contracts/reply.ts";
 import type { OutgoingFile, Tool, ToolContext } from "../contracts/tool.ts";
+import { usageDetail } from "../contracts/turn-detail.ts";
+import type { UsageMeter } from "../contracts/usage-meter.ts";
 import { type AgentRunResult, runAgentLoop } from "../model/agent-loop.ts";
+import { meteredModel } from "../model/metered-model.ts";
 import type { ModelClient } from "../model/model-client.ts";
 import type { ContextStore } from "../workspace/channel-context.ts";
 import { MessageLine } from "./message-line.ts";
@@ -34,6 +37,10 @@ export interface AssistantDeps {
   sendFile: (to: { userId: string; chatId: string; platform: string }, file: OutgoingFile) => Promise<void>;
   clock: Clock;
   logger: Logger;
+  /** Counts each model call of a turn and refuses one past a limit. */
+  meter?: UsageMeter;
+  /** A usage line under each answer (USAGE_FOOTER). */
+  footer?: boolean;
 }
 
 export const noModelText = (nodeId: string) =>
@@ -175,8 +182,11 @@ async function modelTurn(
   };
   const owner = { userId, chatId: request.chat_id, platform: request.platform };
   const history = deps.history.load(owner);
+  const model = deps.meter
+    ? meteredModel(deps.model as ModelClient, deps.meter, { ...owner, kind: "turn" })
+    : undefined;
   const result = await runAgentLoop({
-    model: deps.model as ModelClient,
+    model: model ?? (deps.model as ModelClient),
     tools: deps.tools(),
     unavailableTools: deps.unavailableTools,
     systemPrompt: deps.systemPrompt(request),
@@ -190,7 +200,10 @@ async function modelTurn(
   // turn was added to the history meanwhile and must stay.
   deps.history.append(owner, result.added);
   deps.logger.info({ userId, stopReason: result.stopReason, toolCalls: result.toolCalls }, "turn finished");
-  return result;
+  const spent = model?.spent;
+  if (!deps.footer || !spent || spent.calls === 0) return result;
+  const cost = spent.priced ? { costUsd: spent.costUsd } : {};
+  return { ...result, reply: `${result.reply}\n\n📊 ${usageDetail({ input: spent.input, output: spent.output, ...cost })}` };
 }
 
 /** /help: the commands here, the assistant's tools, and where anything else goes. */
