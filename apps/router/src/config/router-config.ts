@@ -197,6 +197,13 @@ export const RouterConfigFields = z.object({
   ROUTER_LLM_MODEL: z.string().min(1).optional(),
   /** A routing call slower than this falls back to the active node. */
   ROUTER_LLM_TIMEOUT_S: seconds(10),
+  /** The routing LLM's usage rows in router.db older than this are deleted (at start and daily). */
+  USAGE_RETENTION_DAYS: z.coerce
+    .number({ error: "must be a whole number of days" })
+    .int("must be a whole number of days")
+    .min(1, "must be at least 1")
+    .max(3650, "must be at most 3650")
+    .default(90),
 });
 
 // `when`: checked even when another key is wrong too, so one run names every problem.
