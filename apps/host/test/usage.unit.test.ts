@@ -49,11 +49,17 @@ const ctx = { signal: new AbortController().signal, progress: () => {} };
 
 describe("usage counts, prices and keeps", () => {
   it("prices a model by its name or the longest listed prefix; MODEL_PRICES overrides; unknown is unpriced", () => {
-    const price = priceTable({ "my-model": { input: 1, cached: 0.5, output: 2 }, "gpt-4o": { input: 5, output: 20 } });
+    const price = priceTable({
+      "my-model": { input: 1, cached: 0.5, output: 2 },
+      "gpt-4o": { input: 5, output: 20 },
+    });
     expect(price("gpt-4o-mini-2024-07-18")).toMatchObject({ input: 0.15 });
     expect(price("openai/gpt-4o-2024-08-06")).toEqual({ input: 5, output: 20 });
     expect(price("nobody-knows")).toBeUndefined();
-    const cost = costOf({ model: "my-model", input: 1_000_000, cachedInput: 400_000, output: 100_000 }, price("my-model"));
+    const cost = costOf(
+      { model: "my-model", input: 1_000_000, cachedInput: 400_000, output: 100_000 },
+      price("my-model"),
+    );
     expect(cost).toBeCloseTo(0.6 + 0.2 + 0.2, 10);
   });
 
@@ -94,7 +100,12 @@ describe("limits", () => {
     usage.meter.record(tag("u"), { model: "m", input: 10, cachedInput: 0, output: 0 });
     expect(notices.map((n) => n.text)).toEqual([expect.stringContaining("over 80%")]);
     expect(usage.meter.refusal(tag("u"))).toBeUndefined();
-    usage.meter.record(tag("u", { kind: "session", project: "demo" }), { model: "m", input: 200, cachedInput: 0, output: 0 });
+    usage.meter.record(tag("u", { kind: "session", project: "demo" }), {
+      model: "m",
+      input: 200,
+      cachedInput: 0,
+      output: 0,
+    });
     expect(notices.at(-1)?.text).toContain("this coding session keeps running");
     const refused = usage.meter.refusal(tag("u"));
     expect(refused).toContain("daily token limit on pc (1.1k of 1k)");
@@ -107,7 +118,10 @@ describe("limits", () => {
   });
 
   it("a runaway loop of model calls is cut by the metered model once the limit is reached", async () => {
-    const { usage } = world({ USER_DAILY_COST_LIMIT: "0.01", MODEL_PRICES: '{"m": {"input": 10, "output": 10}}' });
+    const { usage } = world({
+      USER_DAILY_COST_LIMIT: "0.01",
+      MODEL_PRICES: '{"m": {"input": 10, "output": 10}}',
+    });
     let calls = 0;
     const model: ModelClient = {
       complete: async () => {
@@ -126,7 +140,12 @@ describe("limits", () => {
 
   it("PLAN_TOKEN_LIMIT refuses the plan's workers and report, not the user's other turns", () => {
     const { usage } = world({ PLAN_TOKEN_LIMIT: "100" });
-    usage.meter.record(tag("u", { kind: "worker", planId: "p1" }), { model: "m", input: 90, cachedInput: 0, output: 10 });
+    usage.meter.record(tag("u", { kind: "worker", planId: "p1" }), {
+      model: "m",
+      input: 90,
+      cachedInput: 0,
+      output: 10,
+    });
     expect(usage.meter.refusal(tag("u", { kind: "worker", planId: "p1" }))).toContain(
       "Plan p1 reached its token limit on pc (100 of 100, PLAN_TOKEN_LIMIT)",
     );
@@ -149,7 +168,9 @@ describe("/usage", () => {
       "Only an owner of pc may see another user's usage.",
     );
     expect(await command.run("week victim", request("admin"), ctx)).toContain("for victim");
-    expect(await command.run("lift victim", request("mallory"), ctx)).toBe("Only an owner of pc may lift a limit.");
+    expect(await command.run("lift victim", request("mallory"), ctx)).toBe(
+      "Only an owner of pc may lift a limit.",
+    );
     expect(usage.meter.refusal(tag("victim"))).toBeDefined();
     expect(await command.run("lift victim", request("admin"), ctx)).toContain("lifted until");
     expect(usage.meter.refusal(tag("victim"))).toBeUndefined();
@@ -163,7 +184,9 @@ describe("config", () => {
       loadConfig(HostConfigSchema, { env: { WORKING_DIR: dir.path, DATA_DIR: dir.path, ...env } });
     expect(load({ MODEL_PRICES: "not json" })).toThrow(/MODEL_PRICES: must map model names/);
     expect(load({ MODEL_PRICES: '{"m": {"input": -1, "output": 1}}' })).toThrow(/MODEL_PRICES\.m\.input/);
-    expect(load({ USER_DAILY_TOKEN_LIMIT: "lots" })).toThrow(/USER_DAILY_TOKEN_LIMIT: must be a number of tokens/);
+    expect(load({ USER_DAILY_TOKEN_LIMIT: "lots" })).toThrow(
+      /USER_DAILY_TOKEN_LIMIT: must be a number of tokens/,
+    );
     expect(load({ USAGE_RETENTION_DAYS: "0" })).toThrow(/USAGE_RETENTION_DAYS: must be at least 1/);
     expect(load({ USAGE_FOOTER: "yes" })).toThrow(ConfigError);
   });

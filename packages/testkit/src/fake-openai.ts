@@ -111,7 +111,13 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
     const usage = reply.usage ?? { prompt_tokens: 1, completion_tokens: 1 };
     const withUsage = (request.stream_options as { include_usage?: boolean } | undefined)?.include_usage;
     if (request.stream)
-      return streamReply(res, request.model, content, toolCalls, withUsage ? { ...usage, total_tokens: totalOf(usage) } : undefined);
+      return streamReply(
+        res,
+        request.model,
+        content,
+        toolCalls,
+        withUsage ? { ...usage, total_tokens: totalOf(usage) } : undefined,
+      );
     sendJson(res, 200, {
       id: `chatcmpl-${++callCounter}`,
       object: "chat.completion",
@@ -178,6 +184,8 @@ function streamReply(
   });
   chunk({}, toolCalls ? "tool_calls" : "stop");
   if (usage)
-    res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [], usage })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [], usage })}\n\n`,
+    );
   res.end("data: [DONE]\n\n");
 }
