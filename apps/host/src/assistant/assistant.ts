@@ -203,7 +203,10 @@ async function modelTurn(
   const spent = model?.spent;
   if (!deps.footer || !spent || spent.calls === 0) return result;
   const cost = spent.priced ? { costUsd: spent.costUsd } : {};
-  return { ...result, reply: `${result.reply}\n\n📊 ${usageDetail({ input: spent.input, output: spent.output, ...cost })}` };
+  return {
+    ...result,
+    reply: `${result.reply}\n\n📊 ${usageDetail({ input: spent.input, output: spent.output, ...cost })}`,
+  };
 }
 
 /** /help: the commands here, the assistant's tools, and where anything else goes. */

@@ -14,8 +14,8 @@ import {
 } from "@phonework/runtime";
 import { z } from "zod";
 import { sandboxFields } from "./sandbox-config.ts";
-import { usageFields } from "./usage-config.ts";
 import { isTimeZone } from "./time-zone.ts";
+import { usageFields } from "./usage-config.ts";
 
 const isDirectory = (path: string) => {
   try {

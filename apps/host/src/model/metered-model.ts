@@ -1,4 +1,4 @@
-import { type UsageMeter, type UsageTag, UsageLimitReached } from "../contracts/usage-meter.ts";
+import { UsageLimitReached, type UsageMeter, type UsageTag } from "../contracts/usage-meter.ts";
 import type { ModelClient, ModelReply } from "./model-client.ts";
 
 // A model client that counts: each call is checked against the limits first (refused with
@@ -30,7 +30,15 @@ export function meteredModel(model: ModelClient, meter: UsageMeter, tag: UsageTa
       spent.output += counted.output;
       if (counted.costUsd === undefined) spent.priced = false;
       else spent.costUsd += counted.costUsd;
-      return { ...reply, usage: { ...usage, input: counted.input, output: counted.output, ...(counted.costUsd === undefined ? {} : { costUsd: counted.costUsd }) } };
+      return {
+        ...reply,
+        usage: {
+          ...usage,
+          input: counted.input,
+          output: counted.output,
+          ...(counted.costUsd === undefined ? {} : { costUsd: counted.costUsd }),
+        },
+      };
     },
   };
 }

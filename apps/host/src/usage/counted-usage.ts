@@ -19,8 +19,10 @@ export function countedUsage(usage: TokenUsage): { usage: TokenUsage; suspicious
   const output = count(usage.output);
   const cachedInput = Math.min(count(usage.cachedInput), input);
   const cost = usage.costUsd;
-  const costOk = typeof cost === "number" && Number.isFinite(cost) && cost >= 0 && cost <= MAX_COST_PER_CALL_USD;
-  const model = typeof usage.model === "string" && usage.model.trim() ? usage.model.trim().slice(0, 200) : "unknown";
+  const costOk =
+    typeof cost === "number" && Number.isFinite(cost) && cost >= 0 && cost <= MAX_COST_PER_CALL_USD;
+  const model =
+    typeof usage.model === "string" && usage.model.trim() ? usage.model.trim().slice(0, 200) : "unknown";
   const suspicious =
     input !== usage.input ||
     output !== usage.output ||

@@ -43,5 +43,8 @@ export function priceTable(overrides: Readonly<Record<string, ModelPrice>>): Pri
 export function costOf(usage: TokenUsage, price: ModelPrice | undefined): number | undefined {
   if (!price) return undefined;
   const fresh = Math.max(0, usage.input - usage.cachedInput);
-  return (fresh * price.input + usage.cachedInput * (price.cached ?? price.input) + usage.output * price.output) / 1e6;
+  return (
+    (fresh * price.input + usage.cachedInput * (price.cached ?? price.input) + usage.output * price.output) /
+    1e6
+  );
 }

@@ -11,7 +11,8 @@ import { UsageStore } from "./usage-store.ts";
 // and coding turn reports to. Opened with the base, as the assistant, the workers and the coding
 // sessions all meter through it; its command and the retention sweep are usage-feature.ts.
 
-export type UsageConfig = LimitConfig & Pick<HostConfig, "MODEL_PRICES" | "USAGE_RETENTION_DAYS" | "USAGE_FOOTER">;
+export type UsageConfig = LimitConfig &
+  Pick<HostConfig, "MODEL_PRICES" | "USAGE_RETENTION_DAYS" | "USAGE_FOOTER">;
 
 export interface Usage {
   readonly meter: UsageMeter;
@@ -39,7 +40,7 @@ export function openUsage(deps: UsageDeps): Usage {
   const logger = deps.logger.child({ component: "usage" });
   const store = new UsageStore(deps.db, config.NODE_ID);
   const limits = new UsageLimits(config, store, now);
-  const price = priceTable(config.MODEL_PRICES);
+  const price = priceTable(config.MODEL_PRICES ?? {});
 
   const spending = (tag: UsageTag) => ({
     day: store.spentBy(tag.userId, limits.dayStart()),
@@ -48,7 +49,8 @@ export function openUsage(deps: UsageDeps): Usage {
 
   const record = (tag: UsageTag, reported: TokenUsage): TokenUsage => {
     const { usage, suspicious } = countedUsage(reported);
-    if (suspicious) logger.warn({ kind: tag.kind, model: usage.model }, "a usage block that is not a count; counted as 0");
+    if (suspicious)
+      logger.warn({ kind: tag.kind, model: usage.model }, "a usage block that is not a count; counted as 0");
     const counted = { ...usage, ...(usage.costUsd === undefined ? withCost(usage) : {}) };
     try {
       const before = spending(tag);

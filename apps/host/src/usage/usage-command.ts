@@ -16,7 +16,8 @@ export function usageCommand(usage: Usage, owners: Pick<NodeOwners, "isOwner">):
   return {
     name: "usage",
     usage: "/usage [today|week|month]",
-    description: "tokens and cost of your model calls here: per kind, project and model; owners: /usage lift <user>",
+    description:
+      "tokens and cost of your model calls here: per kind, project and model; owners: /usage lift <user>",
     // Answers at once, also while a turn runs and after a limit refused one.
     immediate: true,
     async run(args, request) {
@@ -38,7 +39,8 @@ export function usageCommand(usage: Usage, owners: Pick<NodeOwners, "isOwner">):
         else if (user === asker && word !== asker) user = word;
         else return USAGE;
       }
-      if (user !== asker && !owners.isOwner(asker)) return `Only an owner of ${node} may see another user's usage.`;
+      if (user !== asker && !owners.isOwner(asker))
+        return `Only an owner of ${node} may see another user's usage.`;
       return usageReport(usage, user, period);
     },
   };

@@ -48,15 +48,26 @@ export class UsageLimits {
     if (this.lifted(userId)) return [];
     const { USER_DAILY_TOKEN_LIMIT: tokenLimit, USER_DAILY_COST_LIMIT: costLimit } = this.config;
     return [
-      ...(tokenLimit ? [{ what: "daily token limit", used: spent.tokens, limit: tokenLimit, show: tokens }] : []),
-      ...(costLimit ? [{ what: "daily cost limit", used: spent.costUsd, limit: costLimit, show: dollars }] : []),
+      ...(tokenLimit
+        ? [{ what: "daily token limit", used: spent.tokens, limit: tokenLimit, show: tokens }]
+        : []),
+      ...(costLimit
+        ? [{ what: "daily cost limit", used: spent.costUsd, limit: costLimit, show: dollars }]
+        : []),
     ];
   }
 
   plan(userId: string, planId: string | undefined, spent?: Spent): Standing[] {
     const limit = this.config.PLAN_TOKEN_LIMIT;
     if (!planId || !limit || this.lifted(userId)) return [];
-    return [{ what: `token limit of plan ${planId}`, used: (spent ?? this.store.spentOnPlan(planId)).tokens, limit, show: tokens }];
+    return [
+      {
+        what: `token limit of plan ${planId}`,
+        used: (spent ?? this.store.spentOnPlan(planId)).tokens,
+        limit,
+        show: tokens,
+      },
+    ];
   }
 
   /** Why a model call for `tag` may not be made now; coding sessions are never refused. */
@@ -77,7 +88,11 @@ export class UsageLimits {
    * What to tell the user after a call moved a spending from `before` to `after`: crossing 80% of
    * a limit once, and reaching it (a coding session keeps running, but the user should know).
    */
-  crossings(tag: UsageTag, before: { day: Spent; plan?: Spent }, after: { day: Spent; plan?: Spent }): string[] {
+  crossings(
+    tag: UsageTag,
+    before: { day: Spent; plan?: Spent },
+    after: { day: Spent; plan?: Spent },
+  ): string[] {
     const pairs = [
       ...zip(this.daily(tag.userId, before.day), this.daily(tag.userId, after.day)),
       ...(before.plan && after.plan
@@ -88,7 +103,9 @@ export class UsageLimits {
       const where = `${now.what} on ${this.config.NODE_ID}`;
       if (was.used < now.limit && now.used >= now.limit)
         return tag.kind === "session"
-          ? [`⚠️ You reached your ${where} (${now.show(now.limit)}); this coding session keeps running, but new assistant turns and plan workers are refused until ${this.resetText()}.`]
+          ? [
+              `⚠️ You reached your ${where} (${now.show(now.limit)}); this coding session keeps running, but new assistant turns and plan workers are refused until ${this.resetText()}.`,
+            ]
           : [];
       if (was.used < 0.8 * now.limit && now.used >= 0.8 * now.limit)
         return [`⚠️ You have used ${now.show(now.used)} of your ${where} (${now.show(now.limit)}), over 80%.`];

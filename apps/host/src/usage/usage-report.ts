@@ -45,7 +45,9 @@ const sum = (groups: readonly UsageGroup[]): Sum =>
 function line(total: Sum): string {
   const cached = total.cachedInput > 0 ? ` (${exact(total.cachedInput)} cached)` : "";
   const cost =
-    total.unpriced === total.calls ? "" : ` · ${dollars(total.costUsd)}${total.unpriced > 0 ? " (partly priced)" : ""}`;
+    total.unpriced === total.calls
+      ? ""
+      : ` · ${dollars(total.costUsd)}${total.unpriced > 0 ? " (partly priced)" : ""}`;
   return `${exact(total.input)} in${cached} · ${exact(total.output)} out${cost} · ${total.calls} call${total.calls === 1 ? "" : "s"}`;
 }
 
@@ -58,7 +60,9 @@ function by(groups: readonly UsageGroup[], key: (g: UsageGroup) => string): Arra
 /** When a period starts: local midnight today, 6 or 29 days before. */
 export function periodStart(usage: Usage, period: Period): number {
   const today = usage.limits.dayStart();
-  return DateTime.fromMillis(today, { zone: usage.config.TIME_ZONE }).minus({ days: PERIODS[period] }).toMillis();
+  return DateTime.fromMillis(today, { zone: usage.config.TIME_ZONE })
+    .minus({ days: PERIODS[period] })
+    .toMillis();
 }
 
 export function usageReport(usage: Usage, userId: string, period: Period): string {
@@ -68,20 +72,19 @@ export function usageReport(usage: Usage, userId: string, period: Period): strin
   const from = DateTime.fromMillis(since, { zone }).toFormat("yyyy-MM-dd");
   const title = `📊 Usage on ${node}, ${period === "today" ? "today" : `the last ${PERIODS[period] + 1} days`} (since ${from} 00:00 ${zone}), for ${userId}`;
   if (groups.length === 0) return `${title}\nNo model calls.${limitsLine(usage, userId)}`;
-  const kinds = by(groups, (g) => (g.kind === "session" && g.project ? `${KIND_NAMES.session} · ${g.project}` : KIND_NAMES[g.kind]));
+  const kinds = by(groups, (g) =>
+    g.kind === "session" && g.project ? `${KIND_NAMES.session} · ${g.project}` : KIND_NAMES[g.kind],
+  );
   const models = by(groups, (g) => g.model);
   const rows = (list: Array<[string, Sum]>) => {
     const width = Math.max(...list.map(([name]) => name.length));
     return list.map(([name, total]) => `  ${name.padEnd(width)}  ${line(total)}`);
   };
-  return [
-    title,
-    `Total: ${line(sum(groups))}`,
-    "By kind:",
-    ...rows(kinds),
-    "By model:",
-    ...rows(models),
-  ].join("\n") + limitsLine(usage, userId);
+  return (
+    [title, `Total: ${line(sum(groups))}`, "By kind:", ...rows(kinds), "By model:", ...rows(models)].join(
+      "\n",
+    ) + limitsLine(usage, userId)
+  );
 }
 
 function limitsLine(usage: Usage, userId: string): string {

@@ -1,5 +1,5 @@
 import type { Logger } from "@phonework/runtime";
-import { type UsageMeter, UsageLimitReached } from "../contracts/usage-meter.ts";
+import { UsageLimitReached, type UsageMeter } from "../contracts/usage-meter.ts";
 import { meteredModel } from "../model/metered-model.ts";
 import { describeProviderError, type ModelClient } from "../model/model-client.ts";
 import type { PlanRow, SubtaskRow } from "./plan-ledger.ts";
@@ -47,7 +47,12 @@ function listed(subtasks: readonly SubtaskRow[]): string {
 
 export function createReportWriter(model: ModelClient | undefined, logger: Logger, meter?: UsageMeter) {
   return async (plan: PlanRow, subtasks: SubtaskRow[]): Promise<string> => {
-    const tag = { userId: plan.user_id, chatId: plan.chat_id, platform: plan.platform, kind: "report" as const };
+    const tag = {
+      userId: plan.user_id,
+      chatId: plan.chat_id,
+      platform: plan.platform,
+      kind: "report" as const,
+    };
     const reporter = model && meter ? meteredModel(model, meter, { ...tag, planId: plan.id }) : model;
     const allFailed = subtasks.every((s) => s.state !== "COMPLETED");
     const header = allFailed
@@ -81,9 +86,7 @@ export function createReportWriter(model: ModelClient | undefined, logger: Logge
         error instanceof UsageLimitReached
           ? `Plan ${plan.id} finished without a summary. ⛔ ${error.message}`
           : `Plan ${plan.id} finished (the model could not write a summary).`;
-      return [header, why, listed(subtasks)]
-        .filter(Boolean)
-        .join("\n");
+      return [header, why, listed(subtasks)].filter(Boolean).join("\n");
     }
   };
 }
