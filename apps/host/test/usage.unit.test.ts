@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { ForwardFrame } from "@phonework/protocol";
+import { type ForwardFrame, OverviewUsage } from "@phonework/protocol";
 import { ConfigError, loadConfig } from "@phonework/runtime";
 import { createManualClock, createTestLogger, makeTempDir } from "@phonework/testkit";
 import { afterAll, describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { openStateDatabase } from "../src/state-database.ts";
 import { costOf, priceTable } from "../src/usage/model-prices.ts";
 import { openUsage } from "../src/usage/open-usage.ts";
 import { usageCommand } from "../src/usage/usage-command.ts";
+import { usageOverview } from "../src/usage/usage-overview.ts";
 
 // The usage store, prices, limits and /usage without a process: a state.db in a temp directory and
 // a clock the test moves (retention, the day's reset).
@@ -175,6 +176,32 @@ describe("/usage", () => {
     expect(await command.run("lift victim", request("admin"), ctx)).toContain("lifted until");
     expect(usage.meter.refusal(tag("victim"))).toBeUndefined();
     expect(await command.run("yesterday please", request("victim"), ctx)).toMatch(/^Usage: \/usage/);
+  });
+});
+
+describe("the console's view", () => {
+  it("14 days oldest first (empty days 0), the last 30 days per kind and project; it parses as the protocol's", () => {
+    const { usage, clock } = world({ MODEL_PRICES: '{"m": {"input": 1, "output": 1}}' });
+    usage.meter.record(tag("u"), { model: "m", input: 1000, cachedInput: 0, output: 0 });
+    clock.advance(-3 * DAY);
+    usage.meter.record(tag("u", { kind: "session", project: "demo" }), {
+      model: "x",
+      input: 5,
+      cachedInput: 0,
+      output: 5,
+    });
+    clock.advance(-40 * DAY);
+    usage.meter.record(tag("u"), { model: "m", input: 7, cachedInput: 0, output: 0 }); // too old for both
+    clock.advance(43 * DAY);
+    const view = OverviewUsage.parse(usageOverview(usage, "u"));
+    expect(view.days).toHaveLength(14);
+    expect(view.days.at(-1)).toEqual({ day: "2026-11-20", tokens: 1000, cost_usd: 0.001 });
+    expect(view.days.at(-4)).toEqual({ day: "2026-11-17", tokens: 10, cost_usd: 0 });
+    expect(view.days[0]?.day).toBe("2026-11-07");
+    expect(view.kinds).toEqual([
+      { kind: "coding sessions · demo", calls: 1, input: 5, cached_input: 0, output: 5, cost_usd: null },
+      { kind: "assistant", calls: 1, input: 1000, cached_input: 0, output: 0, cost_usd: 0.001 },
+    ]);
   });
 });
 

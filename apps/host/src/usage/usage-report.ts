@@ -11,7 +11,7 @@ import type { UsageGroup } from "./usage-store.ts";
 export const PERIODS = { today: 0, week: 6, month: 29 } as const;
 export type Period = keyof typeof PERIODS;
 
-const KIND_NAMES: Record<UsageKind, string> = {
+export const KIND_NAMES: Record<UsageKind, string> = {
   turn: "assistant",
   worker: "plan workers",
   report: "plan reports",
