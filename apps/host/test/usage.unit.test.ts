@@ -199,7 +199,7 @@ describe("the console's view", () => {
     expect(view.days.at(-4)).toEqual({ day: "2026-11-17", tokens: 10, cost_usd: 0 });
     expect(view.days[0]?.day).toBe("2026-11-07");
     expect(view.kinds).toEqual([
-      { kind: "coding sessions · demo", calls: 1, input: 5, cached_input: 0, output: 5, cost_usd: null },
+      { kind: "coding sessions · demo", calls: 1, input: 5, cached_input: 0, output: 5 },
       { kind: "assistant", calls: 1, input: 1000, cached_input: 0, output: 0, cost_usd: 0.001 },
     ]);
   });

@@ -148,8 +148,8 @@ export const OverviewUsage = z.object({
         input: Count,
         cached_input: Count,
         output: Count,
-        /** Null when none of its calls had a price. */
-        cost_usd: Usd.nullable(),
+        /** Absent when none of its calls had a price. */
+        cost_usd: Usd.optional(),
       }),
     )
     .max(20),

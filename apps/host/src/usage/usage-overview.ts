@@ -29,13 +29,12 @@ export function usageOverview(usage: Usage, userId: string): OverviewUsage {
       group.kind === "session" && group.project
         ? `${KIND_NAMES.session} · ${group.project}`
         : KIND_NAMES[group.kind];
-    const kind = kinds.get(name) ?? {
+    const kind: OverviewUsage["kinds"][number] = kinds.get(name) ?? {
       kind: name.slice(0, 300),
       calls: 0,
       input: 0,
       cached_input: 0,
       output: 0,
-      cost_usd: null,
     };
     kind.calls += group.calls;
     kind.input += group.input;

@@ -67,7 +67,7 @@ function NodeUsage(props: { name: string; usage: OverviewUsage }) {
                 <td>{kind.kind}</td>
                 <td>{tokens(kind.input)}</td>
                 <td>{tokens(kind.output)}</td>
-                <td>{kind.cost_usd === null ? "—" : usd(kind.cost_usd)}</td>
+                <td>{kind.cost_usd === undefined ? "—" : usd(kind.cost_usd)}</td>
               </tr>
             ))}
           </tbody>
