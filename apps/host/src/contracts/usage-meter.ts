@@ -12,6 +12,8 @@ export interface UsageTag extends ChatOwner {
   planId?: string;
   /** The coding session's project. */
   project?: string;
+  /** A subtask run here for another node's plan: no chat of the user's here to tell anything. */
+  isolated?: boolean;
 }
 
 /** One call's tokens as the API reported them; `input` includes `cachedInput`. */

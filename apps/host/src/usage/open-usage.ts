@@ -55,7 +55,8 @@ export function openUsage(deps: UsageDeps): Usage {
     try {
       const before = spending(tag);
       store.add(now(), tag, counted);
-      for (const text of limits.crossings(tag, before, spending(tag))) deps.notify(tag, text);
+      const told = limits.crossings(tag, before, spending(tag));
+      if (!tag.isolated) for (const text of told) deps.notify(tag, text);
     } catch (error) {
       // Losing one row of accounting must not fail the user's turn.
       logger.error({ err: error, kind: tag.kind }, "could not record usage");
