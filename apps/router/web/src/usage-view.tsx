@@ -2,8 +2,8 @@ import type { OverviewUsage } from "@phonework/protocol";
 import type { ConsoleNode } from "../../src/console/console-frames.ts";
 import type { NodeOverviewState } from "./overview-items.ts";
 
-// What the user's model calls cost, per online node: a bar per day (the last 14, tokens in + out;
-// the day's cost in its tooltip) and the last 30 days per kind. An inline SVG: no chart library,
+// What the user's model calls cost, per online node that spent any in the last 30 days: a bar per
+// day (the last 14, tokens in + out; the day's cost in its tooltip) and the last 30 days per kind. An inline SVG: no chart library,
 // no inline styles for the CSP to refuse.
 
 const BAR = 10;
@@ -25,7 +25,7 @@ function NodeUsage(props: { name: string; usage: OverviewUsage }) {
   const { days, kinds } = props.usage;
   const max = Math.max(1, ...days.map((day) => day.tokens));
   return (
-    <div class="node-usage" data-node={props.name}>
+    <div class="node-usage" data-usage-node={props.name}>
       <h3>{props.name}</h3>
       <svg
         class="usage-chart"
@@ -49,30 +49,26 @@ function NodeUsage(props: { name: string; usage: OverviewUsage }) {
           );
         })}
       </svg>
-      {kinds.length === 0 ? (
-        <p class="empty">No model calls in the last 30 days.</p>
-      ) : (
-        <table class="usage-table">
-          <thead>
-            <tr>
-              <th>last 30 days</th>
-              <th>in</th>
-              <th>out</th>
-              <th>cost</th>
+      <table class="usage-table">
+        <thead>
+          <tr>
+            <th>last 30 days</th>
+            <th>in</th>
+            <th>out</th>
+            <th>cost</th>
+          </tr>
+        </thead>
+        <tbody>
+          {kinds.map((kind) => (
+            <tr key={kind.kind}>
+              <td>{kind.kind}</td>
+              <td>{tokens(kind.input)}</td>
+              <td>{tokens(kind.output)}</td>
+              <td>{kind.cost_usd === undefined ? "—" : usd(kind.cost_usd)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {kinds.map((kind) => (
-              <tr key={kind.kind}>
-                <td>{kind.kind}</td>
-                <td>{tokens(kind.input)}</td>
-                <td>{tokens(kind.output)}</td>
-                <td>{kind.cost_usd === undefined ? "—" : usd(kind.cost_usd)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+          ))}
+        </tbody>
+      </table>
     </div>
   );
 }
@@ -84,8 +80,9 @@ export function UsageView(props: {
   const shown = props.nodes
     .filter((node) => node.status === "online")
     .flatMap((node) => {
+      // A node where nothing was spent in the last 30 days has nothing to show.
       const usage = props.overviews[node.id]?.overview.usage;
-      return usage ? [{ node, usage }] : [];
+      return usage && usage.kinds.length > 0 ? [{ node, usage }] : [];
     });
   if (shown.length === 0) return null;
   return (
