@@ -321,6 +321,33 @@ export const KEY_DOCS: Record<string, KeyDoc> = {
     description:
       "more paths commands may not see, besides `DATA_DIR`, `~/.ssh`, `~/.aws`, `~/.config/gh`, `$XDG_RUNTIME_DIR` and the Docker socket — e.g. a config file outside `DATA_DIR` that holds keys",
   },
+  MODEL_PRICES: {
+    description:
+      'what model calls cost, in USD per million tokens: `{"model": {"input": 2.5, "cached": 1.25, "output": 10}}` (YAML mapping or JSON); a name matches a model that starts with it; adds to or replaces the dated defaults in [usage](usage.md); a model with no price shows tokens only',
+    default: "a few well-known models (see [usage](usage.md))",
+  },
+  USAGE_RETENTION_DAYS: {
+    description:
+      "model usage rows (host: `state.db`; router: the routing LLM's, `router.db`) older than this are deleted, at start and every few hours",
+  },
+  USAGE_FOOTER: {
+    description:
+      "`on`: a line `1.2k in · 340 out · $0.004` under each answer of the assistant; the `/details` view shows it either way",
+  },
+  USER_DAILY_TOKEN_LIMIT: {
+    description:
+      "tokens (in + out) one user's model calls may spend on this host per day (`TIME_ZONE`'s day): warned at 80%, then new assistant turns and plan workers are refused until midnight; coding sessions are warned, not cut; an owner's `/usage lift <user>` lifts it for a day",
+    default: "none",
+  },
+  USER_DAILY_COST_LIMIT: {
+    description: "the same in USD, over the calls with a price (`MODEL_PRICES`)",
+    default: "none",
+  },
+  PLAN_TOKEN_LIMIT: {
+    description:
+      "tokens one plan's workers and report may spend on this host; at it the plan's workers are refused and its report says why",
+    default: "none",
+  },
   TIME_ZONE: {
     description: "IANA zone for reminder times without an offset, cron, and how times are shown",
     default: "this machine's",

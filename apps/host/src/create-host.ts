@@ -23,6 +23,7 @@ import { createSkillsFeature } from "./skills/skills-feature.ts";
 import type { TaskRunner } from "./tasks/task-runner.ts";
 import { createTasksFeature, openTaskRunner } from "./tasks/tasks-feature.ts";
 import { createTerminals, type Terminals } from "./terminals/create-terminals.ts";
+import { createUsageFeature } from "./usage/usage-feature.ts";
 import { createWebFeature } from "./web/web-feature.ts";
 import { createWorkers, type Workers } from "./workers/create-workers.ts";
 import { createWorkspaceFeature } from "./workspace/workspace-feature.ts";
@@ -60,12 +61,14 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     web,
   ];
   const workers = createWorkers({ ...base, tools: machine.flatMap((feature) => feature.tools ?? []) });
+  const usage = createUsageFeature(base.usage, base.owners);
   const terminals = createTerminals({ ...base, loadPty: deps.loadPty, chatWaits: deps.chatTerminalWaits });
   const chat = [
     createSkillsFeature(base),
     createMemoryFeature(base),
     createWorkspaceFeature(base),
     terminals,
+    usage,
   ];
   const builtIn = featureTools([...machine, workers, ...chat]);
   const customTools = createCustomToolsFeature({ ...base, builtIn, enabled: !deps.handler });
@@ -81,7 +84,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
   const requests = createRequestsFeature({ ...base, handler: assistant.handler });
   const overview = createOverviewFeature({
     overview: base.overview,
-    sources: { ...coding, tasks, plans: workers.ledger, schedule: schedule.schedules },
+    sources: { ...coding, tasks, plans: workers.ledger, schedule: schedule.schedules, usage: usage.overview },
   });
   const features = [...machine, assistant, workers, ...chat, customTools, overview, requests];
   const lifecycle = hostLifecycle(base, features, {

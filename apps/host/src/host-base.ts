@@ -12,6 +12,7 @@ import { createOverview, type HostOverview } from "./overview/create-overview.ts
 import { buildSandbox, decideSandbox } from "./sandbox/open-sandbox.ts";
 import { describeSandbox, type ShellSandbox } from "./sandbox/shell-sandbox.ts";
 import { openStateDatabase } from "./state-database.ts";
+import { openUsage, type Usage } from "./usage/open-usage.ts";
 import { type Channels, openChannels } from "./workspace/open-channels.ts";
 import { WorkspaceLayout } from "./workspace/workspace-layout.ts";
 
@@ -47,6 +48,8 @@ export interface HostBase {
   remember: (owner: ChatOwner, text: string) => void;
   /** The assistant's model, when one is configured (or handed in). */
   model: ModelClient | undefined;
+  /** What model calls and coding turns spend, and the limits on it. */
+  usage: Usage;
 }
 
 export function openHostBase(config: HostConfig, deps: HostDeps): HostBase {
@@ -114,6 +117,7 @@ export function openHostBase(config: HostConfig, deps: HostDeps): HostBase {
     if (userId) overview.changed(userId);
   });
   link.onStateChange((state) => overview.linkUp(state === "registered"));
+  const usage = openUsage({ config, db, now, logger, notify: (to, text) => void outbox.notify(to, text) });
   return {
     config,
     logger,
@@ -135,6 +139,7 @@ export function openHostBase(config: HostConfig, deps: HostDeps): HostBase {
     overview,
     remember: (owner, text) => channels.contexts.append(owner, [{ role: "assistant", content: text }]),
     model: deps.model ?? buildModel(config),
+    usage,
   };
 }
 

@@ -6,6 +6,7 @@ import { SESSION_TURNS_MIGRATION } from "./overview/session-activity.ts";
 import { JOBS_EVENTS_MIGRATION, JOBS_MIGRATION } from "./schedule/job-store.ts";
 import { openHostDatabase } from "./storage/host-db.ts";
 import { TASKS_MIGRATION } from "./tasks/task-store.ts";
+import { USAGE_MIGRATION } from "./usage/usage-store.ts";
 import { PLANS_MIGRATION, PLANS_REQUEST_MIGRATION } from "./workers/plan-ledger.ts";
 import { CHANNEL_MEMBERS_MIGRATION } from "./workspace/channel-access.ts";
 
@@ -23,6 +24,7 @@ export const HOST_MIGRATIONS = [
   OUTBOX_ORIGIN_MIGRATION,
   SESSION_TURNS_MIGRATION,
   MODEL_VISION_MIGRATION,
+  USAGE_MIGRATION,
 ];
 
 export function openStateDatabase(path: string): SqliteDatabase {

@@ -139,7 +139,7 @@ export const STEP_CASES: StepCase[] = [
           ttlS: 60,
           context: expect.stringContaining("big.iso"),
         },
-        owner: { userId: "u1", chatId: "c1", platform: "t" },
+        owner: { userId: "u1", chatId: "c1", platform: "t", planId: "p1" },
       },
     ],
     after: {

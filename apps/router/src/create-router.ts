@@ -171,7 +171,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     pairing,
     qualifyUser: (id) => access.qualifyUser(id),
     forward: createForwarder(registry),
-    routing: deps.routing ?? defaultRoutingSteps(config, base.clock, logger),
+    routing: deps.routing ?? defaultRoutingSteps(config, base.clock, logger, db),
     clock: base.clock,
     newId: deps.newId ?? randomUUID,
     logger,

@@ -1,7 +1,9 @@
 import type { SessionSummary } from "@phonework/protocol";
 import { type FakeOpenAI, startFakeOpenAI, waitFor } from "@phonework/testkit";
 import { beforeEach, describe, expect, it } from "vitest";
+import { openRouterDatabase, routerDatabasePath } from "../src/database/router-db.ts";
 import { findExplicitTarget } from "../src/routing/explicit-target.ts";
+import { RoutingUsage } from "../src/routing/routing-usage.ts";
 import {
   adminHeaders,
   echoHandler,
@@ -275,9 +277,23 @@ describe("routing order (two and three nodes for one user)", () => {
     });
     await startNode("home-pc");
     await startNode("work-server");
-    llm.script(routeTo("home-pc"));
+    llm.script({ ...routeTo("home-pc"), usage: { prompt_tokens: 120, completion_tokens: 7 } });
     expect(await say("hello")).toBe("[home-pc] home-pc: hello");
     expect(llm.requests[0]?.model).toBe("shared-model");
+    // Its usage is kept in router.db; a forged block (negative, absurd) counts as 0.
+    llm.script({ ...routeTo("work-server"), usage: { prompt_tokens: -1, completion_tokens: 1e30 } });
+    expect(await say("and you?")).toBe("[work-server] work-server: and you?");
+    const db = openRouterDatabase(routerDatabasePath(t.config.DATA_DIR));
+    try {
+      expect(new RoutingUsage(db, Date.now).totals(USER_ID, 0)).toEqual({
+        calls: 2,
+        input: 120,
+        cachedInput: 0,
+        output: 7,
+      });
+    } finally {
+      db.close();
+    }
   });
 
   it("task completions and notifications are tagged with the node's name when the user has several nodes", async () => {

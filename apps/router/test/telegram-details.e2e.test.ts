@@ -57,7 +57,7 @@ describe("Telegram: a turn's main message and its details", () => {
     expect(threadText).toMatch(
       /🔧 run_shell: .*echo one[\s\S]*\bone\b[\s\S]*🔧 run_shell: .*echo two[\s\S]*\btwo\b/,
     );
-    expect(threadText).toContain("📊 1.3k in · 360 out");
+    expect(threadText).toContain("📊 1.3k in · 360 out · $0.0004");
     expect(threadText.indexOf("📊")).toBeGreaterThan(threadText.lastIndexOf("🔧"));
 
     // /details alone: the setting, and the other choices as buttons.
@@ -73,7 +73,7 @@ describe("Telegram: a turn's main message and its details", () => {
     const inline = await turn("list again", "done inline");
     expect(inline.mine).toHaveLength(2);
     expect(inline.main.text).toMatch(
-      /^… running: echo one\n↳ exit code 0\n… running: echo two\n↳ exit code 0\n📊 1.3k in · 360 out\n✅ done$/,
+      /^… running: echo one\n↳ exit code 0\n… running: echo two\n↳ exit code 0\n📊 1.3k in · 360 out · \$0\.0004\n✅ done$/,
     );
 
     // off: status and answer only, and the host was not asked for details.

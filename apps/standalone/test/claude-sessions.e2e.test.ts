@@ -134,6 +134,10 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
     expect(JSON.stringify(second?.messages)).toContain("First answer.");
     const sessions = await h.ask("/sessions");
     expect(sessions).toMatch(/^Sessions:\n→ #1 claude · demo \(idle \d+s\)$/);
+    // Each turn's `result` (usage and total_cost_usd) reaches /usage, by project.
+    const usage = await h.ask("/usage", (t) => t.startsWith("📊"));
+    // The fake's 10 in, 10 out a call; the cost is Claude Code's own.
+    expect(usage).toMatch(/^ {2}coding sessions · demo\s+20 in · 20 out · \$0\.\d+ · 2 calls$/m);
   });
 
   it("sessions survive a host restart and resume the same Claude conversation", async () => {

@@ -130,12 +130,39 @@ export const OverviewApproval = z.object({
 });
 export type OverviewApproval = z.infer<typeof OverviewApproval>;
 
+const Count = z.number().int().nonnegative();
+const Usd = z.number().nonnegative();
+
+/**
+ * What the user's model calls cost on the host: the tokens (in + out) and priced cost of each of the
+ * last days (oldest first, in the host's time zone), and the last 30 days per kind (assistant, plan
+ * workers, plan reports, coding sessions per project). Optional: a host without it sends none.
+ */
+export const OverviewUsage = z.object({
+  days: z.array(z.object({ day: z.string().max(10), tokens: Count, cost_usd: Usd })).max(31),
+  kinds: z
+    .array(
+      z.object({
+        kind: Short,
+        calls: Count,
+        input: Count,
+        cached_input: Count,
+        output: Count,
+        /** Absent when none of its calls had a price. */
+        cost_usd: Usd.optional(),
+      }),
+    )
+    .max(20),
+});
+export type OverviewUsage = z.infer<typeof OverviewUsage>;
+
 export const Overview = z.object({
   sessions: z.array(OverviewSession).max(OVERVIEW_LIMITS.sessions),
   tasks: z.array(OverviewTask).max(OVERVIEW_LIMITS.tasks),
   plans: z.array(OverviewPlan).max(OVERVIEW_LIMITS.plans),
   schedule: z.array(OverviewJob).max(OVERVIEW_LIMITS.schedule),
   approvals: z.array(OverviewApproval).max(OVERVIEW_LIMITS.approvals),
+  usage: OverviewUsage.optional(),
 });
 export type Overview = z.infer<typeof Overview>;
 

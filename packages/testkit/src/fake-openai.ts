@@ -29,11 +29,21 @@ export interface ToolCallScript {
   id?: string;
 }
 
-/** Tokens a reply reports (default 1 in, 1 out). */
+/**
+ * Tokens a reply reports (default 1 in, 1 out), sent as is: a test may forge one (negative, huge,
+ * not a number) to see what the host makes of it. A streamed reply sends it in a last chunk when
+ * the request asked for it (`stream_options.include_usage`), as the OpenAI API does.
+ */
 export interface UsageScript {
-  prompt_tokens: number;
-  completion_tokens: number;
+  prompt_tokens: unknown;
+  completion_tokens: unknown;
+  prompt_tokens_details?: { cached_tokens: unknown };
 }
+
+const totalOf = (usage: UsageScript) =>
+  typeof usage.prompt_tokens === "number" && typeof usage.completion_tokens === "number"
+    ? usage.prompt_tokens + usage.completion_tokens
+    : 0;
 
 export type Reply =
   | { text: string; usage?: UsageScript }
@@ -133,7 +143,15 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         : undefined;
     const content = reply.text ?? null;
     const usage = reply.usage ?? { prompt_tokens: 1, completion_tokens: 1 };
-    if (request.stream) return streamReply(res, request.model, content, toolCalls);
+    const withUsage = (request.stream_options as { include_usage?: boolean } | undefined)?.include_usage;
+    if (request.stream)
+      return streamReply(
+        res,
+        request.model,
+        content,
+        toolCalls,
+        withUsage ? { ...usage, total_tokens: totalOf(usage) } : undefined,
+      );
     sendJson(res, 200, {
       id: `chatcmpl-${++callCounter}`,
       object: "chat.completion",
@@ -146,7 +164,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
           finish_reason: toolCalls ? "tool_calls" : "stop",
         },
       ],
-      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      usage: { ...usage, total_tokens: totalOf(usage) },
     });
   };
 
@@ -186,6 +204,7 @@ function streamReply(
   toolCalls:
     | Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>
     | undefined,
+  usage?: object,
 ): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const id = `chatcmpl-${++callCounter}`;
@@ -204,5 +223,9 @@ function streamReply(
     chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] });
   });
   chunk({}, toolCalls ? "tool_calls" : "stop");
+  if (usage)
+    res.write(
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [], usage })}\n\n`,
+    );
   res.end("data: [DONE]\n\n");
 }

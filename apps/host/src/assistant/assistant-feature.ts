@@ -4,6 +4,7 @@ import type { SessionManager } from "../coding/session-manager.ts";
 import type { HostConfig } from "../config/host-config.ts";
 import { featureTools, type HostFeature } from "../contracts/host-feature.ts";
 import type { MessageHandler } from "../contracts/message-handler.ts";
+import type { UsageMeter } from "../contracts/usage-meter.ts";
 import type { Outbox } from "../delivery/outbox.ts";
 import { createImageInput } from "../images/image-input.ts";
 import { DEFAULT_MAX_PIXELS, DEFAULT_MAX_SIDE } from "../images/prepare-image.ts";
@@ -36,6 +37,8 @@ export interface AssistantFeatureDeps {
   handler?: MessageHandler | undefined;
   clock: Clock;
   logger: Logger;
+  /** Counts each turn's model calls and holds the limits (usage/). */
+  usage?: { meter: UsageMeter };
 }
 
 export interface AssistantFeature extends HostFeature {
@@ -96,6 +99,8 @@ export function createAssistantFeature(deps: AssistantFeatureDeps): AssistantFea
       ),
       clock,
       logger: deps.logger,
+      ...(deps.usage ? { meter: deps.usage.meter } : {}),
+      footer: config.USAGE_FOOTER === "on",
     });
   return {
     name: "assistant",

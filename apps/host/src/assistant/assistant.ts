@@ -6,9 +6,12 @@ import type { MessageHandler, ReceivedFile, RequestContext } from "../contracts/
 import type { TurnImages } from "../contracts/received-image.ts";
 import type { ReplyValue } from "../contracts/reply.ts";
 import type { OutgoingFile, Tool, ToolContext } from "../contracts/tool.ts";
+import { usageDetail } from "../contracts/turn-detail.ts";
+import type { UsageMeter } from "../contracts/usage-meter.ts";
 import { type ImageInput, NO_IMAGES } from "../images/image-input.ts";
 import { dataUrl, imageTurnText } from "../images/image-intake.ts";
 import { type AgentRunResult, runAgentLoop } from "../model/agent-loop.ts";
+import { meteredModel } from "../model/metered-model.ts";
 import type { ModelClient } from "../model/model-client.ts";
 import type { ContextStore } from "../workspace/channel-context.ts";
 import { MessageLine } from "./message-line.ts";
@@ -39,6 +42,10 @@ export interface AssistantDeps {
   images?: ImageInput;
   clock: Clock;
   logger: Logger;
+  /** Counts each model call of a turn and refuses one past a limit. */
+  meter?: UsageMeter;
+  /** A usage line under each answer (USAGE_FOOTER). */
+  footer?: boolean;
 }
 
 export const noModelText = (nodeId: string) =>
@@ -188,8 +195,11 @@ async function modelTurn(
   };
   const owner = { userId, chatId: request.chat_id, platform: request.platform };
   const history = deps.history.load(owner);
+  const model = deps.meter
+    ? meteredModel(deps.model as ModelClient, deps.meter, { ...owner, kind: "turn" })
+    : undefined;
   const result = await runAgentLoop({
-    model: deps.model as ModelClient,
+    model: model ?? (deps.model as ModelClient),
     tools: deps.tools(),
     unavailableTools: deps.unavailableTools,
     systemPrompt: deps.systemPrompt(request),
@@ -204,7 +214,13 @@ async function modelTurn(
   // turn was added to the history meanwhile and must stay.
   deps.history.append(owner, result.added);
   deps.logger.info({ userId, stopReason: result.stopReason, toolCalls: result.toolCalls }, "turn finished");
-  return result;
+  const spent = model?.spent;
+  if (!deps.footer || !spent || spent.calls === 0) return result;
+  const cost = spent.priced ? { costUsd: spent.costUsd } : {};
+  return {
+    ...result,
+    reply: `${result.reply}\n\n📊 ${usageDetail({ input: spent.input, output: spent.output, ...cost })}`,
+  };
 }
 
 /**

@@ -3,9 +3,11 @@ import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "@phonework/runtime";
 import type { ReceivedImage } from "../contracts/received-image.ts";
+import type { TokenUsage } from "../contracts/usage-meter.ts";
 import { killTree } from "../os/process-tree.ts";
 import { detailLines, parseStreamLine, progressLines } from "./claude-stream-json.ts";
 import type { CodingAgent, TurnRequest, TurnResult } from "./coding-agent.ts";
+import { claudeResultUsage } from "./session-usage.ts";
 
 // Claude Code, headless: one `claude -p --output-format stream-json --verbose` process per
 // turn, run in the project directory (there is no --cwd flag), resumed with --resume.
@@ -28,6 +30,7 @@ interface RunOutcome {
   stderr: string;
   exitCode: number | null;
   aborted: boolean;
+  usage: TokenUsage | undefined;
 }
 
 const NO_CONVERSATION = /No conversation found/i;
@@ -81,6 +84,7 @@ export function createClaudeAgent(options: ClaudeAgentOptions): CodingAgent {
       }
       let sessionId: string | undefined;
       let result: RunOutcome["result"];
+      let usage: TokenUsage | undefined;
       let errors = "";
       let stderr = "";
       const onAbort = () => child.pid !== undefined && killTree(child.pid, options.stopGraceMs);
@@ -96,6 +100,7 @@ export function createClaudeAgent(options: ClaudeAgentOptions): CodingAgent {
         if (line.type === "result") {
           errors = (line.errors ?? []).map(String).join("\n");
           result = { text: line.result ?? errors, isError: line.is_error };
+          usage = claudeResultUsage(line);
         }
       });
       child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
@@ -106,7 +111,7 @@ export function createClaudeAgent(options: ClaudeAgentOptions): CodingAgent {
       });
       child.once("close", (exitCode) => {
         request.signal.removeEventListener("abort", onAbort);
-        resolve({ sessionId, result, errors, stderr, exitCode, aborted: request.signal.aborted });
+        resolve({ sessionId, result, errors, stderr, exitCode, aborted: request.signal.aborted, usage });
       });
     });
 
@@ -123,8 +128,10 @@ export function createClaudeAgent(options: ClaudeAgentOptions): CodingAgent {
         outcome = await run(request, undefined);
       }
       const agentSessionId = outcome.sessionId ?? previous;
-      if (outcome.aborted) return { ok: false, stopped: true, text: "⏹️ Stopped.", agentSessionId };
-      const withNotice = notice ? { notice } : {};
+      const withUsage = outcome.usage ? { usage: outcome.usage } : {};
+      if (outcome.aborted)
+        return { ok: false, stopped: true, text: "⏹️ Stopped.", agentSessionId, ...withUsage };
+      const withNotice = { ...(notice ? { notice } : {}), ...withUsage };
       if (outcome.result) {
         const { text, isError } = outcome.result;
         return { ok: !isError, stopped: false, text, agentSessionId, ...withNotice };

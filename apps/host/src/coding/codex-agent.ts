@@ -66,7 +66,7 @@ export function createCodexAgent(options: CodexAgentOptions): CodingAgent {
         rpc = await ensureServer();
         opened = await openThread(rpc, request, options);
       }
-      const { threadId, notice } = opened;
+      const { threadId, notice, model } = opened;
       const owner = {
         userId: request.session.user_id,
         chatId: request.session.chat_id,
@@ -116,10 +116,12 @@ export function createCodexAgent(options: CodexAgentOptions): CodingAgent {
         const end = await watcher.done;
         if (end.status === "interrupted") await endCommands(rpc, threadId, watcher.commandIds, options);
         const unreachable = watcher.unreachable;
+        const usage = watcher.usage.total(request.model ?? model ?? "codex");
         return {
           ...turnOutcome(end, unreachable === undefined ? undefined : unreachableText(unreachable)),
           agentSessionId: threadId,
           ...(notice ? { notice } : {}),
+          ...(usage ? { usage } : {}),
         };
       } finally {
         clearTimeout(connectTimer);
@@ -137,7 +139,7 @@ async function openThread(
   rpc: JsonRpcProcess,
   request: TurnRequest,
   options: CodexAgentOptions,
-): Promise<{ threadId: string; notice?: string }> {
+): Promise<{ threadId: string; notice?: string; model?: string }> {
   const settings = {
     cwd: request.session.cwd,
     approvalPolicy: options.approvalPolicy,
@@ -146,26 +148,34 @@ async function openThread(
   const previous = request.session.agent_session_id;
   if (previous) {
     try {
-      const resumed = await rpc.request<{ thread: { id: string } }>("thread/resume", {
+      const resumed = await rpc.request<{ thread: { id: string }; model?: unknown }>("thread/resume", {
         threadId: previous,
         ...settings,
       });
-      return { threadId: resumed.thread.id };
+      return { threadId: resumed.thread.id, ...modelOf(resumed) };
     } catch (error) {
       options.logger.warn(
         { previous, err: (error as Error).message },
         "Codex thread could not be resumed; starting a new one",
       );
-      const started = await rpc.request<{ thread: { id: string } }>("thread/start", settings);
+      const started = await rpc.request<{ thread: { id: string }; model?: unknown }>(
+        "thread/start",
+        settings,
+      );
       return {
         threadId: started.thread.id,
+        ...modelOf(started),
         notice: "⚠️ The earlier Codex thread could not be resumed, so this is a fresh one.",
       };
     }
   }
-  const started = await rpc.request<{ thread: { id: string } }>("thread/start", settings);
-  return { threadId: started.thread.id };
+  const started = await rpc.request<{ thread: { id: string }; model?: unknown }>("thread/start", settings);
+  return { threadId: started.thread.id, ...modelOf(started) };
 }
+
+/** The model a thread runs on, as thread/start and thread/resume say (for its usage). */
+const modelOf = (answer: { model?: unknown }) =>
+  typeof answer.model === "string" && answer.model ? { model: answer.model } : {};
 
 /**
  * Codex keeps a command that an interrupted turn was running alive as a background terminal

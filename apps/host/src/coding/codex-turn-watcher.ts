@@ -3,6 +3,7 @@
 // where the chat shows details, each item's start is a tool detail and a command's output a result.
 
 import { clipDetail, type DetailSink, RESULT_DETAIL_MAX, TOOL_DETAIL_MAX } from "../contracts/turn-detail.ts";
+import { CodexTurnUsage } from "./session-usage.ts";
 
 export interface TurnEnd {
   status: "completed" | "interrupted" | "failed" | string;
@@ -65,6 +66,8 @@ export class TurnWatcher {
   turnId: string | undefined;
   /** Codex's ids of the commands this turn started (to end the ones an interrupt leaves running). */
   readonly commandIds = new Set<string>();
+  /** The turn's token counts, as Codex reports them. */
+  readonly usage = new CodexTurnUsage();
   private readonly messages: string[] = [];
   private lastPlanLine = "";
   readonly done: Promise<TurnEnd>;
@@ -110,6 +113,9 @@ export class TurnWatcher {
         if (result !== undefined) this.onDetail?.("result", clipDetail(result, RESULT_DETAIL_MAX));
         return;
       }
+      case "thread/tokenUsage/updated":
+        this.usage.add(params);
+        return;
       case "turn/plan/updated": {
         const plan = Array.isArray(params.plan) ? (params.plan as Params[]) : [];
         const current =

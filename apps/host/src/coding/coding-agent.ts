@@ -1,5 +1,6 @@
 import type { ReceivedImage } from "../contracts/received-image.ts";
 import type { DetailSink } from "../contracts/turn-detail.ts";
+import type { TokenUsage } from "../contracts/usage-meter.ts";
 import type { SessionRecord } from "./session-store.ts";
 
 // What every coding agent (Claude Code, Codex) offers the session manager: run one turn in a
@@ -36,6 +37,8 @@ export interface TurnResult extends TurnOutcome {
   agentSessionId: string | undefined;
   /** Something the user should know first (e.g. the old conversation was gone, a fresh one started). */
   notice?: string;
+  /** What the turn spent, as the CLI reported it. */
+  usage?: TokenUsage;
 }
 
 /** One of the agent's own saved conversations on this machine. */

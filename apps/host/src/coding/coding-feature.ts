@@ -2,8 +2,10 @@ import { join } from "node:path";
 import type { HostFrame } from "@phonework/protocol";
 import type { Clock, Logger, SqliteDatabase } from "@phonework/runtime";
 import type { HostConfig } from "../config/host-config.ts";
+import { ownerOf } from "../contracts/chat-owner.ts";
 import type { CodingTurns } from "../contracts/coding-turns.ts";
 import type { HostFeature } from "../contracts/host-feature.ts";
+import type { UsageMeter } from "../contracts/usage-meter.ts";
 import type { Outbox } from "../delivery/outbox.ts";
 import type { TaskRunner } from "../tasks/task-runner.ts";
 import { AgentCache } from "./agent-cache.ts";
@@ -33,6 +35,8 @@ export interface CodingFeatureDeps {
   overview: { observer: TurnObserver; changed(userId: string): void };
   /** Agents handed in (tests, embedding); the real `claude` and `codex` CLIs by default. */
   agents?: ((name: AgentName, approvals: ApprovalBroker) => CodingAgent) | undefined;
+  /** Counts what each coding turn spent (usage/); a session is warned at a limit, never cut. */
+  usage?: { meter: UsageMeter };
 }
 
 export interface CodingFeature extends HostFeature {
@@ -64,6 +68,8 @@ export function createCodingFeature(deps: CodingFeatureDeps): CodingFeature {
     onChange: () => deps.send({ type: "sessions_update", sessions: sessions.summaries() }),
     missingAgent: (name) => agents.missing(name),
     observer: deps.overview.observer,
+    onUsage: (session, usage) =>
+      deps.usage?.meter.record({ ...ownerOf(session), kind: "session", project: session.project }, usage),
   });
   const threads: ThreadCommandDeps = {
     sessions,

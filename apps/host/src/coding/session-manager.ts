@@ -4,6 +4,7 @@ import type { ChatOwner } from "../contracts/chat-owner.ts";
 import type { ReceivedImage } from "../contracts/received-image.ts";
 import { ToolError } from "../contracts/tool.ts";
 import type { DetailSink } from "../contracts/turn-detail.ts";
+import type { TokenUsage } from "../contracts/usage-meter.ts";
 import { finishOrDetach } from "../tasks/finish-or-detach.ts";
 import { movedToBackgroundText } from "../tasks/format-tasks.ts";
 import type { TaskRunner } from "../tasks/task-runner.ts";
@@ -30,6 +31,8 @@ export interface SessionManagerOptions {
   missingAgent?: (name: AgentName) => string | undefined;
   /** Told of every turn as it runs (the console's view of a session). */
   observer?: TurnObserver;
+  /** What a turn spent, as its CLI reported it (usage/). */
+  onUsage?: (session: SessionRecord, usage: TokenUsage) => void;
 }
 
 /** What a turn does, as it happens: its start, each progress line, its end; and a session closing. */
@@ -314,6 +317,7 @@ export class SessionManager {
         text: `❌ ${current.agent} could not run: ${(error as Error)?.message ?? error}`,
       };
     }
+    if (result.usage) options.onUsage?.(current, result.usage);
     options.store.update(current.id, {
       last_activity: options.clock.now(),
       ...(result.agentSessionId ? { agent_session_id: result.agentSessionId } : {}),

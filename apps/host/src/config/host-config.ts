@@ -15,6 +15,7 @@ import {
 import { z } from "zod";
 import { sandboxFields } from "./sandbox-config.ts";
 import { isTimeZone } from "./time-zone.ts";
+import { usageFields } from "./usage-config.ts";
 
 const isDirectory = (path: string) => {
   try {
@@ -196,6 +197,9 @@ export const HostConfigFields = z.object({
 
   // The sandbox the commands run for users run in: SANDBOX, SANDBOX_NETWORK, SANDBOX_WRITABLE, SANDBOX_HIDE.
   ...sandboxFields,
+
+  // Model usage: MODEL_PRICES, USAGE_RETENTION_DAYS, USAGE_FOOTER and the limits (usage-config.ts).
+  ...usageFields,
 });
 
 /** Plaintext only where nobody else can listen: the secret or the handshake would travel in clear. */

@@ -40,12 +40,19 @@ export function toolCallDetail(name: string, args: unknown): string {
 }
 
 /** 1234 → "1.2k", 340 → "340", 2_500_000 → "2.5M". */
-function tokens(count: number): string {
+export function tokens(count: number): string {
   if (count < 1000) return String(count);
   const [value, unit] = count < 1_000_000 ? [count / 1000, "k"] : [count / 1_000_000, "M"];
   return `${value.toFixed(1).replace(/\.0$/, "")}${unit}`;
 }
 
-/** "1.2k in · 340 out". */
-export const usageDetail = (usage: { input: number; output: number }): string =>
-  `${tokens(usage.input)} in · ${tokens(usage.output)} out`;
+/** $0.0042 → "$0.004", $0.1234 → "$0.123", $12.345 → "$12.35". */
+export const dollars = (usd: number): string => {
+  if (usd >= 1) return `$${usd.toFixed(2)}`;
+  if (usd >= 0.01 || usd === 0) return `$${Number(usd.toFixed(3))}`;
+  return `$${Number(usd.toPrecision(1))}`;
+};
+
+/** "1.2k in · 340 out", with " · $0.004" where the cost is known. */
+export const usageDetail = (usage: { input: number; output: number; costUsd?: number }): string =>
+  `${tokens(usage.input)} in · ${tokens(usage.output)} out${usage.costUsd === undefined ? "" : ` · ${dollars(usage.costUsd)}`}`;

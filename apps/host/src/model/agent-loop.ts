@@ -8,6 +8,7 @@ import {
   toolSpec,
 } from "../contracts/tool.ts";
 import { clipDetail, RESULT_DETAIL_MAX, toolCallDetail, usageDetail } from "../contracts/turn-detail.ts";
+import { UsageLimitReached } from "../contracts/usage-meter.ts";
 import type { ChatMessage, ToolCall } from "./chat-message.ts";
 import { describeProviderError, type ModelClient } from "./model-client.ts";
 
@@ -16,7 +17,7 @@ import { describeProviderError, type ModelClient } from "./model-client.ts";
 // Where the chat shows details (context.detail), each call and its clipped result go there as
 // they happen, and the turn's token usage (summed over its model calls) once it ends.
 
-export type StopReason = "done" | "max_steps" | "provider_error" | "aborted";
+export type StopReason = "done" | "max_steps" | "provider_error" | "aborted" | "limit";
 
 export interface AgentRunOptions {
   model: ModelClient;
@@ -86,16 +87,15 @@ async function executeTool(
 
 /** Runs the loop; where details are shown, the turn's usage goes out last, whatever ended it. */
 export async function runAgentLoop(options: AgentRunOptions): Promise<AgentRunResult> {
-  const usage = { input: 0, output: 0, reported: false };
+  const usage: TurnUsage = { input: 0, output: 0, reported: false };
   const result = await runSteps(options, usage);
   if (usage.reported) options.context.detail?.("usage", usageDetail(usage));
   return result;
 }
 
-async function runSteps(
-  options: AgentRunOptions,
-  usage: { input: number; output: number; reported: boolean },
-): Promise<AgentRunResult> {
+type TurnUsage = { input: number; output: number; costUsd?: number; reported: boolean };
+
+async function runSteps(options: AgentRunOptions, usage: TurnUsage): Promise<AgentRunResult> {
   const { context, logger } = options;
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const specs = options.tools.map(toolSpec);
@@ -133,6 +133,8 @@ async function runSteps(
       });
     } catch (error) {
       if (context.signal.aborted) return finish("⏹️ Stopped.", "aborted", "(stopped by the user)");
+      // A usage limit reached: the model was not called; the sentence says which and when it resets.
+      if (error instanceof UsageLimitReached) return finish(`⛔ ${error.message}`, "limit");
       const reason = describeProviderError(error);
       logger.warn({ reason }, "model provider failed");
       return finish(
@@ -144,6 +146,7 @@ async function runSteps(
     if (answer.usage) {
       usage.input += answer.usage.input;
       usage.output += answer.usage.output;
+      if (answer.usage.costUsd !== undefined) usage.costUsd = (usage.costUsd ?? 0) + answer.usage.costUsd;
       usage.reported = true;
     }
     if (answer.toolCalls.length === 0) {

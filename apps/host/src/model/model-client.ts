@@ -16,8 +16,8 @@ export interface ModelRequest {
 export interface ModelReply {
   content: string | null;
   toolCalls: ToolCall[];
-  /** Tokens the request read and wrote, when the API said (`usage`). */
-  usage?: { input: number; output: number };
+  /** Tokens the request read (cached ones included) and wrote, when the API said (`usage`). */
+  usage?: { input: number; output: number; cachedInput?: number; model?: string; costUsd?: number };
 }
 
 export interface ModelClient {
@@ -68,7 +68,14 @@ export function createOpenAIModelClient(options: OpenAIModelOptions): ModelClien
         content: message.content ?? null,
         toolCalls,
         ...(usage
-          ? { usage: { input: usage.prompt_tokens ?? 0, output: usage.completion_tokens ?? 0 } }
+          ? {
+              usage: {
+                input: usage.prompt_tokens ?? 0,
+                output: usage.completion_tokens ?? 0,
+                cachedInput: usage.prompt_tokens_details?.cached_tokens ?? 0,
+                model: typeof response.model === "string" && response.model ? response.model : options.model,
+              },
+            }
           : {}),
       };
     },

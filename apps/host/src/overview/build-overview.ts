@@ -5,6 +5,7 @@ import {
   type OverviewPlan,
   type OverviewSession,
   type OverviewTask,
+  type OverviewUsage,
 } from "@phonework/protocol";
 import type { PendingApproval } from "../coding/approval-broker.ts";
 import type { SessionRecord } from "../coding/session-store.ts";
@@ -30,6 +31,8 @@ export interface OverviewSources {
   plans: { plansOf(userId: string, limit: number): PlanRow[]; subtasks(planId: string): SubtaskRow[] };
   schedule: { list(userId: string): ScheduledJob[] };
   approvals: { pendingFor(userId: string): PendingApproval[] };
+  /** What the user's model calls cost here (usage/), where the host counts it. */
+  usage?: (userId: string) => OverviewUsage;
 }
 
 /** The end of `text` within `max` characters, starting with "…" when cut. */
@@ -59,6 +62,7 @@ export function buildOverview(userId: string, sources: OverviewSources): Overvie
           { label: "Deny", command: `/deny ${approval.id}` },
         ],
       })),
+    ...(sources.usage ? { usage: sources.usage(userId) } : {}),
   };
 }
 

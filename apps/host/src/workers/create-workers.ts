@@ -5,8 +5,10 @@ import type { ChatOwner } from "../contracts/chat-owner.ts";
 import type { HostCommand } from "../contracts/host-command.ts";
 import type { HostFeature } from "../contracts/host-feature.ts";
 import type { Tool } from "../contracts/tool.ts";
+import type { UsageMeter } from "../contracts/usage-meter.ts";
 import type { Outbox } from "../delivery/outbox.ts";
 import { servesUserRule } from "../link/serves-user.ts";
+import { meteredModel } from "../model/metered-model.ts";
 import type { ModelClient } from "../model/model-client.ts";
 import { createPlanTools } from "./delegate-tool.ts";
 import { planCommands } from "./plan-commands.ts";
@@ -47,6 +49,8 @@ export interface WorkersDeps {
   remember: (owner: ChatOwner, text: string) => void;
   now: () => number;
   logger: Logger;
+  /** Counts the workers' and reports' model calls; refuses them past a limit (usage/). */
+  usage?: { meter: UsageMeter };
 }
 
 export interface Workers extends HostFeature<RouterWorkerFrame["type"]> {
@@ -81,7 +85,7 @@ export function createWorkers(deps: WorkersDeps): Workers {
     runLocal,
     send: deps.send,
     progress: notify,
-    writeReport: createReportWriter(model, logger),
+    writeReport: createReportWriter(model, logger, deps.usage?.meter),
     deliverReport: (plan, text) => {
       const owner = planOwner(plan);
       // The final report is news for the user's phone too; progress edits are not.
@@ -178,10 +182,12 @@ function localWorker(deps: WorkersDeps, skillTools: readonly Tool[], logger: Log
         },
       };
     }
+    const meter = deps.usage?.meter;
+    const tag = { ...owner, kind: "worker" as const };
     return runWorker(
       task,
       {
-        model,
+        model: meter ? meteredModel(model, meter, tag) : model,
         tools: skillTools.filter((tool) => task.skills.includes(tool.name)),
         maxSteps: config.AGENT_MAX_STEPS,
         now,

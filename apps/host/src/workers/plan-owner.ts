@@ -6,6 +6,8 @@ import type { PlanRow } from "./plan-ledger.ts";
 export interface PlanOwner extends ChatOwner {
   /** Only this chat's directory is visible to its commands, not the user's other chats (remote work). */
   isolated?: boolean;
+  /** The plan the work is for: its model calls count against PLAN_TOKEN_LIMIT. */
+  planId?: string;
 }
 
 export const planOwner = (plan: PlanRow): PlanOwner => ownerOf(plan);

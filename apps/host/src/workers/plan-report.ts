@@ -1,4 +1,6 @@
 import type { Logger } from "@phonework/runtime";
+import { UsageLimitReached, type UsageMeter } from "../contracts/usage-meter.ts";
+import { meteredModel } from "../model/metered-model.ts";
 import { describeProviderError, type ModelClient } from "../model/model-client.ts";
 import type { PlanRow, SubtaskRow } from "./plan-ledger.ts";
 
@@ -43,15 +45,22 @@ function listed(subtasks: readonly SubtaskRow[]): string {
     .join("\n");
 }
 
-export function createReportWriter(model: ModelClient | undefined, logger: Logger) {
+export function createReportWriter(model: ModelClient | undefined, logger: Logger, meter?: UsageMeter) {
   return async (plan: PlanRow, subtasks: SubtaskRow[]): Promise<string> => {
+    const tag = {
+      userId: plan.user_id,
+      chatId: plan.chat_id,
+      platform: plan.platform,
+      kind: "report" as const,
+    };
+    const reporter = model && meter ? meteredModel(model, meter, { ...tag, planId: plan.id }) : model;
     const allFailed = subtasks.every((s) => s.state !== "COMPLETED");
     const header = allFailed
       ? `❌ Plan ${plan.id} failed: every part failed.\n${subtasks.map((s) => `• [${s.id}] ${s.last_error ?? s.state}`).join("\n")}`
       : "";
-    if (!model) return header || `Plan ${plan.id} finished.\n${listed(subtasks)}`;
+    if (!reporter) return header || `Plan ${plan.id} finished.\n${listed(subtasks)}`;
     try {
-      const answer = await model.complete({
+      const answer = await reporter.complete({
         messages: [
           { role: "system", content: REPORT_PROMPT },
           {
@@ -73,9 +82,11 @@ export function createReportWriter(model: ModelClient | undefined, logger: Logge
         { planId: plan.id, reason: describeProviderError(error) },
         "the report model failed; listing results",
       );
-      return [header, `Plan ${plan.id} finished (the model could not write a summary).`, listed(subtasks)]
-        .filter(Boolean)
-        .join("\n");
+      const why =
+        error instanceof UsageLimitReached
+          ? `Plan ${plan.id} finished without a summary. ⛔ ${error.message}`
+          : `Plan ${plan.id} finished (the model could not write a summary).`;
+      return [header, why, listed(subtasks)].filter(Boolean).join("\n");
     }
   };
 }

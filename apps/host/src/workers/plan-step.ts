@@ -205,7 +205,7 @@ function dispatched(
   if (subtask.node) step.do({ type: "sendTask", frame: taskFrame(plan, subtask.node, task) });
   else if (slot !== undefined) {
     step.write(markStepStarted(attempt, subtask, now));
-    step.do({ type: "runLocal", attemptId, slot, task, owner: planOwner(plan) });
+    step.do({ type: "runLocal", attemptId, slot, task, owner: { ...planOwner(plan), planId: plan.id } });
   }
 }
 

@@ -153,7 +153,10 @@ export class RemoteWork {
   private run(frame: WorkerTaskFrame, slot: number): void {
     const controller = new AbortController();
     this.running.set(frame.task_id, { controller, from: frame.from_node as string });
-    const owner = remoteWorkOwner(frame.user_id, frame.from_node as string);
+    const owner = {
+      ...remoteWorkOwner(frame.user_id, frame.from_node as string),
+      ...(frame.plan_id ? { planId: frame.plan_id } : {}),
+    };
     const task = {
       taskId: frame.task_id,
       objective: frame.objective,

@@ -80,6 +80,7 @@ async function attempt(task: WorkerTask, deps: WorkerRunDeps, signal: AbortSigna
   if (run.stopReason === "aborted" || signal.aborted) return undefined;
   const fail = (error: string) => hostAnswer(task.taskId, "failed", error, [error]);
   if (run.stopReason === "provider_error") return fail(`the model provider failed: ${providerError}`);
+  if (run.stopReason === "limit") return fail(run.reply.replace(/^⛔ /, ""));
   if (run.stopReason === "max_steps") return fail(`stopped after ${deps.maxSteps} steps without an answer`);
   const first = parseWorkerAnswer(run.reply, task.taskId);
   if (first.ok) return first.result;

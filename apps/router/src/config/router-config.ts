@@ -210,6 +210,13 @@ export const RouterConfigFields = z.object({
   /** OpenAI's own limit is 25 MB. */
   STT_MAX_BYTES: positiveInt(25 * 1024 * 1024),
   STT_TIMEOUT_S: seconds(60),
+  /** The routing LLM's usage rows in router.db older than this are deleted (at start and daily). */
+  USAGE_RETENTION_DAYS: z.coerce
+    .number({ error: "must be a whole number of days" })
+    .int("must be a whole number of days")
+    .min(1, "must be at least 1")
+    .max(3650, "must be at most 3650")
+    .default(90),
 });
 
 // `when`: checked even when another key is wrong too, so one run names every problem.

@@ -9,6 +9,7 @@ import { DELIVERED_MIGRATION } from "../delivery/delivered-store.ts";
 import { REQUESTS_MIGRATION } from "../delivery/request-log.ts";
 import { CHAT_INBOX_MIGRATION } from "../intake/chat-inbox.ts";
 import { JOIN_CODES_REPLACE_MIGRATION, NODES_MIGRATION } from "../pairing/node-store.ts";
+import { ROUTING_USAGE_MIGRATION } from "../routing/routing-usage.ts";
 import { SEEN_EVENTS_MIGRATION } from "../storage/seen-events.ts";
 import { USER_STATE_DETAILS_MIGRATION, USER_STATE_MIGRATION } from "../users/user-state-store.ts";
 import { VOICE_NOTES_MIGRATION } from "../voice/voice-notes.ts";
@@ -32,6 +33,7 @@ const ROUTER_MIGRATIONS = [
   WEB_PUSH_MIGRATION,
   WEB_PUSH_NODES_MIGRATION,
   VOICE_NOTES_MIGRATION,
+  ROUTING_USAGE_MIGRATION,
 ];
 
 /**

@@ -18,11 +18,16 @@ import { ProgressMessage } from "./progress-message.ts";
 // message is shown; an answer that comes after the timeout is a late answer of its own, as always.
 
 /** Commands about the user's own work on a node, which every node can answer about itself. */
-const ACROSS_NODES = new Set(["tasks", "reminders", "plans", "sessions"]);
+const ACROSS_NODES = new Set(["tasks", "reminders", "plans", "sessions", "usage"]);
 
-/** The message is one of those commands alone ("/tasks", not "/plans 3f2a" nor "@home-pc /tasks"). */
+/**
+ * The message is one of those commands alone ("/tasks", not "/plans 3f2a" nor "@home-pc /tasks"),
+ * or /usage with its period ("/usage week": each node's totals, one under the other).
+ */
 export function isAcrossNodesCommand(text: string): boolean {
-  const name = /^\/([a-z]+)$/i.exec(text.trim())?.[1]?.toLowerCase();
+  const match = /^\/([a-z]+)(?:\s+(today|week|month))?$/i.exec(text.trim());
+  const name = match?.[1]?.toLowerCase();
+  if (match?.[2] && name !== "usage") return false;
   return name !== undefined && ACROSS_NODES.has(name);
 }
 

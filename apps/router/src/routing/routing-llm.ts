@@ -5,6 +5,7 @@ import { matchesName } from "../registry/node-info.ts";
 import { ASK_USER, ROUTE_TO, ROUTING_TOOLS, routingPrompt } from "./routing-prompt.ts";
 import type { RoutingContext, RoutingDecision, RoutingStep } from "./routing-step.ts";
 import { onlineNodes } from "./routing-step.ts";
+import type { RoutingUsage } from "./routing-usage.ts";
 
 // One single-shot call (no history, no loop) when the cheap steps could not decide. The answer
 // is checked, never trusted: an unknown node, a malformed call, a slow or failing model all
@@ -17,6 +18,8 @@ export interface RoutingLlmDeps {
   timeoutMs: number;
   clock: Clock;
   logger: Logger;
+  /** Where each call's reported usage is recorded (router.db). */
+  usage?: Pick<RoutingUsage, "record">;
 }
 
 type ToolCall = { function?: { name?: string; arguments?: string } };
@@ -52,6 +55,15 @@ export function interpretRoutingCall(
   return undefined;
 }
 
+/** Accounting must never change a routing decision: a failure to record is logged only. */
+function recordUsage(deps: RoutingLlmDeps, userId: string, model: string, usage: object): void {
+  try {
+    deps.usage?.record(userId, model, usage);
+  } catch (error) {
+    deps.logger.warn({ err: error }, "could not record the routing LLM's usage");
+  }
+}
+
 export function routingLlmStep(deps: RoutingLlmDeps): RoutingStep {
   const log = deps.logger.child({ component: "routing-llm" });
   return async (ctx) => {
@@ -72,6 +84,7 @@ export function routingLlmStep(deps: RoutingLlmDeps): RoutingStep {
         },
         { timeout: deps.timeoutMs, maxRetries: 0, signal: AbortSignal.timeout(deps.timeoutMs) },
       );
+      if (completion.usage) recordUsage(deps, ctx.userId, completion.model || deps.model, completion.usage);
       const message = completion.choices[0]?.message;
       const decision = interpretRoutingCall(message?.tool_calls as ToolCall[] | undefined, ctx, started);
       if (!decision) log.warn({ userId: ctx.userId, answer: message }, "routing LLM answer not usable");

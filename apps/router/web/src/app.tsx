@@ -14,6 +14,7 @@ import { type Tab, TabBar } from "./tab-bar.tsx";
 import { TasksView } from "./tasks-view.tsx";
 import { type TerminalFrame, TerminalHub } from "./terminal-hub.ts";
 import { type TerminalEntry, TerminalPanel } from "./terminal-panel.tsx";
+import { UsageView } from "./usage-view.tsx";
 
 // The console page: one WebSocket; what waits for the user's answer, their nodes, sessions, tasks,
 // plans and schedule (live, as the nodes report them), admin views for admins, their terminals and
@@ -110,6 +111,7 @@ export function App() {
             <SessionsView sessions={items("sessions")} now={now} act={act} />
             <TasksView tasks={items("tasks")} plans={items("plans")} now={now} act={act} />
             <ScheduleView jobs={items("schedule")} act={act} />
+            <UsageView nodes={state.nodes} overviews={state.overviews} />
           </div>
           {state.admin ? (
             <div class="pane pane-admin">

@@ -16,7 +16,10 @@ export interface Placed<T> {
   item: T;
 }
 
-export function itemsOf<K extends keyof Overview>(
+/** The overview's lists (its usage is one object per node, shown on its own). */
+type ListKey = Exclude<keyof Overview, "usage">;
+
+export function itemsOf<K extends ListKey>(
   nodes: readonly ConsoleNode[],
   overviews: Readonly<Record<string, NodeOverviewState>>,
   kind: K,
