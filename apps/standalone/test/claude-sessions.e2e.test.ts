@@ -49,9 +49,6 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  // A turn still running (the queue test's, which the model holds for a minute) ends first: the
-  // standalone's stop would otherwise wait out its router's 5-s drain for an answer nobody reads.
-  await harness?.app.host.sessions.stopAll();
   await harness?.stop();
   harness = undefined;
   await model.close();
@@ -188,7 +185,7 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
     await waitFor(() => h.app.router.registry.get("home-pc")?.sessions[0]?.active === false);
   });
 
-  it("eleven queued turns on one host: the eleventh gets QUEUE_FULL at once", async () => {
+  it("eleven queued turns on one host: the eleventh gets QUEUE_FULL at once; a stop cancels the rest at once", async () => {
     const h = await start({ MAX_PENDING: 10 });
     model.script({ delayMs: 60_000, reply: { text: "slow" } });
     await h.ask("/new demo claude", (t) => t.startsWith("🆕"));
@@ -197,6 +194,12 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
     expect(busy).toBe('🚦 Node "home-pc" is busy: queue full (max 10). Try again in a moment.');
     expect(h.texts().filter((t) => t.startsWith("🚦"))).toHaveLength(1);
     expect(h.app.host.sessions.pendingTurns).toBe(10);
+    // Stopping cancels the held turn and the queued ones: each is answered, and the stop does not
+    // wait out the router's 5-s drain for answers the model holds for a minute.
+    const stopping = Date.now();
+    await h.stop();
+    expect(h.texts().filter((t) => t === "⏹️ Cancelled.")).toHaveLength(10);
+    expect(Date.now() - stopping).toBeLessThan(5_000); // the drain would last 5 s
   });
 
   it("a turn that runs long continues as a background task and the answer arrives when it is done", async () => {
