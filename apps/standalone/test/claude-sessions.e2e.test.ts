@@ -116,9 +116,9 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
     expect(model.userTexts(model.agentRequests()[0])).toContain("fix the typo");
   });
 
-  it("a second message resumes the same session: the model sees the earlier turns", async () => {
-    const h = await start();
-    model.script({ text: "First answer." }, { text: "Second answer." });
+  it("a second message resumes the same session, and so does one after a host restart: the model sees the earlier turns", async () => {
+    let h = await start();
+    model.script({ text: "First answer." }, { text: "Second answer." }, { text: "Still here." });
     await h.ask("/new demo claude remember the number 42", (t) => t === "First answer.");
     await h.ask("what number did I say?", (t) => t === "Second answer.");
     const second = model.agentRequests().at(-1);
@@ -131,16 +131,13 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
     expect(JSON.stringify(second?.messages)).toContain("First answer.");
     const sessions = await h.ask("/sessions");
     expect(sessions).toMatch(/^Sessions:\n→ #1 claude · demo \(idle \d+s\)$/);
-  });
-
-  it("sessions survive a host restart and resume the same Claude conversation", async () => {
-    let h = await start();
-    model.script({ text: "Noted." }, { text: "Still here." });
-    await h.ask("/new demo claude my favourite colour is green", (t) => t === "Noted.");
+    // The session and its Claude conversation outlive the process.
     await h.stop();
     h = await start();
-    await h.ask("what is my favourite colour?", (t) => t === "Still here.");
-    expect(JSON.stringify(model.agentRequests().at(-1)?.messages)).toContain("my favourite colour is green");
+    await h.ask("and after the restart?", (t) => t === "Still here.");
+    const third = model.agentRequests().at(-1);
+    expect(JSON.stringify(third?.messages)).toContain("remember the number 42");
+    expect(JSON.stringify(third?.messages)).toContain("Second answer.");
   });
 
   it("a session whose Claude conversation is gone starts fresh and says so", async () => {
