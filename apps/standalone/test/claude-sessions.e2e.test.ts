@@ -138,7 +138,8 @@ describe("Claude Code sessions (real claude CLI, fake model)", () => {
     const third = model.agentRequests().at(-1);
     expect(JSON.stringify(third?.messages)).toContain("remember the number 42");
     expect(JSON.stringify(third?.messages)).toContain("Second answer.");
-  });
+    // Three runs of the claude CLI and two starts: a busy machine takes over 30 s.
+  }, 60_000);
 
   it("a session whose Claude conversation is gone starts fresh and says so", async () => {
     const h = await start();
