@@ -14,6 +14,7 @@ import { registrationOf } from "./link/registration.ts";
 import type { RouterLink } from "./link/router-link.ts";
 import { createMemoryFeature } from "./memory/memory-feature.ts";
 import { createOverviewFeature } from "./overview/overview-feature.ts";
+import type { RequestRunner } from "./requests/request-runner.ts";
 import { createRequestsFeature } from "./requests/requests-feature.ts";
 import type { JobStore } from "./schedule/job-store.ts";
 import { createScheduleFeature } from "./schedule/schedule-feature.ts";
@@ -38,6 +39,8 @@ export interface Host extends HostLifecycle {
   readonly link: RouterLink;
   readonly tasks: TaskRunner;
   readonly sessions: SessionManager;
+  /** The router's forwarded requests running here (a standalone cancels them before its router closes). */
+  readonly requests: RequestRunner;
   readonly outbox: Outbox;
   readonly scheduler: Scheduler;
   readonly jobs: JobStore;
@@ -111,6 +114,7 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     link,
     tasks,
     sessions: coding.sessions,
+    requests: requests.runner,
     outbox,
     scheduler,
     jobs,
