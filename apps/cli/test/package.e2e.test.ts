@@ -107,10 +107,11 @@ describe("pnpm package", () => {
         if (!specifier.startsWith(".") && !isBuiltin(specifier)) imported.add(packageName(specifier));
     }
     expect([...imported].sort()).toEqual(expect.arrayContaining(["better-sqlite3", "openai", "yaml"]));
-    // node-pty is optional: a machine where it does not build still installs (no terminals there).
+    // node-pty and sharp are optional: a machine where one does not install still runs (no terminals
+    // there; images go to the model by path only).
     const declared = { ...manifest.dependencies, ...manifest.optionalDependencies };
     expect([...imported].filter((name) => !(name in declared))).toEqual([]);
-    expect(Object.keys(manifest.optionalDependencies ?? {})).toEqual(["@lydell/node-pty"]);
+    expect(Object.keys(manifest.optionalDependencies ?? {})).toEqual(["@lydell/node-pty", "sharp"]);
   });
 
   it("holds the bundle, the manifest, the README and the bundled code's licences: no TypeScript, no tests, no source maps", () => {

@@ -160,19 +160,21 @@ async function paneShot(page: Page, view: string) {
     type Element = { children: ArrayLike<{ getBoundingClientRect(): Box }> };
     const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<Element> } })
       .document;
+    // In the page's coordinates (the shot is of the whole page: a tall side column runs below the window).
+    const { scrollX, scrollY } = globalThis as unknown as { scrollX: number; scrollY: number };
     const boxes = Array.from(doc.querySelectorAll(selector)).flatMap((pane) =>
       Array.from(pane.children).map((child) => child.getBoundingClientRect()),
     );
-    const x = Math.min(...boxes.map((box) => box.left));
-    const y = Math.min(...boxes.map((box) => box.top));
+    const x = Math.min(...boxes.map((box) => box.left)) + scrollX;
+    const y = Math.min(...boxes.map((box) => box.top)) + scrollY;
     return {
       x,
       y,
-      width: Math.max(...boxes.map((box) => box.right)) - x,
-      height: Math.max(...boxes.map((box) => box.bottom)) - y,
+      width: Math.max(...boxes.map((box) => box.right)) + scrollX - x,
+      height: Math.max(...boxes.map((box) => box.bottom)) + scrollY - y,
     };
   }, `.pane-${view}`);
-  await page.screenshot({ path: join(ARTIFACTS, `layout-desktop-${view}.png`), clip });
+  await page.screenshot({ path: join(ARTIFACTS, `layout-desktop-${view}.png`), clip, fullPage: true });
 }
 
 interface AxeWindow {

@@ -171,7 +171,7 @@ describe("attachments", () => {
       { name: "report.pdf", ref: "file:om_1:file_v3_1" },
     ]);
     expect(attachmentsOf("audio", "om_1", { file_key: "file_v3_2", duration: 2000 })).toEqual([
-      { name: "audio-filev32.opus", mimeType: "audio/ogg", ref: "file:om_1:file_v3_2" },
+      { name: "audio-filev32.opus", mimeType: "audio/ogg", ref: "file:om_1:file_v3_2", durationS: 2 },
     ]);
     expect(
       attachmentsOf("media", "om_1", { file_key: "file_v3_3", image_key: "img_x", file_name: "clip.mp4" }),
