@@ -53,7 +53,12 @@ export class TurnCommit {
    * LATER_MS. For marks whose loss in a crash only repeats work (a message handled again).
    */
   soon(write: () => unknown, onError: (error: unknown) => void): void {
-    this.later.push({ write, settle: (error) => error && onError(error) });
+    this.later.push({
+      write,
+      settle: (error) => {
+        if (error) onError(error);
+      },
+    });
     this.laterTimer ??= setTimeout(() => {
       this.laterTimer = undefined;
       this.flush();
@@ -88,7 +93,7 @@ export class TurnCommit {
     }
     this.stats.commits++;
     this.stats.writes += batch.length;
-    batch.forEach((queued, i) => queued.settle(outcomes[i]?.error, outcomes[i]?.value));
+    for (const [i, queued] of batch.entries()) queued.settle(outcomes[i]?.error, outcomes[i]?.value);
   }
 
   private schedule(): void {
