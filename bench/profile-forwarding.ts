@@ -14,7 +14,7 @@ const seconds = Number(process.argv[3] ?? 5);
 const out = process.argv[4] ?? ".tmp/forwarding.cpuprofile";
 const cleanup = new Cleanup();
 try {
-  const roundTrip = await startForwardingRig(cleanup);
+  const { roundTrip } = await startForwardingRig(cleanup);
   await runClosedLoop(users, 500, roundTrip);
   const session = new Session();
   session.connect();
