@@ -5,7 +5,9 @@ import { ParsedKeys } from "../src/pairing/parsed-keys.ts";
 // Each node key parsed once; garbage is a plain null (also cached), and the cache is bounded.
 
 const spki = (type: "ed25519" | "x25519") =>
-  generateKeyPairSync(type as "ed25519").publicKey.export({ format: "der", type: "spki" }).toString("base64");
+  generateKeyPairSync(type as "ed25519")
+    .publicKey.export({ format: "der", type: "spki" })
+    .toString("base64");
 
 describe("ParsedKeys", () => {
   it("parses a key once and hands the same object back; a re-paired node's new key is a new entry", () => {

@@ -30,7 +30,7 @@ export class DeliveredStore {
   private readonly expiring;
 
   constructor(
-    private readonly db: SqliteDatabase,
+    db: SqliteDatabase,
     ttlMs: number,
     private readonly now: () => number,
   ) {

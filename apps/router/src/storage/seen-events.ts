@@ -21,7 +21,7 @@ export class SeenEvents {
   private readonly checkAndRememberAt: (keys: string[], now: number) => boolean;
 
   constructor(
-    private readonly db: SqliteDatabase,
+    db: SqliteDatabase,
     private readonly ttlMs: number,
     private readonly now: () => number,
   ) {
