@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import { HostConfigSchema } from "../apps/host/src/config/host-config.ts";
 import { createHost } from "../apps/host/src/create-host.ts";
+import { openRouterDatabase } from "../apps/router/src/database/router-db.ts";
+import { TurnCommit } from "../apps/router/src/storage/turn-commit.ts";
 import { encodeFrame } from "../packages/protocol/src/index.ts";
 import { createLogger } from "../packages/runtime/src/logger.ts";
 import type { Cleanup } from "./cleanup.ts";
@@ -31,8 +34,17 @@ export function forwardFrameBytes(): number {
   );
 }
 
-export async function startForwardingRig(cleanup: Cleanup): Promise<RoundTrip> {
-  const { router, chat, nextReply } = await startInProcessRouter(cleanup);
+export interface ForwardingRig {
+  roundTrip: RoundTrip;
+  /** Commits of router.db since the start (the per-turn batcher's: every write on the path is one of its). */
+  routerCommits(): number;
+}
+
+export async function startForwardingRig(cleanup: Cleanup): Promise<ForwardingRig> {
+  const routerDir = tempDir(cleanup, "router-db");
+  // Opened here so the bench can read its batcher's commit count; the router closes it.
+  const db = openRouterDatabase(join(routerDir, "router.db"));
+  const { router, chat, nextReply } = await startInProcessRouter(cleanup, {}, { db });
   const hostDir = tempDir(cleanup, "host");
   const host = createHost(
     HostConfigSchema.parse({
@@ -49,7 +61,7 @@ export async function startForwardingRig(cleanup: Cleanup): Promise<RoundTrip> {
   await host.ready();
 
   let answered = 0;
-  return async (user) => {
+  const roundTrip: RoundTrip = async (user) => {
     const userId = `user-${user}`;
     const reply = nextReply(userId);
     chat.receive({ userId, text: MESSAGE_TEXT });
@@ -58,4 +70,5 @@ export async function startForwardingRig(cleanup: Cleanup): Promise<RoundTrip> {
     // The adapter keeps every message it sent; forget them so a long run does not grow the heap.
     if (++answered % 1000 === 0) chat.sent.splice(0);
   };
+  return { roundTrip, routerCommits: () => TurnCommit.of(db).stats.commits };
 }

@@ -26,7 +26,7 @@ export interface InProcessRouter {
 export async function startInProcessRouter(
   cleanup: Cleanup,
   overrides: Partial<Record<keyof RouterConfig, unknown>> = {},
-  deps: Pick<RouterDeps, "consoleAssets"> = {},
+  deps: Pick<RouterDeps, "consoleAssets" | "db"> = {},
 ): Promise<InProcessRouter> {
   const config = RouterConfigSchema.parse({
     ROUTER_SECRET: BENCH_SECRET,

@@ -24,6 +24,11 @@ export const METHOD = `
   that fsync alone on the same disk; at one user it is most of the forwarded round trip. Answers ready in
   the same turn of the event loop share one commit, and the router writes delivered ids in one commit per
   turn with \`synchronous=NORMAL\` (safe across a router crash; see the README's delivery guarantees).
+  *CPU per message* is the bench process's (router and host together) user + system time over the
+  measured window ÷ forwarded messages, against the echo's; *router.db commits per message* counts the
+  commits of the router's per-turn batcher (every write on the path goes through it). A profile of the
+  forwarding path alone: \`node --import tsx bench/profile-forwarding.ts [users] [s] [out]\`, summarised
+  by \`bench/profile-summary.ts\` (see the profiles section above).
 - **Idle memory.** The router runs alone in a child process (\`bench/router-process.ts\`, started with
   \`--expose-gc\`); simulated hosts (\`bench/sim-hosts.ts\`: bare \`ws\` clients that send the protocol's sample
   \`register\` frame with their own node id, each from an address of its own in 127/8 as real hosts come from

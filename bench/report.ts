@@ -1,4 +1,5 @@
-import { renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Figure } from "./figure.ts";
 import type { Machine } from "./machine.ts";
 import { METHOD } from "./method.ts";
@@ -97,6 +98,9 @@ export function writeBenchmarksMd(path: string, run: Run): void {
     }
     lines.push("");
   }
+  // Hand-written between runs (profiles before and after a change): kept across regenerations.
+  const profiles = join(dirname(path), "bench", "profiles.md");
+  if (existsSync(profiles)) lines.push(readFileSync(profiles, "utf8").trim(), "");
   lines.push(METHOD.trim(), "");
   writeFileSync(path, lines.join("\n"));
 }

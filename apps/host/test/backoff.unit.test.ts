@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { reconnectDelay } from "../src/link/backoff.ts";
+import { reconnectDelay, retryAfterDelay } from "../src/link/backoff.ts";
 
 describe("reconnectDelay", () => {
   const policy = { baseMs: 500, maxMs: 30_000 };
@@ -14,5 +14,28 @@ describe("reconnectDelay", () => {
   it("spreads delays over the whole range (full jitter), never below 50 ms", () => {
     expect(reconnectDelay(4, policy, () => 0.5)).toBe(4000);
     expect(reconnectDelay(4, policy, () => 0)).toBe(50);
+  });
+});
+
+describe("retryAfterDelay: a router's 503 + Retry-After", () => {
+  const policy = { baseMs: 500, maxMs: 30_000 };
+  it("waits at least the seconds it names, spread over up to twice that, capped by the policy", () => {
+    expect(retryAfterDelay("1", policy, () => 0)).toBe(1000);
+    expect(retryAfterDelay("1", policy, () => 0.999)).toBe(1999);
+    expect(retryAfterDelay(["2"], policy, () => 0.5)).toBe(3000);
+    expect(retryAfterDelay("3600", policy, () => 0.5)).toBe(30_000);
+  });
+
+  it("a missing, dated or hostile header leaves the usual backoff in charge", () => {
+    for (const header of [
+      undefined,
+      "",
+      "soon",
+      "-5",
+      "1.5",
+      "Wed, 21 Oct 2026 07:28:00 GMT",
+      "9".repeat(400),
+    ])
+      expect(retryAfterDelay(header, policy, () => 0.5)).toBeUndefined();
   });
 });

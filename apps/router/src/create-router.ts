@@ -41,6 +41,7 @@ import { registryFrames } from "./registry/registry-frames.ts";
 import { defaultRoutingSteps } from "./routing/default-routing.ts";
 import type { RoutingStep } from "./routing/routing-step.ts";
 import { rpcFrames } from "./rpc/rpc-frames.ts";
+import { WalCheckpoints } from "./storage/wal-checkpoints.ts";
 import { terminalFrames } from "./terminals/terminal-frames.ts";
 import { openUserState } from "./users/legacy-users-file.ts";
 import type { UserStateStore } from "./users/user-state-store.ts";
@@ -190,7 +191,12 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   const drained = () =>
     Promise.all([chatLayer.drain(), dispatcher.drain(), deliveries.drain(), webConsole?.alerts.drain()]);
   const parts = { app, registry, dispatcher, pairing, console: webConsole, frontDoor, access };
-  return routerHandle(base, parts, { tls, chatLayer, drained, closed: () => delivered.flush() });
+  const checkpoints = new WalCheckpoints(base.db, { logger });
+  const closed = () => {
+    delivered.flush();
+    checkpoints.stop();
+  };
+  return routerHandle(base, parts, { tls, chatLayer, drained, closed });
 }
 
 /** The logger, clock, database, registry and user state every other part is built on. */

@@ -16,7 +16,7 @@ import {
 import { type Logger, socketText } from "@phonework/runtime";
 import { WebSocket } from "ws";
 import type { NodeIdentity } from "../identity/node-identity.ts";
-import { type BackoffPolicy, reconnectDelay } from "./backoff.ts";
+import { type BackoffPolicy, reconnectDelay, retryAfterDelay } from "./backoff.ts";
 import { peerFingerprint } from "./cert-pin.ts";
 import {
   connectErrorText,
@@ -169,8 +169,16 @@ export class RouterLink {
     socket.on("upgrade", (response) => {
       reported = this.checkPin(socket, response.socket as TLSSocket);
     });
+    /** The router's own "come back in": honoured over the usual backoff when it is longer. */
+    let retryAfterMs: number | undefined;
     socket.on("unexpected-response", (_request, response) => {
       reported = true;
+      if (response.statusCode === 503)
+        retryAfterMs = retryAfterDelay(
+          response.headers["retry-after"],
+          this.options.backoff,
+          this.options.random,
+        );
       // A 401 with the shared secret is the secret; without one, the router does not expect this
       // node id (not paired, revoked, its join code used or expired), and its answer says so.
       if (response.statusCode !== 401 || secret) {
@@ -210,7 +218,10 @@ export class RouterLink {
       }
       this.socket = undefined;
       if (this.state === "stopped") return;
-      const delay = reconnectDelay(this.attempt++, this.options.backoff, this.options.random);
+      const delay = Math.max(
+        reconnectDelay(this.attempt++, this.options.backoff, this.options.random),
+        retryAfterMs ?? 0,
+      );
       logger.info({ code, reason: reason.toString(), retryInMs: delay }, "router link closed; reconnecting");
       this.setState("waiting");
       this.retryTimer = setTimeout(() => this.connect(), delay);

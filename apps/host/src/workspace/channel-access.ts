@@ -20,19 +20,22 @@ CREATE TABLE channel_members (
 `;
 
 export class ChannelAccess {
+  /** Prepared once: `grant` runs for every message (compiling it each time showed in the profile). */
+  private readonly insert;
+
   constructor(
     private readonly db: SqliteDatabase,
     private readonly layout: WorkspaceLayout,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.insert = db.prepare(
+      "INSERT OR IGNORE INTO channel_members (user_id, adapter, chat, first_seen) VALUES (?, ?, ?, ?)",
+    );
+  }
 
   /** The user wrote in `channel`: they may see its directory from now on. */
   grant(userId: string, channel: Channel): void {
-    this.db
-      .prepare(
-        "INSERT OR IGNORE INTO channel_members (user_id, adapter, chat, first_seen) VALUES (?, ?, ?, ?)",
-      )
-      .run(userId, channel.adapter, channel.chat, this.now());
+    this.insert.run(userId, channel.adapter, channel.chat, this.now());
   }
 
   channelsOf(userId: string): Channel[] {

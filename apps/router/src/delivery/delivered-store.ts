@@ -1,5 +1,6 @@
-import { atEndOfTurn, type SqliteDatabase } from "@phonework/runtime";
+import type { SqliteDatabase } from "@phonework/runtime";
 import { ExpiringRows } from "../storage/expiring-rows.ts";
+import { TurnCommit } from "../storage/turn-commit.ts";
 
 // The delivery ids (per node) the router has handed to a chat platform, kept for a TTL so a
 // host that resends after a reconnect gets its ack again instead of the user getting a duplicate.
@@ -21,15 +22,15 @@ export type DeliveryStart =
 export class DeliveredStore {
   /** Claimed and being handed to the platform. Only this process can be delivering, so memory suffices. */
   private readonly inFlight = new Set<string>();
-  /** Delivered, written at the end of this turn of the event loop with the others (one commit). */
-  private readonly toRecord = new Map<string, string | null>();
-  private readonly flushSoon = atEndOfTurn(() => this.flush());
+  /** Delivered, being written with the turn's other writes (one commit); `committed` settles after it. */
+  private readonly toRecord = new Map<string, { messageId: string | null; committed: Promise<void> }>();
+  private readonly turn: TurnCommit;
   private readonly select;
   private readonly record;
   private readonly expiring;
 
   constructor(
-    private readonly db: SqliteDatabase,
+    db: SqliteDatabase,
     ttlMs: number,
     private readonly now: () => number,
   ) {
@@ -42,6 +43,7 @@ export class DeliveredStore {
     );
     this.expiring = new ExpiringRows(db, "delivered", ttlMs, now);
     this.expiring.sweep();
+    this.turn = TurnCommit.of(db);
   }
 
   /** Claims a delivery id; only the caller that gets "new" delivers it. */
@@ -49,7 +51,7 @@ export class DeliveredStore {
     this.expiring.sweepIfDue();
     if (this.inFlight.has(key)) return { state: "in_flight" };
     const recorded = this.toRecord.get(key);
-    if (recorded !== undefined) return { state: "delivered", messageId: recorded ?? undefined };
+    if (recorded !== undefined) return { state: "delivered", messageId: recorded.messageId ?? undefined };
     const row = this.select.get(key) as { message_id: string | null } | undefined;
     if (row) return { state: "delivered", messageId: row.message_id ?? undefined };
     this.inFlight.add(key);
@@ -57,25 +59,37 @@ export class DeliveredStore {
   }
 
   /**
-   * Delivered: remembered so a resend gets the same ack. Written with the other deliveries of
-   * this turn in one commit; the window is no wider than the one between the platform's answer
-   * and any write.
+   * Delivered: remembered so a resend gets the same ack. Written with the turn's other writes in
+   * one commit; resolves once that commit is done, and only then may the host be acknowledged
+   * (a crash before it: the host resends and the user may see the item twice, which is the
+   * at-least-once side, never a loss). Rejects if the commit failed.
    */
-  finish(key: string, messageId: string | undefined): void {
+  finish(key: string, messageId: string | undefined): Promise<void> {
     this.inFlight.delete(key);
-    this.toRecord.set(key, messageId ?? null);
-    this.flushSoon();
+    const id = messageId ?? null;
+    const committed = this.turn
+      .run(() => this.record.run(key, id, this.now()))
+      .then(
+        () => {
+          this.toRecord.delete(key);
+        },
+        (error: unknown) => {
+          // Kept in memory: a resend in this process is still answered with the ack alone.
+          throw error;
+        },
+      );
+    this.toRecord.set(key, { messageId: id, committed });
+    return committed;
   }
 
-  /** Writes the deliveries not yet written (also called before the database closes). */
+  /** Settles once the write of a delivery `finish` started is committed (at once if there is none). */
+  committed(key: string): Promise<void> {
+    return this.toRecord.get(key)?.committed ?? Promise.resolve();
+  }
+
+  /** Writes what is queued (also called before the database closes). */
   flush(): void {
-    if (this.toRecord.size === 0) return;
-    const at = this.now();
-    const rows = [...this.toRecord];
-    this.db.transaction(() => {
-      for (const [key, messageId] of rows) this.record.run(key, messageId, at);
-    })();
-    for (const [key] of rows) this.toRecord.delete(key);
+    this.turn.flush();
   }
 
   /** Not delivered: forget the claim so a later resend can try again. */

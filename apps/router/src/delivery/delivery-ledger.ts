@@ -101,12 +101,14 @@ export class DeliveryLedger {
     if (start.state === "new") return true;
     if (start.state === "delivered") {
       this.deps.logger.info({ nodeId, deliveryId }, "duplicate dropped; acknowledged again");
-      this.ack(nodeId, {
+      const ack: PushAckFrame = {
         type: "push_ack",
         delivery_id: deliveryId,
         ok: true,
         ...messageId(start.messageId),
-      });
+      };
+      // A first copy whose record is still being committed: acknowledged once it is.
+      this.afterCommit(nodeId, deliveryId, this.deps.delivered.committed(`${nodeId}/${deliveryId}`), ack);
     }
     return false; // in flight: the first copy's ack answers for both
   }
@@ -158,17 +160,34 @@ export class DeliveryLedger {
   private settle(nodeId: string, deliveryId: string, outcome: PushOutcome): void {
     const key = `${nodeId}/${deliveryId}`;
     if (outcome.ok) {
-      this.deps.delivered.finish(key, outcome.messageId);
-      this.ack(nodeId, {
+      const ack: PushAckFrame = {
         type: "push_ack",
         delivery_id: deliveryId,
         ok: true,
         ...messageId(outcome.messageId),
-      });
+      };
+      this.afterCommit(nodeId, deliveryId, this.deps.delivered.finish(key, outcome.messageId), ack);
     } else {
       this.deps.delivered.abandon(key);
       this.ack(nodeId, { type: "push_ack", delivery_id: deliveryId, ok: false, error: outcome.error });
     }
+  }
+
+  /**
+   * The ack leaves only once the delivered id is committed. If the commit failed, the item is in
+   * the chat all the same: it is acknowledged anyway (a resend would show it twice), and said.
+   */
+  private afterCommit(nodeId: string, deliveryId: string, committed: Promise<void>, ack: PushAckFrame): void {
+    const work = committed
+      .catch((error: unknown) =>
+        this.deps.logger.error(
+          { err: error, nodeId, deliveryId },
+          "delivered id not committed; acknowledged",
+        ),
+      )
+      .then(() => this.ack(nodeId, ack));
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
   }
 
   private ack(nodeId: string, frame: PushAckFrame): void {

@@ -1,5 +1,6 @@
 import type { SqliteDatabase } from "@phonework/runtime";
 import { ExpiringRows } from "../storage/expiring-rows.ts";
+import { TurnCommit } from "../storage/turn-commit.ts";
 
 // Where each forwarded message came from, so an answer that arrives after the router forgot the
 // request (it restarted, or gave up waiting) still goes to that chat, and only there: never to
@@ -27,6 +28,7 @@ export class RequestLog {
   private readonly insert;
   private readonly select;
   private readonly expiring;
+  private readonly turn: TurnCommit;
 
   constructor(
     db: SqliteDatabase,
@@ -38,11 +40,15 @@ export class RequestLog {
     );
     this.select = db.prepare("SELECT node_id, user_id, platform, chat_id FROM requests WHERE id = ?");
     this.expiring = new ExpiringRows(db, "requests", ttlMs, now);
+    this.turn = TurnCommit.of(db);
   }
 
-  record(id: string, origin: RequestOrigin): void {
-    this.expiring.sweepIfDue();
-    this.insert.run(id, origin.nodeId, origin.userId, origin.platform, origin.chatId, this.now());
+  /** Resolves once the origin is committed (with the turn's other writes): only then is the request sent. */
+  record(id: string, origin: RequestOrigin): Promise<void> {
+    return this.turn.run(() => {
+      this.expiring.sweepIfDue();
+      this.insert.run(id, origin.nodeId, origin.userId, origin.platform, origin.chatId, this.now());
+    });
   }
 
   /** Where request `id` came from, if it was forwarded to `nodeId`. */

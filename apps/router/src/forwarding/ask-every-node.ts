@@ -40,35 +40,37 @@ export interface AskEveryNodeDeps extends ForwardRequestDeps {
 }
 
 /**
- * Sends the message to each of `nodes` that is online before it returns; resolves once the merged
- * answer is shown. Revoked nodes are neither asked nor named.
+ * Sends the message to each of `nodes` that is online before it resolves; `answered` resolves once
+ * the merged answer is shown. Revoked nodes are neither asked nor named.
  */
-export function askEveryNode(
+export async function askEveryNode(
   deps: AskEveryNodeDeps,
   message: IncomingMessage,
   to: ChatAddress,
   nodes: readonly NodeInfo[],
-): Promise<void> {
+): Promise<{ answered: Promise<void> }> {
   const serving = nodes.filter((node) => !node.revoked);
   const online = serving.filter((node) => node.status === "online");
   const offline = serving.filter((node) => node.status !== "online");
   const progress = new ProgressMessage(deps.chat, to, deps.progressIntervalMs, () => deps.clock.now());
-  const asked = online.map((node) => ({
-    nodeId: node.nodeId,
-    ...forwardRequest(deps, message, { nodeId: node.nodeId, nodes, text: message.text }, (line) =>
-      progress.add(fromNode(node.nodeId, line)),
-    ),
-  }));
+  const asked = await Promise.all(
+    online.map(async (node) => ({
+      nodeId: node.nodeId,
+      ...(await forwardRequest(deps, message, { nodeId: node.nodeId, nodes, text: message.text }, (line) =>
+        progress.add(fromNode(node.nodeId, line)),
+      )),
+    })),
+  );
   deps.logger.info(
     { userId: message.userId, asked: asked.map((a) => a.nodeId), offline: offline.map((n) => n.nodeId) },
     "asking every node",
   );
-  return (async () => {
+  const answered = (async () => {
     const settled = await Promise.allSettled(asked.map((a) => a.reply));
     const parts: NodePart[] = [];
     const deliveries: Array<{ nodeId: string; deliveryId: string }> = [];
     settled.forEach((outcome, i) => {
-      const { nodeId, log } = asked[i] as (typeof asked)[number];
+      const { nodeId, about } = asked[i] as (typeof asked)[number];
       if (outcome.status === "fulfilled") {
         const { answer, deliveryId } = outcome.value;
         deliveries.push({ nodeId, deliveryId });
@@ -79,7 +81,7 @@ export function askEveryNode(
         outcome.reason instanceof WireError
           ? outcome.reason
           : new WireError("INTERNAL", String(outcome.reason), nodeId);
-      log.warn({ code: error.code, message: error.message }, "forward failed");
+      deps.logger.warn({ ...about, code: error.code, message: error.message }, "forward failed");
       parts.push({ nodeId, ok: false, error });
     });
     const buttons = acrossNodesButtons(parts);
@@ -95,4 +97,5 @@ export function askEveryNode(
     // Shown (or refused by the platform): each node's outbox gets its ack.
     for (const { nodeId, deliveryId } of deliveries) deps.deliveries.shown(nodeId, deliveryId, shown);
   })();
+  return { answered };
 }

@@ -8,7 +8,8 @@ import { peersOf } from "../registry/peer-nodes.ts";
 import type { Forwarder } from "./forwarder.ts";
 
 // One chat message on its way to one node: where it came from is recorded (a late answer goes back
-// there and nowhere else), then the forward frame is sent.
+// there and nowhere else), and once that record is committed the forward frame is sent. No child
+// logger per request: the ids to log with are handed back as plain fields (`about`).
 
 export interface ForwardRequestDeps {
   /** Where each forwarded message came from: late answers go back there and nowhere else. */
@@ -19,20 +20,27 @@ export interface ForwardRequestDeps {
   logger: Logger;
 }
 
+/** Who a request's log lines are about. */
+export interface RequestFields {
+  requestId: string;
+  nodeId: string;
+  userId: string;
+}
+
 /**
- * Sends `text` (the message, or what routing left of it) to `nodeId` before this returns, so the
+ * Sends `text` (the message, or what routing left of it) to `nodeId` before this resolves, so the
  * user's next message cannot overtake it; `reply` resolves with the node's answer.
  */
-export function forwardRequest(
+export async function forwardRequest(
   deps: ForwardRequestDeps,
   message: IncomingMessage,
   to: { nodeId: string; nodes: readonly NodeInfo[]; text: string; details?: boolean },
   onProgress: NonNullable<ForwardOptions["onProgress"]>,
-): { log: Logger; reply: Promise<NodeAnswer> } {
+): Promise<{ about: RequestFields; reply: Promise<NodeAnswer> }> {
   const { nodeId } = to;
   const id = deps.newId();
-  const log = deps.logger.child({ requestId: id, nodeId, userId: message.userId });
-  deps.requests.record(id, {
+  const about = { requestId: id, nodeId, userId: message.userId };
+  await deps.requests.record(id, {
     nodeId,
     userId: message.userId,
     platform: message.platform,
@@ -62,5 +70,5 @@ export function forwardRequest(
     },
     { timeoutMs: deps.requestTimeoutMs, onProgress },
   );
-  return { log, reply };
+  return { about, reply };
 }

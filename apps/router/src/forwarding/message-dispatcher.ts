@@ -6,6 +6,7 @@ import { bindToNode } from "../chat/node-buttons.ts";
 import { fromNode, rpcErrorText } from "../chat/user-messages.ts";
 import type { RouterCommandDeps } from "../commands/command-context.ts";
 import { effectiveActiveNode, parseRouterCommand, runRouterCommand } from "../commands/router-commands.ts";
+import type { NodeAnswer } from "../contracts/node-answer.ts";
 import type { DeliveryLedger } from "../delivery/delivery-ledger.ts";
 import { type NodeInfo, severalNodes } from "../registry/node-info.ts";
 import { fallbackToActiveNode } from "../routing/basic-steps.ts";
@@ -17,7 +18,7 @@ import {
 } from "../routing/routing-step.ts";
 import { effectiveDetailsMode } from "../users/details-mode.ts";
 import { askEveryNode, isAcrossNodesCommand } from "./ask-every-node.ts";
-import { type ForwardRequestDeps, forwardRequest } from "./forward-request.ts";
+import { type ForwardRequestDeps, forwardRequest, type RequestFields } from "./forward-request.ts";
 import { presentationMode, TurnPresentation } from "./turn-presentation.ts";
 
 // Every incoming chat message ends here: router command, or routed to a node and answered.
@@ -133,7 +134,7 @@ export class MessageDispatcher {
     const nodes = deps.registry.nodesForUser(message.userId);
     // "/tasks" from a user with several nodes: every online one is asked, and answers in one message.
     if (isAcrossNodesCommand(message.text) && severalNodes(nodes) && onlineNodes(nodes).length > 0)
-      return { answered: askEveryNode(deps, message, to, nodes) };
+      return askEveryNode(deps, message, to, nodes);
     const activeNodeId = effectiveActiveNode(message.userId, deps);
     const decision = await routeMessage(
       { userId: message.userId, text: message.text, nodes, activeNodeId },
@@ -145,27 +146,44 @@ export class MessageDispatcher {
       return { answered: answer({ text: decision.text }).then(() => undefined) };
     }
     deps.userState.setActiveNode(message.userId, decision.nodeId);
-    return { answered: this.forwardTo(message, to, decision, nodes) };
+    return this.forwardTo(message, to, decision, nodes);
   }
 
-  /** Forwards the message to the node routing chose; resolves once its answer is shown. */
+  /**
+   * Forwards the message to the node routing chose: resolves once it is sent (the user's next
+   * message cannot overtake it), `answered` once its answer is shown.
+   */
   private async forwardTo(
     message: IncomingMessage,
     to: ChatAddress,
     decision: Extract<RoutingDecision, { kind: "forward" }>,
     nodes: readonly NodeInfo[],
-  ): Promise<void> {
-    const { deps } = this;
+  ): Promise<{ answered: Promise<void> }> {
     const { nodeId } = decision;
     const progress = this.presentation(message, to);
-    // Sent to the node before this returns its first await: the user's next message cannot overtake it.
-    const { log, reply } = forwardRequest(
-      deps,
+    const { about, reply } = await forwardRequest(
+      this.deps,
       message,
       { nodeId, nodes, text: decision.text ?? message.text, details: progress.wantsDetails },
       (line, kind) => progress.add(line, kind),
     );
-    log.info({ reason: decision.reason }, "forwarding message");
+    // The router's logger with the request's ids as fields: a child logger per message (with its
+    // redaction set up again) was a measurable share of the hot path.
+    this.deps.logger.info({ ...about, reason: decision.reason }, "forwarding message");
+    return { answered: this.awaitAnswer(message, progress, about, reply, nodes) };
+  }
+
+  /** The node's answer (or its failure), shown; then acknowledged to the node's outbox. */
+  private async awaitAnswer(
+    message: IncomingMessage,
+    progress: TurnPresentation,
+    about: RequestFields,
+    reply: Promise<NodeAnswer>,
+    nodes: readonly NodeInfo[],
+  ): Promise<void> {
+    const { deps } = this;
+    const { nodeId } = about;
+    const log = { warn: (fields: object, line: string) => deps.logger.warn({ ...about, ...fields }, line) };
     // With more than one node, every answer says (by id) which node it came from.
     const several = severalNodes(nodes);
     try {

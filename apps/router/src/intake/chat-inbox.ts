@@ -1,5 +1,6 @@
 import { openDatabase, PreparedStatements, type SqliteDatabase } from "@phonework/runtime";
 import type { ChannelMessage } from "../platforms/platform-adapter.ts";
+import { TurnCommit } from "../storage/turn-commit.ts";
 
 // Incoming chat messages, stored before the platform is told they arrived: an adapter
 // acknowledges an update only once it is here, and a message not yet handled when the router
@@ -52,13 +53,24 @@ export class ChatInbox {
     return { seq: Number(lastInsertRowid), adapter, message };
   }
 
+  /**
+   * Marked with the next commit that happens anyway (within 50 ms at most): the caller marks a
+   * message only once it was sent on, so a crash before this commit handles it again at the next
+   * start (at least once to its node, as before), never not at all.
+   */
   markHandled(seq: number): void {
-    this.sql.sql("UPDATE chat_inbox SET handled_at = ? WHERE seq = ?").run(this.now(), seq);
-    if (this.now() - this.lastPrune > 3_600_000) this.prune();
+    TurnCommit.of(this.db).soon(
+      () => {
+        this.sql.sql("UPDATE chat_inbox SET handled_at = ? WHERE seq = ?").run(this.now(), seq);
+        if (this.now() - this.lastPrune > 3_600_000) this.prune();
+      },
+      () => {}, // left unhandled: handled again at the next start
+    );
   }
 
   /** Messages of this adapter stored but never handled, oldest first (a restart in between). */
   unhandled(adapter: string): StoredMessage[] {
+    TurnCommit.of(this.db).flush(); // marks still waiting for a commit count as handled
     const rows = this.sql
       .sql("SELECT seq, message FROM chat_inbox WHERE adapter = ? AND handled_at IS NULL ORDER BY seq")
       .all(adapter) as Array<{ seq: number; message: string }>;

@@ -21,6 +21,7 @@ import type {
   PlatformEvents,
 } from "../platforms/platform-adapter.ts";
 import type { SeenEvents } from "../storage/seen-events.ts";
+import { TurnCommit } from "../storage/turn-commit.ts";
 import { type Heard, VoiceInput } from "../voice/voice-input.ts";
 import type { ChatInbox, StoredMessage } from "./chat-inbox.ts";
 
@@ -28,6 +29,8 @@ import type { ChatInbox, StoredMessage } from "./chat-inbox.ts";
 //  1. a redelivery (same message or event id within the TTL) is dropped;
 //  2. the message is stored in router.db — only then does the adapter acknowledge it, so a crash
 //     or restart loses nothing (stored messages not yet handled are handled at the next start);
+//     the store joins the turn's one commit (storage/turn-commit.ts) and `message` resolves, i.e.
+//     the platform is acknowledged, only once that commit is done;
 //  3. ids are qualified with the adapter's name; a user the adapter's access rules do not let in
 //     is told their id once, a group message not addressed to the bot is ignored;
 //  4. a voice note is heard (voice/): its transcript, shown back once, is the message text, or the
@@ -59,9 +62,12 @@ export class ChatIntake implements PlatformEvents {
   /** One transaction: remembered as seen only if it was stored too. */
   private readonly storeFirstSeen: (keys: string[], message: ChannelMessage) => StoredMessage | undefined;
 
+  private readonly turn: TurnCommit;
+
   constructor(private readonly deps: ChatIntakeDeps) {
     this.name = deps.adapter.name;
     const { inbox, seen } = deps;
+    this.turn = TurnCommit.of(inbox.database);
     this.storeFirstSeen = inbox.database.transaction((keys: string[], message: ChannelMessage) =>
       seen.checkAndRemember(keys) ? undefined : inbox.store(this.name, message),
     );
@@ -73,7 +79,7 @@ export class ChatIntake implements PlatformEvents {
       `inbox:${this.name}:m:${message.channel.id}:${message.id}`,
       ...(message.dedupeKeys ?? []).map((key) => `inbox:${this.name}:${key}`),
     ];
-    const stored = this.storeFirstSeen(keys, message);
+    const stored = await this.turn.run(() => this.storeFirstSeen(keys, message));
     if (!stored) {
       this.deps.logger.info({ messageId: message.id }, "redelivered message dropped");
       return;

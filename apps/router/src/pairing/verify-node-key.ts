@@ -1,13 +1,23 @@
-import { createPublicKey, verify } from "node:crypto";
+import { verify } from "node:crypto";
 import { nodeAuthPayload } from "@phonework/protocol";
+import { ParsedKeys } from "./parsed-keys.ts";
 
 // Checks a node's Ed25519 signature over the router's nonce. Any malformed key or signature is a
 // plain "no": a hostile frame must not be able to throw its way past the check.
 
-export function signatureValid(nonce: string, nodeId: string, publicKey: string, signature: string): boolean {
+/** Parsed keys shared by every check: a pure cache (the same text always parses the same), not state. */
+const defaultKeys = new ParsedKeys();
+
+export function signatureValid(
+  nonce: string,
+  nodeId: string,
+  publicKey: string,
+  signature: string,
+  keys: ParsedKeys = defaultKeys,
+): boolean {
   try {
-    const key = createPublicKey({ key: Buffer.from(publicKey, "base64"), format: "der", type: "spki" });
-    if (key.asymmetricKeyType !== "ed25519") return false;
+    const key = keys.ed25519(publicKey);
+    if (!key) return false;
     const payload = Buffer.from(nodeAuthPayload(nonce, nodeId, publicKey));
     return verify(null, payload, key, Buffer.from(signature, "base64"));
   } catch {

@@ -17,9 +17,11 @@ export class SeenEvents {
   private readonly remember;
   private readonly forgetOne;
   private readonly expiring;
+  /** One transaction: the check and the write are one commit, and nothing runs in between. Built once. */
+  private readonly checkAndRememberAt: (keys: string[], now: number) => boolean;
 
   constructor(
-    private readonly db: SqliteDatabase,
+    db: SqliteDatabase,
     private readonly ttlMs: number,
     private readonly now: () => number,
   ) {
@@ -30,6 +32,14 @@ export class SeenEvents {
     this.forgetOne = db.prepare("DELETE FROM seen_events WHERE key = ?");
     this.expiring = new ExpiringRows(db, "seen_events", ttlMs, now);
     this.expiring.sweep();
+    this.checkAndRememberAt = db.transaction((keys: string[], at: number) => {
+      const repeat = keys.some((key) => {
+        const row = this.select.get(key) as { at: number } | undefined;
+        return row !== undefined && at - row.at < this.ttlMs;
+      });
+      for (const key of keys) this.remember.run(key, at);
+      return repeat;
+    });
   }
 
   /** The same store on a private in-memory database (tests, headless use). */
@@ -39,17 +49,8 @@ export class SeenEvents {
 
   /** Records the keys; returns true if any of them was seen within the TTL (a redelivery). */
   checkAndRemember(keys: string[]): boolean {
-    const now = this.now();
     this.expiring.sweepIfDue();
-    // One transaction: the check and the write are one commit, and nothing runs in between.
-    return this.db.transaction(() => {
-      const repeat = keys.some((key) => {
-        const row = this.select.get(key) as { at: number } | undefined;
-        return row !== undefined && now - row.at < this.ttlMs;
-      });
-      for (const key of keys) this.remember.run(key, now);
-      return repeat;
-    })();
+    return this.checkAndRememberAt(keys, this.now());
   }
 
   /** Forgets keys remembered for an event that was not taken after all. */

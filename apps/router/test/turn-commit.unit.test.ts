@@ -1,0 +1,134 @@
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLogger, openDatabase, type SqliteDatabase } from "@phonework/runtime";
+import { afterAll, describe, expect, it } from "vitest";
+import { TurnCommit } from "../src/storage/turn-commit.ts";
+import { WalCheckpoints } from "../src/storage/wal-checkpoints.ts";
+
+// The per-turn commit batcher: one commit for a turn's writes, in order, and a promise that settles
+// only after the commit (what every ack waits on); the WAL checkpointed on a timer, not in a commit.
+
+const dir = mkdtempSync(join(tmpdir(), "turn-commit-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+function openPair(): { db: SqliteDatabase; reader: SqliteDatabase; path: string } {
+  const path = join(dir, `t${files++}.db`);
+  const db = openDatabase(path, { migrations: ["CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT UNIQUE)"] });
+  // A second connection sees only what is committed, as a restarted process would.
+  const reader = openDatabase(path, {
+    migrations: ["CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT UNIQUE)"],
+  });
+  return { db, reader, path };
+}
+const committed = (reader: SqliteDatabase) =>
+  (reader.prepare("SELECT v FROM t ORDER BY id").all() as Array<{ v: string }>).map((row) => row.v);
+
+describe("TurnCommit", () => {
+  it("commits a turn's writes once, in the order queued, and settles each only after the commit", async () => {
+    const { db, reader } = openPair();
+    const turn = TurnCommit.of(db);
+    expect(TurnCommit.of(db)).toBe(turn); // one per connection
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+    const seenAtSettle: string[][] = [];
+    const writes = ["a", "b", "c"].map((v) =>
+      turn
+        .run(() => Number(insert.run(v).lastInsertRowid))
+        .then((id) => {
+          seenAtSettle.push(committed(reader));
+          return id;
+        }),
+    );
+    // Queued, not written: nothing is visible, and nothing has settled.
+    expect(committed(reader)).toEqual([]);
+    expect(seenAtSettle).toEqual([]);
+    const before = turn.stats.commits;
+    expect(await Promise.all(writes)).toEqual([1, 2, 3]);
+    expect(turn.stats.commits - before).toBe(1);
+    // Each acknowledgement point already saw every row of its commit.
+    expect(seenAtSettle).toEqual([
+      ["a", "b", "c"],
+      ["a", "b", "c"],
+      ["a", "b", "c"],
+    ]);
+  });
+
+  it("a write that throws fails alone: the others of its turn commit", async () => {
+    const { db, reader } = openPair();
+    const turn = TurnCommit.of(db);
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+    const results = await Promise.allSettled([
+      turn.run(() => insert.run("x")),
+      turn.run(() => {
+        insert.run("half-written");
+        insert.run("x"); // UNIQUE: throws, and its savepoint (with "half-written") is rolled back
+      }),
+      turn.run(() => insert.run("y")),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(committed(reader)).toEqual(["x", "y"]);
+  });
+
+  it("a failed commit settles every write of the batch as failed: no ack for any of them", async () => {
+    const { db, reader } = openPair();
+    const turn = TurnCommit.of(db);
+    reader.exec("BEGIN IMMEDIATE"); // another connection holds the write lock past busy_timeout
+    db.pragma("busy_timeout = 0");
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+    const results = await Promise.allSettled([
+      turn.run(() => insert.run("p")),
+      turn.run(() => insert.run("q")),
+    ]);
+    reader.exec("ROLLBACK");
+    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect(committed(reader)).toEqual([]);
+  });
+
+  it("a write nobody waits for joins the next commit, or is committed within 50 ms on its own", async () => {
+    const { db, reader } = openPair();
+    const turn = TurnCommit.of(db);
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+    turn.soon(
+      () => insert.run("mark-1"),
+      () => {},
+    );
+    await turn.run(() => insert.run("urgent"));
+    expect(committed(reader)).toEqual(["urgent", "mark-1"]);
+    const commits = turn.stats.commits;
+    turn.soon(
+      () => insert.run("mark-2"),
+      () => {},
+    );
+    expect(committed(reader)).not.toContain("mark-2");
+    await expect.poll(() => committed(reader), { timeout: 2000, interval: 10 }).toContain("mark-2");
+    expect(turn.stats.commits).toBe(commits + 1);
+  });
+});
+
+describe("WalCheckpoints", () => {
+  it("turns SQLite's checkpoint-in-a-commit off; checkpoints PASSIVE while written to, TRUNCATE once idle", () => {
+    const { db, reader, path } = openPair();
+    const checkpoints = new WalCheckpoints(db, {
+      intervalMs: 3_600_000,
+      logger: createLogger({ level: "silent" }),
+    });
+    try {
+      expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
+      const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+      for (let i = 0; i < 3000; i++) insert.run(`row-${i}`); // past the 1,000 pages that used to checkpoint
+      reader.close(); // a reader pinning the WAL would make TRUNCATE wait
+      const wal = `${path}-wal`;
+      expect(statSync(wal).size).toBeGreaterThan(1000 * 4096); // nothing checkpointed inside the commits
+      checkpoints.tick(); // written since: PASSIVE
+      expect(checkpoints.stats).toEqual({ passive: 1, truncate: 0 });
+      checkpoints.tick(); // idle for a tick: TRUNCATE
+      expect(checkpoints.stats.truncate).toBe(1);
+      expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0);
+      checkpoints.tick(); // still idle: nothing more to truncate
+      expect(checkpoints.stats.truncate).toBe(1);
+      expect(db.prepare("SELECT count(*) AS n FROM t").get()).toEqual({ n: 3000 });
+    } finally {
+      checkpoints.stop();
+    }
+  });
+});
