@@ -152,15 +152,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
   const notices = new NodeNotices(chatLayer.hub, base.userState, registry, logger, webConsole?.alerts);
   notices.watch(registry);
   qualifyLegacyIds(db, base.userState, access.chatAdapters, logger);
-  const nodes = new NodeStore(db);
-  for (const paired of nodes.list()) registry.addPaired(paired);
-  const pairing = new PairingService({
-    store: nodes,
-    registry,
-    joinCodeTtlMs: config.JOIN_CODE_TTL_S * 1000,
-    now,
-    ...(base.onSecret ? { onSecret: base.onSecret } : {}),
-  });
+  const { nodes, pairing } = openPairing(config, base);
   const { deliveries, delivered, requests, workers } = wireDeliveries(base, notices);
   const dispatcher = new MessageDispatcher({
     ...dispatcherSettings(config),
@@ -197,6 +189,20 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     checkpoints.stop();
   };
   return routerHandle(base, parts, { tls, chatLayer, drained, closed });
+}
+
+/** The paired nodes (known to the registry before any connects) and the pairing service. */
+function openPairing(config: RouterConfig, base: Base): { nodes: NodeStore; pairing: PairingService } {
+  const nodes = new NodeStore(base.db);
+  for (const paired of nodes.list()) base.registry.addPaired(paired);
+  const pairing = new PairingService({
+    store: nodes,
+    registry: base.registry,
+    joinCodeTtlMs: config.JOIN_CODE_TTL_S * 1000,
+    now: base.now,
+    ...(base.onSecret ? { onSecret: base.onSecret } : {}),
+  });
+  return { nodes, pairing };
 }
 
 /** The logger, clock, database, registry and user state every other part is built on. */

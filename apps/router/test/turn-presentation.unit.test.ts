@@ -164,7 +164,7 @@ describe("inline, off, and platforms without threads", () => {
     ]);
   });
 
-  it("the node is asked for details only when the chat shows them; its detail frames reach the turn with their kind", () => {
+  it("the node is asked for details only when the chat shows them; its detail frames reach the turn with their kind", async () => {
     const frames: ForwardFrame[] = [];
     const heard: Array<[string, string | undefined]> = [];
     const message = {
@@ -177,7 +177,8 @@ describe("inline, off, and platforms without threads", () => {
     };
     for (const mode of ["thread", "off"] as const) {
       const { turn } = setup(mode);
-      forwardRequest(
+      // Resolves once the request's origin is committed and the frame is sent (its answer never comes).
+      await forwardRequest(
         {
           requests: new RequestLog(openRouterDatabase(":memory:"), 60_000, () => Date.now()),
           forward: (_node, frame, options) => {

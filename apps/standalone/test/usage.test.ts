@@ -170,8 +170,9 @@ describe("usage over the whole path", () => {
         timeoutMs: 20_000,
       },
     );
+    // 300, or 350 when the second worker's call was in flight as the first reached the limit.
     expect(report).toMatch(
-      /⛔ Plan \S+ reached its token limit on home-pc \(300 of 300, PLAN_TOKEN_LIMIT\): its workers are stopped\./,
+      /⛔ Plan \S+ reached its token limit on home-pc \((300|350) of 300, PLAN_TOKEN_LIMIT\): its workers are stopped\./,
     );
     expect(report).toContain("every part failed");
     // Six calls of 50 reach 300; two workers may each have one more in flight when it is reached.
