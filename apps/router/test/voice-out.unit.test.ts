@@ -125,7 +125,9 @@ describe("VoiceOut against the fake speech endpoint", () => {
     await out.speak(to, "secret words again");
     expect(speech.speech.length).toBe(before + 1);
     expect(sent).toEqual([]);
-    const logged = lines().map((line) => JSON.stringify(line)).join("\n");
+    const logged = lines()
+      .map((line) => JSON.stringify(line))
+      .join("\n");
     expect(logged).toMatch(/speech synthesis failed/);
     expect(logged).not.toMatch(/secret words/);
     later(61_000);
