@@ -205,6 +205,25 @@ export const KEY_DOCS: Record<string, KeyDoc> = {
     description:
       "a slower transcription is given up: the user is told, and `/retry` tries the kept voice note again",
   },
+  TTS_BASE_URL: {
+    description:
+      "an OpenAI-compatible text-to-speech endpoint (`POST …/audio/speech`): a user who turned `/voice on` also gets short answers as speech (a voice note on Telegram, an audio file elsewhere)",
+    default: "`STT_BASE_URL` (none: `/voice on` says which key to set)",
+  },
+  TTS_API_KEY: {
+    description: "the text-to-speech endpoint's key",
+    default: "`STT_API_KEY`",
+  },
+  TTS_MODEL: {
+    description: "the speech model (`tts-1`, `gpt-4o-mini-tts`, what a local server serves)",
+  },
+  TTS_VOICE: {
+    description: "the voice answers are spoken in (`alloy`, `nova`, …)",
+  },
+  TTS_MAX_CHARS: {
+    description:
+      "only answers this short (after code blocks and markdown are taken out) are spoken; longer ones, and answers that are mostly code, stay text only",
+  },
   OPENAI_MAX_RETRIES: {
     description: "retries of 429/5xx answers, with backoff",
   },

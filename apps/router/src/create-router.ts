@@ -45,6 +45,7 @@ import { WalCheckpoints } from "./storage/wal-checkpoints.ts";
 import { terminalFrames } from "./terminals/terminal-frames.ts";
 import { openUserState } from "./users/legacy-users-file.ts";
 import type { UserStateStore } from "./users/user-state-store.ts";
+import { voiceOutFor } from "./voice/voice-out-for.ts";
 import { PlanGrants } from "./workers/plan-grants.ts";
 import { workerFrames } from "./workers/worker-frames.ts";
 import { WorkerRelay } from "./workers/worker-relay.ts";
@@ -169,6 +170,7 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     newId: deps.newId ?? randomUUID,
     logger,
     deliveries,
+    voiceOut: voiceOutFor(config, { chat: chatLayer.hub, userState: base.userState, logger, now }),
     ...(webConsole ? { console: webConsole.command } : {}),
   });
   const frames = mergeFrameTables(

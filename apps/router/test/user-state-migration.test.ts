@@ -61,6 +61,7 @@ describe("users.json moved into router.db", () => {
         chats: JSON.stringify(OLD_FILE.users["telegram:1"].chats),
         result_modes: JSON.stringify(OLD_FILE.users["telegram:1"].result_modes),
         details_modes: "{}",
+        voice_out: 0,
       },
       {
         user_id: "telegram:2",
@@ -69,6 +70,7 @@ describe("users.json moved into router.db", () => {
         chats: "[]",
         result_modes: "{}",
         details_modes: "{}",
+        voice_out: 0,
       },
     ]);
 

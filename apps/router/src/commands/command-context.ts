@@ -18,6 +18,8 @@ export interface RouterCommandDeps {
   pairing: PairingService;
   /** A user id typed in a command (/share), qualified as stored (default: taken as typed). */
   qualifyUser?: (id: string) => QualifyResult;
+  /** Voice out (/voice): whether a speech endpoint is configured; absent: none. */
+  voiceOut?: { readonly configured: boolean };
   /** The web console's /console; absent when the console is off. */
   console?: Pick<ConsoleCommand, "run">;
 }

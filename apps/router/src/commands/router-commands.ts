@@ -6,6 +6,7 @@ import type { Asker, RouterCommandDeps } from "./command-context.ts";
 import { detailsCommand } from "./details-command.ts";
 import { formatNodeList } from "./format-node-list.ts";
 import { startText } from "./start-text.ts";
+import { voiceCommand } from "./voice-command.ts";
 
 // Commands the router answers itself, without asking any node.
 
@@ -16,11 +17,12 @@ export type RouterCommand =
   | { name: "start" }
   | { name: "result"; arg: string }
   | { name: "details"; arg: string }
+  | { name: "voice"; arg: string }
   | { name: "console"; arg: string }
   | { name: AdminCommandName; args: string[] };
 
 const COMMAND = new RegExp(
-  String.raw`^/(nodes|node|help|start|result|details|console|${ADMIN_COMMANDS.join("|")})(?:\s+(.*))?$`,
+  String.raw`^/(nodes|node|help|start|result|details|voice|console|${ADMIN_COMMANDS.join("|")})(?:\s+(.*))?$`,
   "is",
 );
 
@@ -35,6 +37,7 @@ export function parseRouterCommand(text: string): RouterCommand | undefined {
   if (name === "node") return { name: "node", arg: unquote(arg) };
   if (name === "result") return { name: "result", arg: arg.toLowerCase() };
   if (name === "details") return { name: "details", arg: arg.toLowerCase() };
+  if (name === "voice") return { name: "voice", arg: arg.toLowerCase() };
   if (name === "console") return { name: "console", arg };
   const admin = ADMIN_COMMANDS.find((command) => command === name);
   return admin ? { name: admin, args: arg ? arg.split(/\s+/).map(unquote) : [] } : undefined;
@@ -48,6 +51,7 @@ export const ROUTER_HELP = [
   "/node <name> — switch your active node (/node alone: pick one)",
   "/result replace|send — show a node's answer in place of its progress message, or after it",
   "/details thread|inline|off — a turn's tool calls, results and usage: under its message, in it, or not at all",
+  "/voice on|off — short answers also as speech (a voice note where the chat has them)",
   "/console — a one-time link to the web console (/console logout-all signs out every browser)",
   "/help — this help",
   "@<name> <message> — send to that node (it becomes active)",
@@ -91,6 +95,8 @@ export function runRouterCommand(asker: Asker, command: RouterCommand, deps: Rou
       return { text: setResultMode(asker, command.arg, deps) };
     case "details":
       return detailsCommand(asker, command.arg, deps.userState);
+    case "voice":
+      return voiceCommand(asker, command.arg, deps.userState, deps.voiceOut);
     case "console":
       return (
         deps.console?.run(userId, command.arg, asker.chatType ?? "private") ?? {

@@ -210,6 +210,14 @@ export const RouterConfigFields = z.object({
   /** OpenAI's own limit is 25 MB. */
   STT_MAX_BYTES: positiveInt(25 * 1024 * 1024),
   STT_TIMEOUT_S: seconds(60),
+  // Text to speech (voice/): with /voice on, a user's short answers also arrive as speech, through an
+  // OpenAI-compatible /audio/speech endpoint (the STT endpoint and key unless set apart).
+  TTS_BASE_URL: optionalHttpUrl(),
+  TTS_API_KEY: optionalSecret(),
+  TTS_MODEL: z.string().min(1).default("tts-1"),
+  TTS_VOICE: z.string().min(1).default("alloy"),
+  /** Only answers this short (after code and markdown are taken out) are spoken. */
+  TTS_MAX_CHARS: positiveInt(600),
   /** The routing LLM's usage rows in router.db older than this are deleted (at start and daily). */
   USAGE_RETENTION_DAYS: z.coerce
     .number({ error: "must be a whole number of days" })
@@ -355,5 +363,19 @@ export function sttSettings(config: RouterConfig) {
     maxSeconds: config.STT_MAX_SECONDS,
     maxBytes: config.STT_MAX_BYTES,
     timeoutMs: config.STT_TIMEOUT_S * 1000,
+  };
+}
+
+/** The speech endpoint, or undefined when neither TTS_BASE_URL nor STT_BASE_URL is set (/voice on then says so). */
+export function ttsSettings(config: RouterConfig) {
+  const baseURL = config.TTS_BASE_URL ?? config.STT_BASE_URL;
+  if (!baseURL) return undefined;
+  return {
+    baseURL,
+    apiKey: config.TTS_API_KEY ?? config.STT_API_KEY,
+    model: config.TTS_MODEL,
+    voice: config.TTS_VOICE,
+    maxChars: config.TTS_MAX_CHARS,
+    timeoutMs: 30_000,
   };
 }

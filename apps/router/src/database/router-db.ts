@@ -11,7 +11,11 @@ import { CHAT_INBOX_MIGRATION } from "../intake/chat-inbox.ts";
 import { JOIN_CODES_REPLACE_MIGRATION, NODES_MIGRATION } from "../pairing/node-store.ts";
 import { ROUTING_USAGE_MIGRATION } from "../routing/routing-usage.ts";
 import { SEEN_EVENTS_MIGRATION } from "../storage/seen-events.ts";
-import { USER_STATE_DETAILS_MIGRATION, USER_STATE_MIGRATION } from "../users/user-state-store.ts";
+import {
+  USER_STATE_DETAILS_MIGRATION,
+  USER_STATE_MIGRATION,
+  USER_STATE_VOICE_MIGRATION,
+} from "../users/user-state-store.ts";
 import { VOICE_NOTES_MIGRATION } from "../voice/voice-notes.ts";
 import { PLAN_GRANTS_MIGRATION } from "../workers/plan-grants.ts";
 
@@ -34,6 +38,7 @@ const ROUTER_MIGRATIONS = [
   WEB_PUSH_NODES_MIGRATION,
   VOICE_NOTES_MIGRATION,
   ROUTING_USAGE_MIGRATION,
+  USER_STATE_VOICE_MIGRATION,
 ];
 
 /**

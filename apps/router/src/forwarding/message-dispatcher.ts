@@ -45,6 +45,8 @@ export interface DispatcherDeps extends RouterCommandDeps, ForwardRequestDeps {
   chat: ChatHub;
   routing: readonly RoutingStep[];
   progressIntervalMs: number;
+  /** Speaks a delivered answer to users who turned /voice on (voice/VoiceOut); never throws. */
+  voiceOut?: RouterCommandDeps["voiceOut"] & { speak(to: ChatAddress, answer: string): Promise<void> };
   /** Told once a node's answer is in the chat (or could not be put there): the node's outbox gets its ack. */
   deliveries: Pick<DeliveryLedger, "shown">;
 }
@@ -201,6 +203,12 @@ export class MessageDispatcher {
       );
       // Shown (or refused by the platform): the ledger acknowledges it to the node's outbox.
       deps.deliveries.shown(nodeId, deliveryId, shown);
+      // Then, as a best-effort extra outside the ledger, the answer spoken (/voice on).
+      if (result.ok && shown)
+        await deps.voiceOut?.speak(
+          { platform: message.platform, userId: message.userId, chatId: message.chatId },
+          result.text,
+        );
     } catch (error) {
       if (!(error instanceof WireError)) throw error;
       log.warn({ code: error.code, message: error.message }, "forward failed");

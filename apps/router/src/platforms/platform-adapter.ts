@@ -148,6 +148,11 @@ export interface OutgoingFile {
   name: string;
   data: Buffer;
   mimeType?: string;
+  /**
+   * OGG/Opus speech (a spoken answer): sent as a voice note where the platform has them (Telegram),
+   * elsewhere as the audio file it is.
+   */
+  voice?: boolean;
 }
 
 /** An HTTP endpoint a platform delivers events to (webhooks); served by the router's HTTP server. */

@@ -21,6 +21,10 @@ export const USER_STATE_MIGRATION = `
 export const USER_STATE_DETAILS_MIGRATION = `
   ALTER TABLE user_state ADD COLUMN details_modes TEXT NOT NULL DEFAULT '{}';`;
 
+/** The user's /voice choice: short answers also spoken (0 or 1). */
+export const USER_STATE_VOICE_MIGRATION = `
+  ALTER TABLE user_state ADD COLUMN voice_out INTEGER NOT NULL DEFAULT 0;`;
+
 const ChatRef = z.object({ platform: z.string(), chat_id: z.string() });
 export type ChatRef = z.infer<typeof ChatRef>;
 
@@ -33,6 +37,8 @@ export const UserState = z.object({
   result_modes: z.record(z.string(), z.enum(["replace", "send"])).optional(),
   /** Per chat: where a turn's details go (/details); absent: the platform's default. */
   details_modes: z.record(z.string(), z.enum(DETAILS_MODES)).optional(),
+  /** /voice on: short answers also arrive as speech (voice/); off when absent. */
+  voice_out: z.boolean().optional(),
 });
 export type UserState = z.infer<typeof UserState>;
 
@@ -48,6 +54,7 @@ interface Row {
   chats: string;
   result_modes: string;
   details_modes: string;
+  voice_out: number;
 }
 
 /** A stored row read back through the schema; a row that no longer reads is an empty state. */
@@ -58,6 +65,7 @@ function fromRow(row: Row): UserState {
     chats: JSON.parse(row.chats),
     result_modes: JSON.parse(row.result_modes),
     details_modes: JSON.parse(row.details_modes),
+    ...(row.voice_out ? { voice_out: true } : {}),
   });
   return parsed.success ? parsed.data : {};
 }
@@ -79,7 +87,9 @@ export class UserStateStore {
 
   static inMemory(): UserStateStore {
     return new UserStateStore(
-      openDatabase(":memory:", { migrations: [USER_STATE_MIGRATION, USER_STATE_DETAILS_MIGRATION] }),
+      openDatabase(":memory:", {
+        migrations: [USER_STATE_MIGRATION, USER_STATE_DETAILS_MIGRATION, USER_STATE_VOICE_MIGRATION],
+      }),
     );
   }
 
@@ -130,6 +140,16 @@ export class UserStateStore {
     this.save(userId, { ...user, details_modes: { ...user?.details_modes, [chatId]: mode } });
   }
 
+  /** Whether the user turned /voice on. */
+  voiceOut(userId: string): boolean {
+    return this.users.get(userId)?.voice_out === true;
+  }
+
+  setVoiceOut(userId: string, on: boolean): void {
+    if (this.voiceOut(userId) === on) return;
+    this.save(userId, { ...this.users.get(userId), voice_out: on });
+  }
+
   /** User ids stored without their adapter's name (a router from before adapters were named). */
   bareIds(): string[] {
     return [...this.users.keys()].filter((userId) => !userId.includes(":"));
@@ -172,10 +192,11 @@ export class UserStateStore {
     this.users.set(userId, user);
     this.sql
       .sql(
-        `INSERT INTO user_state (user_id, active_node, chat, chats, result_modes, details_modes)
-         VALUES (?, ?, ?, ?, ?, ?)
+        `INSERT INTO user_state (user_id, active_node, chat, chats, result_modes, details_modes, voice_out)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (user_id) DO UPDATE SET active_node = excluded.active_node, chat = excluded.chat,
-           chats = excluded.chats, result_modes = excluded.result_modes, details_modes = excluded.details_modes`,
+           chats = excluded.chats, result_modes = excluded.result_modes, details_modes = excluded.details_modes,
+           voice_out = excluded.voice_out`,
       )
       .run(
         userId,
@@ -184,6 +205,7 @@ export class UserStateStore {
         JSON.stringify(user.chats ?? []),
         JSON.stringify(user.result_modes ?? {}),
         JSON.stringify(user.details_modes ?? {}),
+        user.voice_out ? 1 : 0,
       );
   }
 }

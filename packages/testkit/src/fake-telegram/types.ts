@@ -104,7 +104,7 @@ export interface FakeTelegram {
   renderTranscript(chatId: number): string;
   /** A message as the chat shows it now. */
   message(chatId: number, messageId: number): Message | undefined;
-  /** Files the bot uploaded (sendDocument, sendPhoto), with their bytes. */
+  /** Files the bot uploaded (sendDocument, sendPhoto, sendVoice), with their bytes. */
   sentFiles(): SentFile[];
   file(fileId: string): StoredFile | undefined;
   callbackAnswers(): CallbackAnswer[];

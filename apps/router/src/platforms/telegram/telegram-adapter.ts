@@ -93,13 +93,20 @@ async function receiveUpdates(
   return startPolling({ api, handle: handler, timeoutS: options.timeoutS, retryMs: options.retryMs, logger });
 }
 
-/** An image as a photo (at most 10 MB) where Telegram takes it; anything else as a document (50 MB). */
+/**
+ * Speech as a voice note (OGG/Opus, which Telegram plays inline); an image as a photo (at most
+ * 10 MB) where Telegram takes it; anything else as a document (50 MB).
+ */
 async function sendTelegramFile(
   api: Api,
   chatId: number | string,
   file: OutgoingFile,
   logger: Logger,
 ): Promise<{ messageId: string }> {
+  if (file.voice) {
+    const sent = await platformCall(() => api.sendVoice(chatId, new InputFile(file.data, file.name)));
+    return { messageId: String(sent.message_id) };
+  }
   const photo =
     file.mimeType?.startsWith("image/") && file.data.length <= TELEGRAM_CAPABILITIES.maxImageBytes;
   if (photo) {

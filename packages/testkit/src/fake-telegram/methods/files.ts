@@ -7,18 +7,19 @@ import type { TelegramState } from "../state/state.ts";
 import type { MethodHandler } from "./method.ts";
 import { captionFields, captionOptions, postFromBot, sendOptions } from "./outgoing.ts";
 
-// sendDocument and sendPhoto (a multipart upload, or the file_id of a file the fake already holds;
+// sendDocument, sendPhoto and sendVoice (a multipart upload, or the file_id of a file the fake already holds;
 // the fake cannot fetch HTTP URLs) and getFile. Uploads keep their bytes for the test to read.
 // Simplified: a photo is stored as sent, in one size, with no dimensions (width and height 0).
 
 const documentParams = z.object({ ...sendOptions, ...captionOptions, document: inputFile });
 const photoParams = z.object({ ...sendOptions, ...captionOptions, photo: inputFile });
+const voiceParams = z.object({ ...sendOptions, ...captionOptions, voice: inputFile });
 const getFileParams = z.object({ file_id: z.string().min(1) });
 
 function stored(
   state: TelegramState,
   input: UploadedFile | string,
-  kind: "documents" | "photos",
+  kind: "documents" | "photos" | "voice",
 ): StoredFile {
   if (input instanceof UploadedFile) {
     if (!input.data.length) throw badRequest("file must be non-empty");
@@ -82,6 +83,31 @@ const sendPhoto: MethodHandler = (state, raw) => {
   return message;
 };
 
+const sendVoice: MethodHandler = (state, raw) => {
+  const params = parseParams(voiceParams, raw);
+  const file = stored(state, params.voice, "voice");
+  const message = postFromBot(state, params, {
+    voice: {
+      file_id: file.file_id,
+      file_unique_id: file.file_unique_id,
+      file_size: file.file_size,
+      duration: 0,
+      mime_type: "audio/ogg",
+    },
+    ...captionFields(params),
+  });
+  state.sentFiles.push({
+    method: "sendVoice",
+    chat_id: message.chat.id,
+    message_id: message.message_id,
+    file_id: file.file_id,
+    filename: params.voice instanceof UploadedFile ? params.voice.filename : undefined,
+    data: file.data,
+    caption: message.caption,
+  });
+  return message;
+};
+
 const getFile: MethodHandler = (state, raw) => {
   const params = parseParams(getFileParams, raw);
   const file = state.files.get(params.file_id);
@@ -94,4 +120,4 @@ const getFile: MethodHandler = (state, raw) => {
   };
 };
 
-export const fileMethods = { sendDocument, sendPhoto, getFile };
+export const fileMethods = { sendDocument, sendPhoto, sendVoice, getFile };

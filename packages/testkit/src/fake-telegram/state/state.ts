@@ -10,9 +10,9 @@ import { WebhookDelivery, type WebhookDeliveryOptions } from "./webhook.ts";
 // Everything one fake Telegram holds for its one bot; the method handlers and the test helpers both
 // work on it.
 
-/** A file the bot uploaded with sendDocument or sendPhoto, with the bytes as received. */
+/** A file the bot uploaded with sendDocument, sendPhoto or sendVoice, with the bytes as received. */
 export interface SentFile {
-  method: "sendDocument" | "sendPhoto";
+  method: "sendDocument" | "sendPhoto" | "sendVoice";
   chat_id: number;
   message_id: number;
   file_id: string;
