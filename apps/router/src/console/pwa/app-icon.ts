@@ -46,7 +46,7 @@ export function appIconPng(size: number): Buffer {
   const rows = Buffer.alloc((size * 4 + 1) * size);
   for (let y = 0; y < size; y++) {
     const start = y * (size * 4 + 1); // each row starts with its filter byte (0: none)
-    for (let x = 0; x < size; x++) Buffer.from(pixel(x, y, size)).copy(rows, start + 1 + x * 4);
+    for (let x = 0; x < size; x++) rows.set(pixel(x, y, size), start + 1 + x * 4);
   }
   const header = Buffer.alloc(13);
   header.writeUInt32BE(size, 0);
