@@ -1,7 +1,7 @@
-import { connectFakeNode, type FakeNode, waitFor } from "@phonework/testkit";
 import { NODE_ID_HEADER } from "@phonework/protocol";
-import { WebSocket } from "ws";
+import { connectFakeNode, type FakeNode, waitFor } from "@phonework/testkit";
 import { beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import { MAX_HANDSHAKES_IN_FLIGHT } from "../src/node-link/handshake-admission.ts";
 import { ADMIN, echo, pairedNode, startPairingRouter } from "./pairing-support.ts";
 import { keepForFile, onCleanup, type TestRouter } from "./support.ts";
@@ -86,7 +86,6 @@ describe("handshake storm from a stranger", () => {
     t.chat.receive({ userId: ADMIN, text: "during the storm" });
     await waitFor(() => t.chat.textsFor(ADMIN).includes("home-pc: during the storm"));
     const chatRoundTrip = Date.now() - chatStarted;
-    if (process.env.STORM_DEBUG) console.log({ hostIn, chatRoundTrip });
     expect(hostIn).toBeLessThan(HOST_BOUND_MS);
     expect(chatRoundTrip).toBeLessThan(CHAT_BOUND_MS);
 
