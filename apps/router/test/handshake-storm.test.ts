@@ -1,10 +1,10 @@
 import { NODE_ID_HEADER } from "@phonework/protocol";
 import { connectFakeNode, type FakeNode, waitFor } from "@phonework/testkit";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { MAX_HANDSHAKES_IN_FLIGHT } from "../src/node-link/handshake-admission.ts";
 import { ADMIN, echo, pairedNode, startPairingRouter } from "./pairing-support.ts";
-import { keepForFile, onCleanup, type TestRouter } from "./support.ts";
+import { onCleanup, type TestRouter } from "./support.ts";
 
 // A stranger storms /ws/node from another address: upgrades with no credentials, and upgrades
 // naming a paired node's id (node ids are no secret) that then say nothing. A paired host must
@@ -62,19 +62,13 @@ async function connectThroughStorm(
 }
 
 describe("handshake storm from a stranger", () => {
-  let t: TestRouter;
-  let key: Parameters<FakeNode["registerWithKey"]>[0];
-
-  beforeAll(async () => {
-    keepForFile("handshake-storm");
-    t = await startPairingRouter();
+  it("300 strangers' upgrades do not keep a paired host out, nor stop chat; silent sockets are dropped", async () => {
+    const t = await startPairingRouter();
     const paired = await pairedNode(t, "home-pc");
-    key = paired.key;
+    const key = paired.key;
     paired.node.close();
     await waitFor(() => t.router.registry.get("home-pc")?.status === "offline");
-  });
 
-  it("300 strangers' upgrades do not keep a paired host out, nor stop chat; silent sockets are dropped", async () => {
     const storm = Array.from({ length: STRANGERS }, (_, i) =>
       stranger(t.nodeUrl, i % 2 === 0 ? {} : { [NODE_ID_HEADER]: "home-pc" }),
     );
