@@ -19,11 +19,14 @@ describe("handshake admission", () => {
     expect(admission.active).toBe(1);
     expect(admission.tryAdmit(c)).toBe(true);
     expect(admission.tryAdmit(new PassThrough())).toBe(false);
-    now = 1_000; // a and c have had their second: the oldest (a) is dropped for the newcomer
+    now = 500;
+    admission.started(c); // c's upgrade started late (it waited for its turn): its age counts from here
+    now = 1_000; // a has had its second, c not: the oldest (a) is dropped for the newcomer
     const d = new PassThrough();
     expect(admission.tryAdmit(d)).toBe(true);
     expect(a.destroyed).toBe(true);
     expect(c.destroyed).toBe(false);
+    expect(admission.tryAdmit(new PassThrough())).toBe(false); // c is not stale yet
     d.destroy();
     await turn();
     expect(admission.active).toBe(1);

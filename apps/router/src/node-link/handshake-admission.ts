@@ -9,7 +9,8 @@ import type { Duplex } from "node:stream";
 // refused (503 + Retry-After, spread so the refused do not all come back in the same second).
 // A stranger who names a paired node's id (ids are no secret) and then says nothing would hold a
 // place until the handshake timeout; when all places are taken, the oldest handshake that has had
-// STALE_HANDSHAKE_MS is dropped for the newcomer — a host answers the challenge in milliseconds.
+// STALE_HANDSHAKE_MS since its upgrade started is dropped for the newcomer — a host answers the
+// challenge in milliseconds.
 
 /** Handshakes between an admitted upgrade and the node's registration (or the socket's close). */
 export const MAX_HANDSHAKES_IN_FLIGHT = 64;
@@ -48,6 +49,11 @@ export class HandshakeAdmission {
     this.holders.set(socket, now);
     socket.once("close", () => this.release(socket));
     return true;
+  }
+
+  /** `socket`'s upgrade starts now: its age counts from here, not from the turns it waited for. */
+  started(socket: Duplex): void {
+    if (this.holders.has(socket)) this.holders.set(socket, this.now());
   }
 
   /** The handshake on `socket` is over (registered, refused or closed): its place is free. */

@@ -54,7 +54,14 @@ export function attachNodeWebSocket(
       const other = otherEndpoint(request);
       return other ? other(request) : nodeJudge(request);
     },
-    (request, start) => (otherEndpoint(request) ? start() : admission.schedule(start)),
+    (request, start) => {
+      if (otherEndpoint(request)) start();
+      else
+        admission.schedule(() => {
+          admission.started(request.socket);
+          start();
+        });
+    },
   );
   gate.attach(app.server);
   app.register(websocket, {
