@@ -41,11 +41,10 @@ export async function measureReconnectStorm(cleanup: Cleanup): Promise<Figure[]>
     router = await startRouterProcess({ dataDir, port, pairedHosts }, cleanup);
     const done = await router.awaitOnline(size, GIVE_UP_MS, CHAT_HOST).catch(() => undefined);
     const { counters } = await hosts.counters(false);
-    const reached = done
-      ? undefined
-      : `only ${(await router.stats(false)).online} re-registered in ${GIVE_UP_MS / 1000} s`;
-    const loopDelay = done?.loopDelay ?? (await router.stats(false)).loopDelay;
-    const chat = sortedCopy(done?.chatMs ?? []);
+    const stats = done ? undefined : await router.stats(false);
+    const reached = stats ? `only ${stats.online} re-registered in ${GIVE_UP_MS / 1000} s` : undefined;
+    const loopDelay = done?.loopDelay ?? stats?.loopDelay ?? { maxMs: 0, p99Ms: 0, meanMs: 0 };
+    const chat = sortedCopy(done?.chatMs ?? stats?.chatMs ?? []);
 
     const label = `${size.toLocaleString("en-US")} hosts`;
     const target = size === TARGET_SIZE;

@@ -29,7 +29,15 @@ export type RouterCommand =
 
 export type RouterReport =
   | { type: "ready"; nodeUrl: string; port: number; readyAt: number }
-  | { type: "stats"; rssBytes: number; heapUsedBytes: number; online: number; loopDelay: LoopDelay }
+  | {
+      type: "stats";
+      rssBytes: number;
+      heapUsedBytes: number;
+      online: number;
+      loopDelay: LoopDelay;
+      /** A chat probe's samples, when one was still running (the storm did not finish): it stops. */
+      chatMs?: number[];
+    }
   | { type: "online"; count: number; at: number; loopDelay: LoopDelay; chatMs?: number[] };
 
 export interface RouterProcess {

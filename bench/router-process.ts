@@ -88,6 +88,8 @@ async function reportStats(gc: boolean): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 200));
     collect();
   }
+  const chatMs = probe?.stop();
+  probe = undefined;
   const memory = process.memoryUsage();
   report({
     type: "stats",
@@ -95,6 +97,7 @@ async function reportStats(gc: boolean): Promise<void> {
     heapUsedBytes: memory.heapUsed,
     online: online.size,
     loopDelay: loopDelay(),
+    ...(chatMs ? { chatMs } : {}),
   });
 }
 
