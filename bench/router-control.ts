@@ -12,6 +12,8 @@ export interface RouterSettings {
   port?: number;
   heartbeatIntervalS?: number;
   heartbeatTimeoutS?: number;
+  /** Seed the node table with sim-0 … sim-(n-1), paired with their keys (sim-keys.ts). */
+  pairedHosts?: number;
 }
 
 export interface LoopDelay {
@@ -20,12 +22,23 @@ export interface LoopDelay {
   meanMs: number;
 }
 
-export type RouterCommand = { type: "stats"; gc: boolean } | { type: "await-online"; count: number };
+export type RouterCommand =
+  | { type: "stats"; gc: boolean }
+  /** With `chatProbe`, a chat message to that node's owner every CHAT_PROBE_MS until `count` are online. */
+  | { type: "await-online"; count: number; chatProbe?: string };
 
 export type RouterReport =
   | { type: "ready"; nodeUrl: string; port: number; readyAt: number }
-  | { type: "stats"; rssBytes: number; heapUsedBytes: number; online: number; loopDelay: LoopDelay }
-  | { type: "online"; count: number; at: number; loopDelay: LoopDelay };
+  | {
+      type: "stats";
+      rssBytes: number;
+      heapUsedBytes: number;
+      online: number;
+      loopDelay: LoopDelay;
+      /** A chat probe's samples, when one was still running (the storm did not finish): it stops. */
+      chatMs?: number[];
+    }
+  | { type: "online"; count: number; at: number; loopDelay: LoopDelay; chatMs?: number[] };
 
 export interface RouterProcess {
   readonly nodeUrl: string;
@@ -35,7 +48,11 @@ export interface RouterProcess {
   /** RSS and heap after an optional full GC; event-loop delay since it started listening. */
   stats(gc: boolean): Promise<Extract<RouterReport, { type: "stats" }>>;
   /** Resolves when `count` nodes are registered (at once if they already are). */
-  awaitOnline(count: number, timeoutMs: number): Promise<Extract<RouterReport, { type: "online" }>>;
+  awaitOnline(
+    count: number,
+    timeoutMs: number,
+    chatProbe?: string,
+  ): Promise<Extract<RouterReport, { type: "online" }>>;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -52,7 +69,12 @@ export async function startRouterProcess(settings: RouterSettings, cleanup: Clea
     port: ready.port,
     readyAt: ready.readyAt,
     stats: (gc) => child.request({ type: "stats", gc }, "stats", 30_000),
-    awaitOnline: (count, timeoutMs) => child.request({ type: "await-online", count }, "online", timeoutMs),
+    awaitOnline: (count, timeoutMs, chatProbe) =>
+      child.request(
+        { type: "await-online", count, ...(chatProbe ? { chatProbe } : {}) },
+        "online",
+        timeoutMs,
+      ),
     kill: (signal) => child.kill(signal),
   };
 }

@@ -1,8 +1,10 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { RouterConfigSchema } from "../apps/router/src/config/router-config.ts";
 import { createRouter } from "../apps/router/src/create-router.ts";
+import { openRouterDatabase, routerDatabasePath } from "../apps/router/src/database/router-db.ts";
 import { createMemoryChatAdapter } from "../apps/router/src/platforms/memory/memory-adapter.ts";
 import { createLogger } from "../packages/runtime/src/logger.ts";
+import { startChatProbe } from "./chat-probe.ts";
 import {
   BENCH_SECRET,
   type LoopDelay,
@@ -10,6 +12,7 @@ import {
   type RouterReport,
   type RouterSettings,
 } from "./router-control.ts";
+import { seedPairedHosts } from "./sim-keys.ts";
 
 // Child process: one real router (createRouter, as `pnpm router` builds it) that reports its
 // memory, registered-node count and event-loop delay to the bench over IPC.
@@ -29,11 +32,12 @@ const config = RouterConfigSchema.parse({
   PROGRESS_INTERVAL_S: 0,
   ...(settings.heartbeatIntervalS ? { HEARTBEAT_INTERVAL_S: settings.heartbeatIntervalS } : {}),
   ...(settings.heartbeatTimeoutS ? { HEARTBEAT_TIMEOUT_S: settings.heartbeatTimeoutS } : {}),
+  ...(settings.pairedHosts ? { ALLOWED_USERS: "*" } : {}),
 });
-const router = createRouter(config, {
-  logger: createLogger({ level: "silent" }),
-  chat: [createMemoryChatAdapter()],
-});
+const db = openRouterDatabase(routerDatabasePath(config.DATA_DIR));
+if (settings.pairedHosts) seedPairedHosts(db, settings.pairedHosts);
+const chat = createMemoryChatAdapter();
+const router = createRouter(config, { logger: createLogger({ level: "silent" }), chat: [chat], db });
 
 const loop = monitorEventLoopDelay({ resolution: 10 });
 const loopDelay = (): LoopDelay => ({
@@ -45,21 +49,35 @@ const loopDelay = (): LoopDelay => ({
 // Who is registered right now; a node that re-registers replaces its entry without an offline event.
 const online = new Set<string>();
 const waiting = new Set<number>();
+let probe: ReturnType<typeof startChatProbe> | undefined;
+const onlineReport = (): RouterReport => {
+  const chatMs = probe?.stop();
+  probe = undefined;
+  return {
+    type: "online",
+    count: online.size,
+    at: Date.now(),
+    loopDelay: loopDelay(),
+    ...(chatMs ? { chatMs } : {}),
+  };
+};
 router.registry.subscribe((event) => {
   if (event.type === "online") online.add(event.node.nodeId);
   if (event.type === "offline") online.delete(event.node.nodeId);
   for (const count of waiting) {
     if (online.size < count) continue;
     waiting.delete(count);
-    report({ type: "online", count: online.size, at: Date.now(), loopDelay: loopDelay() });
+    report(onlineReport());
   }
 });
 
 process.on("message", (command: RouterCommand) => {
   if (command.type === "stats") void reportStats(command.gc);
-  else if (online.size >= command.count)
-    report({ type: "online", count: online.size, at: Date.now(), loopDelay: loopDelay() });
-  else waiting.add(command.count);
+  else if (online.size >= command.count) report(onlineReport());
+  else {
+    if (command.chatProbe) probe = startChatProbe(chat, router.registry, command.chatProbe);
+    waiting.add(command.count);
+  }
 });
 
 /** With `gc`, memory retained by live connections only: garbage collected twice, a moment apart. */
@@ -70,6 +88,8 @@ async function reportStats(gc: boolean): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 200));
     collect();
   }
+  const chatMs = probe?.stop();
+  probe = undefined;
   const memory = process.memoryUsage();
   report({
     type: "stats",
@@ -77,6 +97,7 @@ async function reportStats(gc: boolean): Promise<void> {
     heapUsedBytes: memory.heapUsed,
     online: online.size,
     loopDelay: loopDelay(),
+    ...(chatMs ? { chatMs } : {}),
   });
 }
 

@@ -6,7 +6,7 @@ import type { SimCounters } from "./sim-host.ts";
 // so the router's process holds only the router.
 
 export type SimCommand =
-  | { type: "connect"; url: string; secret: string; count: number; parallel: number }
+  | { type: "connect"; url: string; secret?: string; count: number; parallel: number }
   | { type: "counters"; reset: boolean };
 
 export type SimReport =
@@ -14,10 +14,13 @@ export type SimReport =
   | { type: "counters"; counters: SimCounters; online: number; total: number };
 
 export interface SimHosts {
-  /** Adds `count` hosts (at most `parallel` handshakes at a time) and resolves once each has registered. */
+  /**
+   * Adds `count` hosts (at most `parallel` handshakes at a time) and resolves once each has
+   * registered: with the shared secret, or without one as paired hosts (sim-keys.ts).
+   */
   connect(
     url: string,
-    secret: string,
+    secret: string | undefined,
     count: number,
     options: { parallel: number; timeoutMs: number },
   ): Promise<void>;
@@ -33,7 +36,8 @@ export function startSimHosts(cleanup: Cleanup): SimHosts {
   cleanup.add(() => child.kill());
   return {
     async connect(url, secret, count, { parallel, timeoutMs }) {
-      await child.request({ type: "connect", url, secret, count, parallel }, "connected", timeoutMs);
+      const command = { type: "connect" as const, url, count, parallel, ...(secret ? { secret } : {}) };
+      await child.request(command, "connected", timeoutMs);
     },
     counters: (reset) => child.request({ type: "counters", reset }, "counters", 10_000),
     stop: () => child.kill(),

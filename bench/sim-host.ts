@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
-import { reconnectDelay } from "../apps/host/src/link/backoff.ts";
-import { encodeFrame, RegisterFrame } from "../packages/protocol/src/index.ts";
+import { reconnectDelay, retryAfterDelay } from "../apps/host/src/link/backoff.ts";
+import { encodeFrame, NODE_ID_HEADER, RegisterFrame } from "../packages/protocol/src/index.ts";
+import { type SimKey, signedAuth, simKey } from "./sim-keys.ts";
 import { WebSocket } from "./ws.ts";
 
 // A simulated host: a bare `ws` client that registers, answers pings and otherwise idles.
@@ -9,6 +10,9 @@ import { WebSocket } from "./ws.ts";
 // and start again from attempt 0 once registered. Each dials from an address of its own in 127/8
 // (see simAddress), as real hosts come from their own: the router caps per address the
 // connections that have not registered yet, and 10,000 hosts from one address would be one flood.
+// Without a secret a simulated host is a paired one: it names its node id before the upgrade,
+// signs the router's challenge with its own key (sim-keys.ts) and, refused with 503, waits what
+// Retry-After says (retryAfterDelay, as the host does). A paired host echoes what it is forwarded.
 
 const BACKOFF = { baseMs: 500, maxMs: 30_000 };
 const fixture = JSON.parse(
@@ -16,18 +20,18 @@ const fixture = JSON.parse(
 ) as Record<string, unknown>;
 
 /**
- * The protocol's sample registration, as node `nodeId` serving one user of its own. Simulated
- * hosts are admitted by the bench router's shared secret (it listens on loopback), so the sample's
- * key proof is left out.
+ * The protocol's sample registration, as node `nodeId` serving one user of its own: with `auth`
+ * (a paired host's key proof), or without (admitted by the bench router's shared secret).
  */
-export function registrationFor(nodeId: string): string {
-  const { auth: _keyProof, ...shape } = fixture;
+export function registrationFor(nodeId: string, auth?: ReturnType<typeof signedAuth>): string {
+  const { auth: _sampleProof, ...shape } = fixture;
   return encodeFrame(
     RegisterFrame.parse({
       ...shape,
       node_id: nodeId,
       display_name: nodeId,
       serves_users: [`user-${nodeId}`],
+      ...(auth ? { auth } : {}),
     }),
   );
 }
@@ -61,16 +65,20 @@ export class SimHost {
   private socket: WebSocket | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private readonly key: SimKey | undefined;
   registered = false;
 
   constructor(
     readonly nodeId: string,
     private readonly url: string,
-    private readonly secret: string,
+    /** The shared secret; undefined for a paired host (its key). */
+    private readonly secret: string | undefined,
     private readonly localAddress: string,
     private readonly counters: SimCounters,
     private readonly events: SimHostEvents,
-  ) {}
+  ) {
+    this.key = secret === undefined ? simKey(nodeId) : undefined;
+  }
 
   start(): void {
     this.connect();
@@ -85,18 +93,23 @@ export class SimHost {
   private connect(): void {
     this.counters.attempts++;
     const socket = new WebSocket(this.url, {
-      headers: { Authorization: `Bearer ${this.secret}` },
+      headers: this.secret ? { Authorization: `Bearer ${this.secret}` } : { [NODE_ID_HEADER]: this.nodeId },
       perMessageDeflate: false,
       handshakeTimeout: 10_000,
       localAddress: this.localAddress,
     });
     this.socket = socket;
-    socket.on("open", () => socket.send(registrationFor(this.nodeId)));
+    if (!this.key) socket.on("open", () => socket.send(registrationFor(this.nodeId)));
     socket.on("message", (data) => this.handle(socket, String(data)));
-    // ws reports a refused upgrade as "Unexpected server response: <status>"; a close follows.
-    socket.on("error", (error) => {
-      if (error.message.endsWith(": 503")) this.counters.http503++;
+    let retryAfterMs = 0;
+    socket.on("unexpected-response", (_request, response) => {
+      if (response.statusCode === 503) {
+        this.counters.http503++;
+        retryAfterMs = retryAfterDelay(response.headers["retry-after"], BACKOFF) ?? 0;
+      }
+      socket.terminate();
     });
+    socket.on("error", () => {}); // a close follows
     socket.on("close", () => {
       if (this.registered) {
         this.registered = false;
@@ -105,13 +118,26 @@ export class SimHost {
         this.counters.failedAttempts++;
       }
       if (this.stopped) return;
-      this.retryTimer = setTimeout(() => this.connect(), reconnectDelay(this.attempt++, BACKOFF));
+      const delay = Math.max(reconnectDelay(this.attempt++, BACKOFF), retryAfterMs);
+      this.retryTimer = setTimeout(() => this.connect(), delay);
     });
   }
 
   private handle(socket: WebSocket, raw: string): void {
-    const frame = JSON.parse(raw) as { type?: string; ts?: number };
-    if (frame.type === "ping") {
+    const frame = JSON.parse(raw) as {
+      type?: string;
+      ts?: number;
+      nonce?: string;
+      id?: string;
+      text?: string;
+    };
+    if (frame.type === "challenge" && this.key) {
+      socket.send(registrationFor(this.nodeId, signedAuth(this.key, frame.nonce ?? "", this.nodeId)));
+    } else if (frame.type === "forward") {
+      const id = frame.id ?? "";
+      const text = `${this.nodeId}: ${frame.text}`;
+      socket.send(JSON.stringify({ type: "forward_response", id, delivery_id: `reply-${id}`, text }));
+    } else if (frame.type === "ping") {
       socket.send(encodeFrame({ type: "pong", ts: frame.ts ?? 0 }));
     } else if (frame.type === "register_ok") {
       this.attempt = 0;

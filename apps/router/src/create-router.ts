@@ -276,7 +276,7 @@ function serveHttp(
   }) as unknown as FastifyInstance;
   const nodeLogger = logger.child({ component: "nodes" });
   const secret = sharedSecret(config, logger);
-  attachNodeWebSocket(
+  const admission = attachNodeWebSocket(
     app,
     {
       secret,
@@ -302,6 +302,7 @@ function serveHttp(
       },
       secret,
       frontDoor.vouch,
+      admission,
     );
     registerHealthRoute(scope, {
       registry,

@@ -5,6 +5,7 @@ import type { Logger } from "@phonework/runtime";
 import { bearerMatches } from "@phonework/runtime";
 import type { FastifyInstance } from "fastify";
 import { REFUSAL_LOG_DEFAULTS, RefusalLog } from "../front-door/refusal-log.ts";
+import { type HandshakeAdmission, spreadRetryAfter } from "./handshake-admission.ts";
 import type { HandshakeThrottle } from "./handshake-throttle.ts";
 import { acceptNodeSocket, type NodeSocketContext } from "./node-socket.ts";
 import type { UpgradeJudge } from "./upgrade-gate.ts";
@@ -13,6 +14,8 @@ export interface NodeEndpointOptions {
   /** The shared secret, only when this router accepts it (bound to loopback). */
   secret: string | undefined;
   throttle: HandshakeThrottle;
+  /** The bound on handshakes in flight (and per turn, applied by the gate). */
+  admission: HandshakeAdmission;
   /** True once the router is shutting down: new hosts are sent to try again (to the next instance). */
   closing: () => boolean;
   /** Whether a host naming this node id may try its key: paired and not revoked, or a join code waiting. */
@@ -42,13 +45,17 @@ export function registerNodeEndpoint(
   ctx: NodeSocketContext,
   secret: string | undefined,
   vouch: (socket: Socket) => void = () => {},
+  admission?: HandshakeAdmission,
 ): void {
   app.get(NODE_PATH, { websocket: true }, (socket, request) => {
     const viaSecret = secret !== undefined && bearerMatches(request.headers.authorization, secret);
     acceptNodeSocket(socket, ctx, {
       viaSecret,
       namedNode: namedNode(request.raw),
-      onRegistered: () => vouch(request.raw.socket),
+      onRegistered: () => {
+        admission?.release(request.raw.socket);
+        vouch(request.raw.socket);
+      },
     });
   });
 }
@@ -57,8 +64,9 @@ export function registerNodeEndpoint(
  * Judges every upgrade request the router gets: anything but /ws/node gets 404; a bearer secret
  * that is wrong, or presented to a router that takes none (a public one: hosts pair there), gets
  * HTTP 401; without a secret, a host must name a node this router expects (NODE_ID_HEADER), else
- * 401 — strangers never reach a socket or the handshake rate; a handshake storm past the rate, or
- * a router that is shutting down, gets 503 + Retry-After. A paired host presents no secret: it
+ * 401 — strangers never reach a socket or the handshake rate; a handshake storm past the rate or
+ * past the handshakes in flight (handshake-admission.ts), or a router that is shutting down, gets
+ * 503 + Retry-After (1–5 s, spread). A paired host presents no secret: it
  * proves its key inside the socket. Each kind of refusal is logged once per address.
  */
 export function nodeHandshakeJudge(options: NodeEndpointOptions, logger: Logger): UpgradeJudge {
@@ -108,12 +116,12 @@ export function nodeHandshakeJudge(options: NodeEndpointOptions, logger: Logger)
         };
       }
     }
-    if (options.closing() || !options.throttle.tryTake())
+    if (options.closing() || !options.throttle.tryTake() || !options.admission.tryAdmit(request.socket))
       return {
         status: 503,
         error: "BUSY",
         message: options.closing() ? "router restarting" : "too many handshakes; retry",
-        headers: { "Retry-After": "1" },
+        headers: { "Retry-After": spreadRetryAfter() },
       };
     return undefined;
   };

@@ -3,6 +3,7 @@ import websocket from "@fastify/websocket";
 import { CloseCode } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import type { FastifyInstance } from "fastify";
+import { HandshakeAdmission } from "./handshake-admission.ts";
 import { HandshakeThrottle } from "./handshake-throttle.ts";
 import { nodeHandshakeJudge } from "./node-endpoint.ts";
 import { UpgradeGate, type UpgradeJudge } from "./upgrade-gate.ts";
@@ -11,6 +12,9 @@ import { UpgradeGate, type UpgradeJudge } from "./upgrade-gate.ts";
  * The WebSocket side of the router's HTTP server: every upgrade is judged by the gate first
  * (path, secret or a node the router expects, handshake rate, closing), and only what it admits
  * reaches @fastify/websocket.
+ * Admitted node upgrades start at most HANDSHAKES_PER_TURN per turn of the event loop, and at most
+ * MAX_HANDSHAKES_IN_FLIGHT are between upgrade and registration (the admission returned, which the
+ * endpoint tells of each registration).
  * On close, hosts are told the router is restarting (not gone), so they reconnect to the next one.
  */
 export function attachNodeWebSocket(
@@ -29,11 +33,13 @@ export function attachNodeWebSocket(
     endpoints?: ReadonlyMap<string, UpgradeJudge>;
   },
   logger: Logger,
-): void {
+): HandshakeAdmission {
+  const admission = new HandshakeAdmission();
   const nodeJudge = nodeHandshakeJudge(
     {
       secret: options.secret,
       throttle: new HandshakeThrottle(options.maxHandshakesPerS),
+      admission,
       closing: options.closing,
       expectsNode: options.expectsNode,
       clientOf: options.clientOf,
@@ -41,10 +47,22 @@ export function attachNodeWebSocket(
     },
     logger,
   );
-  const gate = new UpgradeGate((request) => {
-    const other = options.endpoints?.get(request.url?.split("?")[0] ?? "");
-    return other ? other(request) : nodeJudge(request);
-  });
+  const otherEndpoint = (request: IncomingMessage) =>
+    options.endpoints?.get(request.url?.split("?")[0] ?? "");
+  const gate = new UpgradeGate(
+    (request) => {
+      const other = otherEndpoint(request);
+      return other ? other(request) : nodeJudge(request);
+    },
+    (request, start) => {
+      if (otherEndpoint(request)) start();
+      else
+        admission.schedule(() => {
+          admission.started(request.socket);
+          start();
+        });
+    },
+  );
   gate.attach(app.server);
   app.register(websocket, {
     options: {
@@ -59,4 +77,5 @@ export function attachNodeWebSocket(
       this.websocketServer.close(() => done());
     },
   });
+  return admission;
 }

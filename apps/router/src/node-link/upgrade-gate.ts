@@ -19,8 +19,14 @@ export interface Refusal {
 /** Decides on an upgrade request: a refusal, or undefined to let it through. */
 export type UpgradeJudge = (request: IncomingMessage) => Refusal | undefined;
 
+/** When an admitted upgrade goes on to the WebSocket server: now, or in a later turn (see handshake-admission.ts). */
+export type UpgradePacer = (request: IncomingMessage, start: () => void) => void;
+
 export class UpgradeGate extends EventEmitter {
-  constructor(private readonly judge: UpgradeJudge) {
+  constructor(
+    private readonly judge: UpgradeJudge,
+    private readonly pace: UpgradePacer = (_request, start) => start(),
+  ) {
     super();
   }
 
@@ -29,7 +35,11 @@ export class UpgradeGate extends EventEmitter {
     server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       const refusal = this.judge(request);
       if (refusal) refuse(socket, refusal);
-      else this.emit("upgrade", request, socket, head);
+      else
+        this.pace(request, () => {
+          // Gone while it waited for its turn: nothing to upgrade.
+          if (!socket.destroyed) this.emit("upgrade", request, socket, head);
+        });
     });
   }
 }

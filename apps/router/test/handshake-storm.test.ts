@@ -1,0 +1,104 @@
+import { NODE_ID_HEADER } from "@phonework/protocol";
+import { connectFakeNode, type FakeNode, waitFor } from "@phonework/testkit";
+import { describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
+import { MAX_HANDSHAKES_IN_FLIGHT } from "../src/node-link/handshake-admission.ts";
+import { ADMIN, echo, pairedNode, startPairingRouter } from "./pairing-support.ts";
+import { onCleanup, type TestRouter } from "./support.ts";
+
+// A stranger storms /ws/node from another address: upgrades with no credentials, and upgrades
+// naming a paired node's id (node ids are no secret) that then say nothing. A paired host must
+// still get in within a bound, and chat must still round-trip through it; the silent sockets are
+// dropped by the handshake timeout (HANDSHAKE_TIMEOUT_S).
+
+const ATTACKER = "127.0.0.77";
+const STRANGERS = 300;
+/** What a paired host's reconnect may take while the storm runs (a stale handshake gives way after 1 s). */
+const HOST_BOUND_MS = 3_000;
+const CHAT_BOUND_MS = 1_000;
+
+interface Outcome {
+  status: number | "open" | "error";
+  socket: WebSocket;
+  closedAt?: number;
+}
+
+/** One stranger's upgrade: how it was answered; an opened socket stays silent. */
+function stranger(nodeUrl: string, headers: Record<string, string>): Promise<Outcome> {
+  const socket = new WebSocket(nodeUrl, { headers, localAddress: ATTACKER, perMessageDeflate: false });
+  onCleanup(() => socket.terminate());
+  return new Promise((resolve) => {
+    const outcome: Outcome = { status: "error", socket };
+    socket.once("close", () => {
+      outcome.closedAt = Date.now();
+    });
+    socket.once("open", () => resolve({ ...outcome, status: "open" }));
+    socket.once("unexpected-response", (_request, response) => {
+      socket.terminate();
+      resolve({ ...outcome, status: response.statusCode ?? 0 });
+    });
+    socket.once("error", () => resolve(outcome));
+  });
+}
+
+/** Connects `nodeId` with its key, retrying after each 503 as a host does (shortened); resolves once registered. */
+async function connectThroughStorm(
+  t: TestRouter,
+  key: Parameters<FakeNode["registerWithKey"]>[0],
+  nodeId: string,
+): Promise<FakeNode> {
+  for (;;) {
+    try {
+      const node = await connectFakeNode({ url: t.nodeUrl, nodeId });
+      onCleanup(() => node.kill());
+      const answer = await node.registerWithKey(key, nodeId);
+      if (answer.type === "register_ok") return node;
+      throw new Error(`refused: ${JSON.stringify(answer)}`);
+    } catch (error) {
+      if (!String(error).includes("503")) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+describe("handshake storm from a stranger", () => {
+  it("300 strangers' upgrades do not keep a paired host out, nor stop chat; silent sockets are dropped", async () => {
+    const t = await startPairingRouter();
+    const paired = await pairedNode(t, "home-pc");
+    const key = paired.key;
+    paired.node.close();
+    await waitFor(() => t.router.registry.get("home-pc")?.status === "offline");
+
+    const storm = Array.from({ length: STRANGERS }, (_, i) =>
+      stranger(t.nodeUrl, i % 2 === 0 ? {} : { [NODE_ID_HEADER]: "home-pc" }),
+    );
+    const started = Date.now();
+    const node = await connectThroughStorm(t, key, "home-pc");
+    const hostIn = Date.now() - started;
+    echo(node, "home-pc");
+    const chatStarted = Date.now();
+    t.chat.receive({ userId: ADMIN, text: "during the storm" });
+    await waitFor(() => t.chat.textsFor(ADMIN).includes("home-pc: during the storm"));
+    const chatRoundTrip = Date.now() - chatStarted;
+    expect(hostIn).toBeLessThan(HOST_BOUND_MS);
+    expect(chatRoundTrip).toBeLessThan(CHAT_BOUND_MS);
+
+    const outcomes = await Promise.all(storm);
+    const unnamed = outcomes.filter((_, i) => i % 2 === 0);
+    const forged = outcomes.filter((_, i) => i % 2 === 1);
+    // Without a node id: refused before the upgrade, every one.
+    expect(unnamed.every((o) => o.status === 401)).toBe(true);
+    // Naming a paired node: never more upgraded than handshakes may be in flight; the rest 503 (or
+    // dropped by the per-address cap), each 503 with a Retry-After in 1..5 s.
+    const opened = forged.filter((o) => o.status === "open");
+    expect(opened.length).toBeGreaterThan(0);
+    expect(opened.length).toBeLessThanOrEqual(MAX_HANDSHAKES_IN_FLIGHT);
+    expect(forged.some((o) => o.status === 503)).toBe(true);
+    // Slowloris: every silent socket is closed by the handshake timeout, not held.
+    await waitFor(() => opened.every((o) => o.socket.readyState === WebSocket.CLOSED), { timeoutMs: 5_000 });
+    expect(Math.max(...opened.map((o) => (o.closedAt ?? 0) - started))).toBeLessThan(
+      t.config.HANDSHAKE_TIMEOUT_S * 1000 + 1_500,
+    );
+    expect(t.router.registry.get("home-pc")?.status).toBe("online");
+  });
+});
