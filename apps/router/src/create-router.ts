@@ -95,6 +95,8 @@ export interface Router {
   listen(): Promise<string>;
   /** Starts taking chat messages from the adapters. */
   startChat(): Promise<void>;
+  /** Resolves once every chat message taken so far is stored and handled (answered or forwarded). */
+  chatDrained(): Promise<void>;
   /** `listen()` then `startChat()`. */
   start(): Promise<string>;
   /** The node WebSocket URL, once started. */
@@ -349,6 +351,7 @@ function routerHandle(
       logger.info({ platforms: chatLayer.hub.platforms }, "chat started");
       chatLayer.followCommandMenu(registry);
     },
+    chatDrained: () => chatLayer.drain(),
     async start() {
       const url = await this.listen();
       await this.startChat();

@@ -117,6 +117,15 @@ describe("the shared chat layer", () => {
     expect(third.delivered).toEqual([]);
   });
 
+  it("a drain waits for a message still waiting for its store's commit (piped input ending at once)", async () => {
+    const { adapter, delivered, layer } = await startLayer();
+    // Not awaited: the store commits at the end of this turn, after drain() is called.
+    const received = adapter.receive({ userId: "piped", text: "/nodes" });
+    await layer.drain();
+    expect(delivered.map((m) => m.text)).toEqual(["/nodes"]);
+    await received;
+  });
+
   it("tells a user the access rules do not let in their id, once, and hands nothing on", async () => {
     const { adapter, delivered, layer } = await startLayer({
       access: { admins: ["mem:boss"], dm: ["mem:friend"] },

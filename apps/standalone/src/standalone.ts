@@ -134,7 +134,10 @@ export async function startStandalone(config: StandaloneConfig, deps: Standalone
     return stopping;
   };
   // At the end of piped input every reply is awaited in full; close()'s own drain is bounded.
+  // A line read just before the end may still be waiting for its store's commit (the turn's one
+  // commit): the chat layer is drained first, then the answers the dispatcher is waiting for.
   void inputEnded.then(async () => {
+    await router.chatDrained();
     await router.dispatcher.drain();
     await stop().catch(() => undefined); // a failed stop is reported through `finished`
   });

@@ -73,7 +73,16 @@ export class ChatIntake implements PlatformEvents {
     );
   }
 
-  async message(message: ChannelMessage): Promise<void> {
+  message(message: ChannelMessage): Promise<void> {
+    // Counted in flight from the start: a drain also waits for a message whose commit is pending.
+    const taking = this.take(message);
+    this.inFlight.add(taking);
+    const done = () => this.inFlight.delete(taking);
+    taking.then(done, done);
+    return taking;
+  }
+
+  private async take(message: ChannelMessage): Promise<void> {
     // Own namespace: a webhook guard remembers platform event ids in the same store.
     const keys = [
       `inbox:${this.name}:m:${message.channel.id}:${message.id}`,
