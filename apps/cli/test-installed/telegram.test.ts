@@ -3,7 +3,9 @@ import {
   imageFixture,
   imageHeader,
   startFakeOpenAI,
+  startFakeSpeech,
   startTunnel,
+  VOICE_NOTE_OGG,
   waitFor,
 } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
@@ -55,6 +57,25 @@ describe("Telegram, installed", () => {
     const [url] = model.imageUrls(model.requests.at(-1));
     expect(imageHeader(decodeDataUrl(url ?? "").data)).toEqual({ format: "jpeg", width: 1568, height: 1176 });
     expect(model.lastUserText(model.requests.at(-1))).toMatch(/^what is this\?\n\[attached: /);
+  });
+
+  it("a voice note is transcribed by the installed router and a spoken /shell runs on the host", async () => {
+    const stt = await startFakeSpeech({ apiKey: "stt-key" });
+    scope.add(() => stt.close());
+    const { fake, alice } = await telegramWorld({
+      router: { STT_BASE_URL: stt.url, STT_API_KEY: "stt-key", STT_TIMEOUT_S: "10" },
+    });
+    stt.scriptTranscripts({ text: "Slash shell, echo heard-from-voice." });
+    fake.injectVoice({ from: alice, data: VOICE_NOTE_OGG, duration: 2 });
+    const bot = (pattern: RegExp) => () =>
+      fake.transcript(alice.id).find((m) => m.from === "bot" && pattern.test(m.text ?? ""));
+    await waitFor(bot(/^🎤 \/shell echo heard-from-voice$/), {
+      timeoutMs: 30_000,
+      message: "the transcript",
+    });
+    await waitFor(bot(/^heard-from-voice$/m), { timeoutMs: 30_000, message: "the spoken command's answer" });
+    expect(stt.transcriptions).toHaveLength(1);
+    expect(stt.transcriptions[0]?.file.equals(VOICE_NOTE_OGG)).toBe(true);
   });
 
   it("webhook: setWebhook with the secret at start, and an update posted there is answered", async () => {
