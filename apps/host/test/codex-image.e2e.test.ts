@@ -1,54 +1,15 @@
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import {
-  decodeDataUrl,
-  imageFixture,
-  imageHeader,
-  makeTempDir,
-  repoRoot,
-  startFakeResponses,
-  startFakeRouter,
-} from "@phonework/testkit";
+import { decodeDataUrl, imageFixture, imageHeader } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { onCleanup, startHost } from "./support.ts";
+import { startCodexWorld } from "./codex-support.ts";
 
 // A photo sent to a Codex session: the host hands the real `codex app-server` a `localImage` input
 // item (the saved file's path), and Codex sends the image to the (fake) Responses API itself.
 
 const SECRET = "codex-image-secret";
-const CODEX_BIN = join(repoRoot, "node_modules", ".bin", "codex");
 
 describe("Codex sessions and images (real codex app-server, fake model)", () => {
   it("a screenshot sent to the session reaches the Responses API as an input image beside the words", async () => {
-    const model = await startFakeResponses();
-    onCleanup(() => model.close());
-    const dir = makeTempDir();
-    onCleanup(() => dir.removeWhenQuiet());
-    const root = realpathSync(dir.path);
-    for (const sub of ["work/demo", "home", "codex-home", "data"])
-      mkdirSync(join(root, sub), { recursive: true });
-    writeFileSync(join(root, "codex-home", "config.toml"), model.codexConfig());
-    const router = await startFakeRouter({ secret: SECRET });
-    onCleanup(() => router.close());
-    const host = startHost(
-      router.url,
-      SECRET,
-      {
-        WORKING_DIR: join(root, "work"),
-        DATA_DIR: join(root, "data"),
-        CODEX_BIN,
-        CODEX_APPROVAL_POLICY: "never",
-      },
-      {
-        env: {
-          ...process.env,
-          HOME: join(root, "home"),
-          CODEX_HOME: join(root, "codex-home"),
-          OPENAI_API_KEY: "sk-test",
-        },
-      },
-    );
-    await host.ready();
+    const { model, router } = await startCodexWorld(SECRET);
     let n = 0;
     const ask = async (text: string, extra: Record<string, unknown> = {}) => {
       const id = `r${++n}`;

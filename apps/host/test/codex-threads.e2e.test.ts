@@ -1,48 +1,16 @@
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Button } from "@phonework/protocol";
-import { makeTempDir, repoRoot, startFakeResponses, startFakeRouter } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { onCleanup, startHost } from "./support.ts";
+import { startCodexWorld } from "./codex-support.ts";
 
 // /threads and /use thread <id> against the real `codex app-server` (thread/list, thread/read,
 // thread/resume), offline with a fake Responses API. One test: the CLI is slow to start.
 
 const SECRET = "codex-threads-secret";
-const CODEX_BIN = join(repoRoot, "node_modules", ".bin", "codex");
 
 describe("Codex threads (real codex app-server, fake model)", () => {
   it("a thread begun in one session is listed, attached after its session is gone, and resumed", async () => {
-    const model = await startFakeResponses();
-    onCleanup(() => model.close());
-    const dir = makeTempDir();
-    onCleanup(() => dir.removeWhenQuiet()); // Codex's helpers may still be flushing into CODEX_HOME
-    const root = realpathSync(dir.path);
-    for (const sub of ["work/demo", "home", "codex-home", "data"])
-      mkdirSync(join(root, sub), { recursive: true });
-    writeFileSync(join(root, "codex-home", "config.toml"), model.codexConfig());
-    const router = await startFakeRouter({ secret: SECRET });
-    onCleanup(() => router.close());
-    const host = startHost(
-      router.url,
-      SECRET,
-      {
-        WORKING_DIR: join(root, "work"),
-        DATA_DIR: join(root, "data"),
-        CODEX_BIN,
-        CODEX_APPROVAL_POLICY: "never",
-        STOP_GRACE_S: 2,
-      },
-      {
-        env: {
-          ...process.env,
-          HOME: join(root, "home"),
-          CODEX_HOME: join(root, "codex-home"),
-          OPENAI_API_KEY: "sk-test",
-        },
-      },
-    );
-    await host.ready();
+    const { model, router, host, root } = await startCodexWorld(SECRET, { STOP_GRACE_S: 2 });
     let n = 0;
     const ask = async (text: string) => {
       const id = `r${++n}`;

@@ -1,6 +1,6 @@
-import { startFakeOpenAI, type TranscriptEntry } from "@phonework/testkit";
+import type { TranscriptEntry } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { fakeTelegram, scope, startHost, startRouter, telegramChat } from "./telegram-e2e-support.ts";
+import { startAliceWithModel } from "./telegram-e2e-support.ts";
 
 // A turn's main message and its details on Telegram, through a real router and host: the host's
 // assistant (a fake model scripting two tool calls and its token usage) sends each call, its
@@ -21,17 +21,7 @@ const twoToolCalls = (answer: string) => [
 
 describe("Telegram: a turn's main message and its details", () => {
   it("thread (the default): details are replies to the main message, usage included, the answer last; /details inline puts them in it; /details off leaves them out", async () => {
-    const fake = await fakeTelegram();
-    const model = await startFakeOpenAI();
-    scope.add(() => model.close());
-    const alice = fake.user({ first_name: "Alice", username: "alice" });
-    const router = await startRouter(fake, { ALLOWED_USERS: String(alice.id) });
-    await startHost(router, "box", {
-      SERVES_USERS: String(alice.id),
-      OPENAI_BASE_URL: model.url,
-      OPENAI_API_KEY: "sk-test",
-    });
-    const chat = telegramChat(fake, alice);
+    const { model, chat } = await startAliceWithModel();
 
     /** Sends `text` as a turn answered with `answer`; resolves with the bot's messages of that turn. */
     const turn = async (text: string, answer: string) => {

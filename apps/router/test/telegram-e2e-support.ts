@@ -5,6 +5,7 @@ import {
   type FakeTelegram,
   type SpawnedProcess,
   spawnApp,
+  startFakeOpenAI,
   startFakeTelegram,
   startTunnel as startLateTunnel,
   type TranscriptEntry,
@@ -146,6 +147,25 @@ export async function startHost(
   );
   await router.child.waitForStderr(new RegExp(`"nodeId":"${nodeId}".*"msg":"node registered"`), 20_000);
   return { host, dir };
+}
+
+/**
+ * Alice (the one allowed user) chatting with a router whose host "box" answers with a fake model;
+ * `hostEnv` adds host settings.
+ */
+export async function startAliceWithModel(hostEnv: Record<string, string | undefined> = {}) {
+  const fake = await fakeTelegram();
+  const model = await startFakeOpenAI();
+  scope.add(() => model.close());
+  const alice = fake.user({ first_name: "Alice", username: "alice" });
+  const router = await startRouter(fake, { ALLOWED_USERS: String(alice.id) });
+  await startHost(router, "box", {
+    SERVES_USERS: String(alice.id),
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: "sk-test",
+    ...hostEnv,
+  });
+  return { fake, model, alice, router, chat: telegramChat(fake, alice) };
 }
 
 /** The process's JSON log lines (stderr). */

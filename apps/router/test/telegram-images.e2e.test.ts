@@ -1,6 +1,6 @@
-import { decodeDataUrl, imageFixture, imageHeader, startFakeOpenAI } from "@phonework/testkit";
+import { decodeDataUrl, imageFixture, imageHeader } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { fakeTelegram, scope, startHost, startRouter, telegramChat } from "./telegram-e2e-support.ts";
+import { startAliceWithModel } from "./telegram-e2e-support.ts";
 
 // A photo sent on Telegram, through a real router and host process, reaches the host's model as
 // an image part beside its caption: the fake Bot API serves a 4000×3000 camera photo, and the
@@ -8,18 +8,7 @@ import { fakeTelegram, scope, startHost, startRouter, telegramChat } from "./tel
 
 describe("Telegram: a photo with a caption", () => {
   it("reaches the fake model as one scaled image part plus the caption as text, and the answer comes back", async () => {
-    const fake = await fakeTelegram();
-    const model = await startFakeOpenAI();
-    scope.add(() => model.close());
-    const alice = fake.user({ first_name: "Alice", username: "alice" });
-    const router = await startRouter(fake, { ALLOWED_USERS: String(alice.id) });
-    await startHost(router, "box", {
-      SERVES_USERS: String(alice.id),
-      OPENAI_BASE_URL: model.url,
-      OPENAI_API_KEY: "sk-test",
-      OPENAI_VISION: "on",
-    });
-    const chat = telegramChat(fake, alice);
+    const { fake, model, alice, chat } = await startAliceWithModel({ OPENAI_VISION: "on" });
     model.script({ text: "It is a blue wall with a yellow square." });
     const sent = fake.injectPhoto({
       from: alice,

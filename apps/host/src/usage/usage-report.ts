@@ -20,14 +20,8 @@ export const KIND_NAMES: Record<UsageKind, string> = {
 
 const exact = (n: number) => n.toLocaleString("en-US");
 
-interface Sum {
-  calls: number;
-  input: number;
-  cachedInput: number;
-  output: number;
-  costUsd: number;
-  unpriced: number;
-}
+/** A group's counts without its kind, model and project: what is summed. */
+type Sum = Omit<UsageGroup, "kind" | "model" | "project">;
 
 const sum = (groups: readonly UsageGroup[]): Sum =>
   groups.reduce(
