@@ -99,6 +99,37 @@ function withForgedLength(seconds: number): Buffer {
   return data;
 }
 
+function openVoiceDb() {
+  return openDatabase(":memory:", {
+    migrations: [SEEN_EVENTS_MIGRATION, CHAT_INBOX_MIGRATION, BUTTONS_MIGRATION, VOICE_NOTES_MIGRATION],
+  });
+}
+
+/** The shared intake over one adapter, voice notes heard through the fake STT; what it hands on is collected. */
+async function startVoiceLayer(
+  db: ReturnType<typeof openVoiceDb>,
+  adapter: ConstructorParameters<typeof ChatLayer>[0]["adapters"][number],
+  dm: ConstructorParameters<typeof AdapterAccess>[0]["dm"],
+) {
+  const delivered: IncomingMessage[] = [];
+  const layer = new ChatLayer({
+    adapters: [adapter],
+    accessFor: () => new AdapterAccess({ admins: [], dm }),
+    db,
+    now: Date.now,
+    seenTtlMs: 86_400_000,
+    buttonTtlMs: 86_400_000,
+    maxAttachmentBytes: 100_000,
+    maxPerChat: 50,
+    voice: voiceInput({ notes: new VoiceNotes(db, Date.now) }).input,
+    logger,
+  });
+  await layer.start(async (message) => {
+    delivered.push(message);
+  });
+  return { layer, delivered };
+}
+
 describe("what a received audio file is", () => {
   it("reads the container from the bytes and the length from an OGG/Opus or WAV header", () => {
     expect(sniffAudio(VOICE_NOTE_OGG)).toMatchObject({ ext: "ogg", label: "OGG" });
@@ -248,28 +279,11 @@ describe("a voice note heard", () => {
 
 describe("the shared intake with voice notes", () => {
   it("hands the transcript on as the sender's own typed text (no more), shown back once; an audio file with a caption stays a file", async () => {
-    const db = openDatabase(":memory:", {
-      migrations: [SEEN_EVENTS_MIGRATION, CHAT_INBOX_MIGRATION, BUTTONS_MIGRATION, VOICE_NOTES_MIGRATION],
-    });
+    const db = openVoiceDb();
     const adapter = createMemoryChatAdapter("mem");
     const files = new Map([["file-1", VOICE_NOTE_OGG]]);
     Object.assign(adapter, { download: async (ref: AttachmentRef) => files.get(ref.ref) ?? Buffer.alloc(0) });
-    const delivered: IncomingMessage[] = [];
-    const layer = new ChatLayer({
-      adapters: [adapter],
-      accessFor: () => new AdapterAccess({ admins: [], dm: ["mem:u1"] }),
-      db,
-      now: Date.now,
-      seenTtlMs: 86_400_000,
-      buttonTtlMs: 86_400_000,
-      maxAttachmentBytes: 100_000,
-      maxPerChat: 50,
-      voice: voiceInput({ notes: new VoiceNotes(db, Date.now) }).input,
-      logger,
-    });
-    await layer.start(async (message) => {
-      delivered.push(message);
-    });
+    const { layer, delivered } = await startVoiceLayer(db, adapter, ["mem:u1"]);
     // A stranger's voice note costs nothing: refused before it is fetched or transcribed.
     await adapter.receive({ userId: "u9", chatId: "c9", text: "", attachments: [voiceRef()] });
     await waitFor(() => adapter.textsFor("u9").length === 1);
@@ -322,27 +336,10 @@ describe("the console's record button", () => {
     expect(frame({ data_base64: "not base64!" })).toBe(false);
     expect(frame({ data_base64: "A".repeat(MAX_CONSOLE_VOICE_BASE64 + 4) })).toBe(false);
 
-    const db = openDatabase(":memory:", {
-      migrations: [SEEN_EVENTS_MIGRATION, CHAT_INBOX_MIGRATION, BUTTONS_MIGRATION, VOICE_NOTES_MIGRATION],
-    });
+    const db = openVoiceDb();
     const feed = new ConsoleFeed({ maxMessages: 20, maxChars: 10_000, maxUsers: 5 });
     const adapter = createConsoleAdapter(feed, Date.now);
-    const delivered: IncomingMessage[] = [];
-    const layer = new ChatLayer({
-      adapters: [adapter],
-      accessFor: () => new AdapterAccess({ admins: [], dm: "everyone" }),
-      db,
-      now: Date.now,
-      seenTtlMs: 86_400_000,
-      buttonTtlMs: 86_400_000,
-      maxAttachmentBytes: 100_000,
-      maxPerChat: 50,
-      voice: voiceInput({ notes: new VoiceNotes(db, Date.now) }).input,
-      logger,
-    });
-    await layer.start(async (message) => {
-      delivered.push(message);
-    });
+    const { layer, delivered } = await startVoiceLayer(db, adapter, "everyone");
     stt.scriptTranscripts({ text: "What is running?" });
     await adapter.receiveVoice("telegram:42", VOICE_NOTE_OGG, "audio/ogg;codecs=opus");
     await waitFor(() => delivered.length === 1);

@@ -1,4 +1,4 @@
-import type OpenAI from "openai";
+import { lazyOpenAiClient } from "./openai-client.ts";
 
 // The transcription endpoint: OpenAI's `POST {base}/audio/transcriptions` (multipart: file, model),
 // which Groq, whisper.cpp's server and faster-whisper's speak too, through the openai SDK pointed at
@@ -40,18 +40,7 @@ export interface SpeechToText {
 const REJECTED = new Set([400, 415, 422]);
 
 export function openAiSpeechToText(settings: SttSettings): SpeechToText {
-  let client: Promise<OpenAI> | undefined;
-  const open = () =>
-    (client ??= import("openai").then(
-      ({ default: OpenAI }) =>
-        new OpenAI({
-          // Local whisper servers take any key; the SDK insists on one.
-          apiKey: settings.apiKey ?? "none",
-          baseURL: settings.baseURL,
-          maxRetries: 0,
-          timeout: settings.timeoutMs,
-        }),
-    ));
+  const open = lazyOpenAiClient(settings);
   return {
     async transcribe(audio) {
       const [openai, { toFile, APIConnectionTimeoutError }] = await Promise.all([open(), import("openai")]);

@@ -1,4 +1,4 @@
-import type OpenAI from "openai";
+import { lazyOpenAiClient } from "./openai-client.ts";
 
 // The speech endpoint: OpenAI's `POST {base}/audio/speech` (JSON: model, voice, input,
 // response_format), through the openai SDK pointed at TTS_BASE_URL. Opus in an OGG container is
@@ -22,18 +22,8 @@ export interface TextToSpeech {
 const MAX_AUDIO_BYTES = 20 * 1024 * 1024;
 
 export function openAiTextToSpeech(settings: TtsSettings): TextToSpeech {
-  let client: Promise<OpenAI> | undefined;
-  const open = () =>
-    (client ??= import("openai").then(
-      ({ default: OpenAI }) =>
-        new OpenAI({
-          apiKey: settings.apiKey ?? "none",
-          baseURL: settings.baseURL,
-          // One attempt: the text is already in the chat, and speech is a best-effort extra.
-          maxRetries: 0,
-          timeout: settings.timeoutMs,
-        }),
-    ));
+  // One attempt (the shared client never retries): the text is already in the chat.
+  const open = lazyOpenAiClient(settings);
   return {
     async synthesize(text) {
       const openai = await open();
