@@ -15,7 +15,6 @@ import {
   type TempDir,
   waitFor,
 } from "@phonework/testkit";
-import axe from "axe-core";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket as NodeWebSocket } from "ws";
@@ -30,6 +29,7 @@ import {
   PHONE,
   say,
   screenshot,
+  seriousFindings,
   signIn,
   startConsoleHost,
 } from "./console-support.ts";
@@ -175,32 +175,6 @@ async function paneShot(page: Page, view: string) {
     };
   }, `.pane-${view}`);
   await page.screenshot({ path: join(ARTIFACTS, `layout-desktop-${view}.png`), clip, fullPage: true });
-}
-
-interface AxeWindow {
-  axe: {
-    run(
-      context: unknown,
-      options: unknown,
-    ): Promise<{ violations: { id: string; impact?: string | null; nodes: { target: unknown[] }[] }[] }>;
-  };
-  document: unknown;
-}
-
-/** axe-core's serious and critical findings on the page as shown now (touch target sizes included). */
-async function seriousFindings(page: Page): Promise<string[]> {
-  // Half a megabyte of script: put in the page once, run as often as the page changes.
-  if (!(await page.evaluate(() => "axe" in globalThis))) await page.evaluate(axe.source);
-  return page.evaluate(async () => {
-    const w = globalThis as unknown as AxeWindow;
-    const result = await w.axe.run(w.document, {
-      rules: { "target-size": { enabled: true } },
-      resultTypes: ["violations"],
-    });
-    return result.violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${v.id}: ${v.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-  });
 }
 
 const message = (page: Page, text: string | RegExp) =>

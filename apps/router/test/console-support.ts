@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
 import { createHost, type Host, HostConfigSchema } from "@phonework/host";
 import { builtCli, createTestLogger, placeholderConsolePage, repoRoot, waitFor } from "@phonework/testkit";
+import axe from "axe-core";
 import { type Browser, chromium, type Download, type Locator, type Page } from "playwright-core";
 import { expect, inject } from "vitest";
 import { RouterConfigSchema } from "../src/config/router-config.ts";
@@ -209,4 +210,30 @@ export async function startTerminalChatRouter(consoleAssets: string): Promise<Te
       waitFor(() => match.exec(printed.slice(from)) ?? undefined, { message: `printed ${match}`, timeoutMs }),
     printedLength: () => printed.length,
   };
+}
+
+interface AxeWindow {
+  axe: {
+    run(
+      context: unknown,
+      options: unknown,
+    ): Promise<{ violations: { id: string; impact?: string | null; nodes: { target: unknown[] }[] }[] }>;
+  };
+  document: unknown;
+}
+
+/** axe-core's serious and critical findings on the page as shown now (touch target sizes included). */
+export async function seriousFindings(page: Page): Promise<string[]> {
+  // Half a megabyte of script: put in the page once, run as often as the page changes.
+  if (!(await page.evaluate(() => "axe" in globalThis))) await page.evaluate(axe.source);
+  return page.evaluate(async () => {
+    const w = globalThis as unknown as AxeWindow;
+    const result = await w.axe.run(w.document, {
+      rules: { "target-size": { enabled: true } },
+      resultTypes: ["violations"],
+    });
+    return result.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id}: ${v.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+  });
 }

@@ -1,7 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { waitFor } from "@phonework/testkit";
-import axe from "axe-core";
 import { describe, expect, it } from "vitest";
 import {
   ARTIFACTS,
@@ -9,6 +8,7 @@ import {
   consoleLinkFor,
   launchChromium,
   PHONE,
+  seriousFindings,
   waitForLive,
 } from "./console-support.ts";
 import { onCleanup, startTestRouter } from "./support.ts";
@@ -29,13 +29,6 @@ interface PageGlobals {
       }>;
     };
   };
-  axe: {
-    run(
-      context: unknown,
-      options: unknown,
-    ): Promise<{ violations: { id: string; impact?: string | null; nodes: { target: unknown[] }[] }[] }>;
-  };
-  document: unknown;
 }
 
 describe("the console's service worker", () => {
@@ -57,17 +50,7 @@ describe("the console's service worker", () => {
     await page.locator(".notifications .push-state", { hasText: "Off on this device." }).waitFor();
     await page.getByLabel("Chosen nodes").check();
     await page.locator(".notifications .push-problem", { hasText: "Choose at least one node." }).waitFor();
-    await page.evaluate(axe.source);
-    const findings = await page.evaluate(async () => {
-      const w = globalThis as unknown as PageGlobals;
-      const result = await w.axe.run(w.document, {
-        rules: { "target-size": { enabled: true } },
-        resultTypes: ["violations"],
-      });
-      return result.violations
-        .filter((v) => v.impact === "serious" || v.impact === "critical")
-        .map((v) => `${v.id}: ${v.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-    });
+    const findings = await seriousFindings(page);
     expect(findings).toEqual([]);
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.locator(".notifications").screenshot({ path: join(ARTIFACTS, "notifications-phone.png") });

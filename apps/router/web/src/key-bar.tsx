@@ -17,6 +17,11 @@ const KEYS: { key: BarKey; label: string; name: string }[] = [
   { key: "pageDown", label: "PgDn", name: "PgDn, page down" },
 ];
 
+const MODIFIERS: { modifier: keyof Modifiers; label: string }[] = [
+  { modifier: "ctrl", label: "Ctrl" },
+  { modifier: "alt", label: "Alt" },
+];
+
 /** A mouse-down on a bar key would move the focus out of the terminal and close the phone's keyboard. */
 const keepFocus = (event: Event) => event.preventDefault();
 
@@ -34,24 +39,18 @@ export function KeyBar(props: {
       <button type="button" aria-label="Tab" onMouseDown={keepFocus} onClick={() => onKey("tab")}>
         Tab
       </button>
-      <button
-        type="button"
-        aria-label="Ctrl, for the next key"
-        aria-pressed={held.ctrl}
-        onMouseDown={keepFocus}
-        onClick={() => onToggle("ctrl")}
-      >
-        Ctrl
-      </button>
-      <button
-        type="button"
-        aria-label="Alt, for the next key"
-        aria-pressed={held.alt}
-        onMouseDown={keepFocus}
-        onClick={() => onToggle("alt")}
-      >
-        Alt
-      </button>
+      {MODIFIERS.map(({ modifier, label }) => (
+        <button
+          key={modifier}
+          type="button"
+          aria-label={`${label}, for the next key`}
+          aria-pressed={held[modifier]}
+          onMouseDown={keepFocus}
+          onClick={() => onToggle(modifier)}
+        >
+          {label}
+        </button>
+      ))}
       {KEYS.map(({ key, label, name }) => (
         <button key={key} type="button" aria-label={name} onMouseDown={keepFocus} onClick={() => onKey(key)}>
           {label}

@@ -23,6 +23,9 @@ export interface Modifiers {
 
 const ESC = "\x1b";
 
+/** The final byte of each cursor key, after CSI (`ESC [`) or, in application cursor mode, SS3 (`ESC O`). */
+const CURSOR_FINAL = { up: "A", down: "B", right: "C", left: "D", home: "H", end: "F" } as const;
+
 /**
  * The sequence for a key of the bar. In application cursor mode (DECCKM, set by full-screen programs
  * such as vim or less) the arrows and Home/End are sent as SS3 (`ESC O A`), as a real keyboard does.
@@ -35,17 +38,12 @@ export function keySequence(key: BarKey, applicationCursor = false): string {
     case "tab":
       return "\t";
     case "up":
-      return `${cursor}A`;
     case "down":
-      return `${cursor}B`;
     case "right":
-      return `${cursor}C`;
     case "left":
-      return `${cursor}D`;
     case "home":
-      return `${cursor}H`;
     case "end":
-      return `${cursor}F`;
+      return `${cursor}${CURSOR_FINAL[key]}`;
     case "pageUp":
       return `${ESC}[5~`;
     case "pageDown":

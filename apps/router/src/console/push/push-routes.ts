@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { APPROVAL_COMMAND } from "../../contracts/phone-alerts.ts";
 import type { PushStore } from "./push-store.ts";
@@ -35,6 +35,28 @@ export function registerPushRoutes(app: FastifyInstance, deps: PushRoutesDeps): 
     if (request.headers.origin !== deps.expectedOrigin(request)) return { status: 403, error: "FORBIDDEN" };
     return deps.sessionOf(request) ? undefined : { status: 401, error: "UNAUTHORIZED" };
   };
+  /** The sign-in and parsed body of a write, or undefined once the refusal or 400 has been sent. */
+  const accepted = <T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    schema: z.ZodType<T>,
+    message?: string,
+  ) => {
+    const refusal = refused(request);
+    if (refusal) {
+      reply.code(refusal.status).send({ error: refusal.error });
+      return undefined;
+    }
+    const session = deps.sessionOf(request);
+    const input = schema.safeParse(request.body);
+    if (!session || !input.success) {
+      reply
+        .code(400)
+        .send(message === undefined ? { error: "BAD_REQUEST" } : { error: "BAD_REQUEST", message });
+      return undefined;
+    }
+    return { session, data: input.data };
+  };
 
   app.get(PUSH_KEY_PATH, (request, reply) => {
     const session = deps.sessionOf(request);
@@ -48,35 +70,24 @@ export function registerPushRoutes(app: FastifyInstance, deps: PushRoutesDeps): 
   });
 
   app.post(PUSH_SUBSCRIPTION_PATH, limits, (request, reply) => {
-    const refusal = refused(request);
-    if (refusal) return reply.code(refusal.status).send({ error: refusal.error });
-    const session = deps.sessionOf(request);
-    const input = OptIn.safeParse(request.body);
-    if (!session || !input.success)
-      return reply.code(400).send({ error: "BAD_REQUEST", message: "not a push subscription" });
-    deps.store.subscribe(session.id, session.userId, input.data, input.data.nodes);
+    const ok = accepted(request, reply, OptIn, "not a push subscription");
+    if (!ok) return reply;
+    deps.store.subscribe(ok.session.id, ok.session.userId, ok.data, ok.data.nodes);
     return reply.code(204).send();
   });
 
   app.post(PUSH_ACT_PATH, { bodyLimit: 1024 }, async (request, reply) => {
-    const refusal = refused(request);
-    if (refusal) return reply.code(refusal.status).send({ error: refusal.error });
-    const session = deps.sessionOf(request);
-    const input = Act.safeParse(request.body);
-    if (!session || !input.success)
-      return reply.code(400).send({ error: "BAD_REQUEST", message: "only /approve <id> or /deny <id>" });
-    if (!(await deps.act(session.userId, input.data.node, input.data.command)))
+    const ok = accepted(request, reply, Act, "only /approve <id> or /deny <id>");
+    if (!ok) return reply;
+    if (!(await deps.act(ok.session.userId, ok.data.node, ok.data.command)))
       return reply.code(404).send({ error: "NOT_FOUND", message: "no such node of yours" });
     return reply.code(202).send({ ok: true });
   });
 
   app.delete(PUSH_SUBSCRIPTION_PATH, limits, (request, reply) => {
-    const refusal = refused(request);
-    if (refusal) return reply.code(refusal.status).send({ error: refusal.error });
-    const session = deps.sessionOf(request);
-    const input = Unsubscribe.safeParse(request.body);
-    if (!session || !input.success) return reply.code(400).send({ error: "BAD_REQUEST" });
-    deps.store.dropEndpointOf(session.id, input.data.endpoint);
+    const ok = accepted(request, reply, Unsubscribe);
+    if (!ok) return reply;
+    deps.store.dropEndpointOf(ok.session.id, ok.data.endpoint);
     return reply.code(204).send();
   });
 }
