@@ -14,4 +14,13 @@ describe("command menu", () => {
     expect(names).toContain("forget-memory");
     expect(names).not.toContain("forget");
   });
+
+  it("lists the router's voice commands, which a node cannot take over", () => {
+    const node = {
+      commands: [{ usage: "/voice", description: "a node's own voice command" }],
+    } as unknown as NodeInfo;
+    const menu = commandMenu([node]);
+    expect(menu.map((entry) => entry.command)).toEqual(expect.arrayContaining(["voice", "retry"]));
+    expect(menu.find((entry) => entry.command === "voice")?.description).toBe("Answers read aloud too: on or off");
+  });
 });

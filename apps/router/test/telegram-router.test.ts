@@ -46,7 +46,7 @@ describe("Telegram webhook mode through a real router and host", () => {
     ]);
     expect(fake.callsOf("getUpdates")).toEqual([]);
     // The command menu: the router's own at start, with the node's added once it is online.
-    const routerMenu = ["nodes", "node", "result", "details", "console", "help"];
+    const routerMenu = ["nodes", "node", "result", "details", "console", "voice", "retry", "help"];
     const menuOf = (call: { params: Record<string, unknown> }) =>
       (call.params.commands as Array<{ command: string }>).map((entry) => entry.command);
     expect(menuOf(await fake.waitForCall("setMyCommands"))).toEqual(routerMenu);

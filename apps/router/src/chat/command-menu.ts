@@ -10,6 +10,8 @@ const ROUTER_COMMANDS: PlatformCommand[] = [
   { command: "result", description: "Answers replace the progress message, or follow it" },
   { command: "details", description: "Tool calls and usage: in a thread, inline, or off" },
   { command: "console", description: "A one-time link to the web console" },
+  { command: "voice", description: "Answers read aloud too: on or off" },
+  { command: "retry", description: "Hear your last voice note again" },
   { command: "help", description: "Commands of the router and your node" },
 ];
 
