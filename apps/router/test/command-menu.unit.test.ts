@@ -21,6 +21,8 @@ describe("command menu", () => {
     } as unknown as NodeInfo;
     const menu = commandMenu([node]);
     expect(menu.map((entry) => entry.command)).toEqual(expect.arrayContaining(["voice", "retry"]));
-    expect(menu.find((entry) => entry.command === "voice")?.description).toBe("Answers read aloud too: on or off");
+    expect(menu.find((entry) => entry.command === "voice")?.description).toBe(
+      "Answers read aloud too: on or off",
+    );
   });
 });
