@@ -163,6 +163,18 @@ describe("router link", () => {
     await router.waitForRegistrations(2, 5000);
   });
 
+  it("keeps a router that keeps talking: every frame restarts the silence watchdog", async () => {
+    const router = await fakeRouter({ heartbeatIntervalS: 0.05, heartbeatTimeoutS: 0.05 });
+    await host(router.url).ready();
+    // A ping every 30 ms for 0.6 s, four times the 150 ms of silence that drops a router.
+    for (let ts = 0; ts < 20; ts++) {
+      router.latest().send({ type: "ping", ts });
+      await router.latest().inbox.next(["pong"]);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    expect(router.registrations).toHaveLength(1);
+  });
+
   it("a forward delivered twice (again after a reconnect) runs once; both deliveries get the first result", async () => {
     const router = await fakeRouter();
     let runs = 0;
