@@ -2,8 +2,11 @@ import { chmodSync, closeSync, fstatSync, openSync, readSync, statSync, writeSyn
 import { dirname } from "node:path";
 import { ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "@phonework/runtime";
 
-// appendJsonLines for files written on every message (a channel's log.jsonl): the same bytes on
-// disk, without opening the file, making its directory and reading its last byte each time. A file
+// Appends JSON Lines (a channel's log.jsonl and context.jsonl, written at every message and turn):
+// one JSON value per line, one write per batch; a file whose last line was torn (a crash mid-write,
+// see jsonl-file.ts) gets a newline first, so the batch starts on a line of its own. The file and its
+// directory are private to the owner. Unlike a plain appendFileSync, it does not open the file, make
+// its directory and read its last byte at every line (those showed in the profile). A file
 // it has written stays open (append mode) with what it knows of it: its inode and its size after
 // its own last write. Before each write one stat of the path checks that knowledge: a file deleted,
 // renamed away or replaced (another inode) is closed and made again; a file of another size was
@@ -27,7 +30,7 @@ export class JsonLinesAppender {
 
   constructor(private maxOpen = 32) {}
 
-  /** Appends one JSON value per line, as appendJsonLines does. */
+  /** Appends one JSON value per line. */
   append(path: string, values: readonly unknown[]): void {
     if (values.length === 0) return;
     let text = "";
