@@ -27,9 +27,9 @@ const REMEMBERED_SCRATCH = 256;
 
 export function withChannelIntake(handler: MessageHandler, deps: ChannelIntakeDeps): MessageHandler {
   /**
-   * Scratch directories made by this intake, oldest first: made at a chat's first message, not at
-   * every one. One removed while the host runs is made again before a command runs in it
-   * (sandbox-policy.ts) and at the chat's first message after a restart.
+   * Chats (`<adapter>\0<chat>`) whose scratch directory this intake made, oldest first: made at a
+   * chat's first message, not at every one. One removed while the host runs is made again before a
+   * command runs in it (sandbox-policy.ts) and at the chat's first message after a restart.
    */
   const scratchMade = new Set<string>();
   return {
@@ -37,12 +37,12 @@ export function withChannelIntake(handler: MessageHandler, deps: ChannelIntakeDe
       const channel = channelOf(request.platform, request.chat_id);
       deps.access.grant(request.user_id, channel);
       // The one place in the workspace the chat's commands may write (the sandbox binds it).
-      const scratch = deps.layout.channelScratch(channel);
-      if (!scratchMade.has(scratch)) {
-        ensurePrivateDir(scratch);
+      const key = `${channel.adapter}\0${channel.chat}`;
+      if (!scratchMade.has(key)) {
+        ensurePrivateDir(deps.layout.channelScratch(channel));
         if (scratchMade.size >= REMEMBERED_SCRATCH)
           scratchMade.delete(scratchMade.values().next().value as string);
-        scratchMade.add(scratch);
+        scratchMade.add(key);
       }
       const files = request.attachments?.length
         ? await deps.inbox.save(request.attachments, deps.layout.channelAttachments(channel))

@@ -8,17 +8,21 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir } from "@phonework/testkit";
+import { createTestLogger, makeTempDir } from "@phonework/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStateDatabase } from "../src/state-database.ts";
 import { ChannelAccess } from "../src/workspace/channel-access.ts";
+import { withChannelIntake } from "../src/workspace/channel-intake.ts";
+import { ChannelLog } from "../src/workspace/channel-log.ts";
+import { createInbox } from "../src/workspace/inbox.ts";
 import { JsonLinesAppender } from "../src/workspace/jsonl-appender.ts";
 import { readJsonLines } from "../src/workspace/jsonl-file.ts";
 import { WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 
 // What the host keeps between messages instead of asking the disk each time: open channel logs
-// (jsonl-appender.ts) and the grants it has written (channel-access.ts). Each is checked against
-// what others can do behind its back: delete, rotate, append to or loosen a log; remove a grant.
+// (jsonl-appender.ts), the grants it has written (channel-access.ts) and the scratch directories it
+// has made (channel-intake.ts). Each is checked against what others can do behind its back (delete,
+// rotate, append to or loosen a log; remove a grant) and against a flood of chat ids.
 
 const dir = makeTempDir();
 afterAll(dir.remove);
@@ -135,6 +139,39 @@ describe("grants written once", () => {
     db.prepare("DELETE FROM channel_members WHERE user_id = 'u0'").run();
     access.grant("u0", { adapter: "memory", chat: "c0" });
     expect(access.channelsOf("u0")).toEqual([{ adapter: "memory", chat: "c0" }]);
+    db.close();
+  });
+});
+
+describe("a chat's way in, once per chat", () => {
+  it("the first message makes the chat's private scratch/ and grants its sender; each message is logged, its answer too", async () => {
+    const db = openStateDatabase(join(dir.path, `state-${++n}.db`));
+    const layout = new WorkspaceLayout(join(dir.path, `ws-${n}`));
+    const { logger } = createTestLogger();
+    const access = new ChannelAccess(db, layout, () => 1);
+    const log = new ChannelLog({ layout, nodeId: "laptop", displayName: "Laptop", now: () => 0, logger });
+    const inbox = createInbox({ maxBytes: 1000, logger });
+    const intake = withChannelIntake(
+      { handle: async (request) => `echo ${request.text}` },
+      { layout, inbox, log, access },
+    );
+    const ctx = { signal: new AbortController().signal, progress: () => {} };
+    const chat = { adapter: "telegram", chat: "9" };
+    for (const id of ["m1", "m2"])
+      await intake.handle(
+        { type: "forward", id, user_id: "telegram:bob", platform: "telegram", chat_id: "9", text: id },
+        ctx,
+      );
+    expect(modeOf(layout.channelScratch(chat))).toBe(0o700);
+    expect(access.channelsOf("telegram:bob")).toEqual([chat]);
+    const lines = readJsonLines(layout.channelLog(chat)).values as Array<{ id: string; text: string }>;
+    expect(lines.map((line) => [line.id, line.text])).toEqual([
+      ["m1", "m1"],
+      ["m1:reply", "echo m1"],
+      ["m2", "m2"],
+      ["m2:reply", "echo m2"],
+    ]);
+    log.close();
     db.close();
   });
 });
