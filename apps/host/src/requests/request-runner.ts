@@ -82,13 +82,16 @@ export class RequestRunner {
     };
     this.handler
       .handle(request, { signal: controller.signal, progress, ...(request.details ? { detail } : {}) })
+      // Each outcome ends the run itself (no `finally`: one promise and one microtask less per request).
       .then(
         (value) => {
+          this.running.delete(request.id);
           if (controller.signal.aborted) return cancelled();
           const { text, buttons } = toReply(value);
           this.answer(request, { text, ...(buttons?.length ? { buttons } : {}) });
         },
         (error: unknown) => {
+          this.running.delete(request.id);
           if (error instanceof WireError) {
             log().warn({ code: error.code, message: error.message }, "request refused");
             this.fail(request, error.code, error.message);
@@ -99,8 +102,7 @@ export class RequestRunner {
             this.fail(request, "INTERNAL", `the host failed: ${(error as Error)?.message ?? error}`);
           }
         },
-      )
-      .finally(() => this.running.delete(request.id));
+      );
   }
 
   cancel(id: string, reason: string): void {
