@@ -164,13 +164,15 @@ describe("router link", () => {
   });
 
   it("keeps a router that keeps talking: every frame restarts the silence watchdog", async () => {
-    const router = await fakeRouter({ heartbeatIntervalS: 0.05, heartbeatTimeoutS: 0.05 });
+    // 750 ms of silence drops the router: wide enough for a loaded machine's stalls between pings.
+    const router = await fakeRouter({ heartbeatIntervalS: 0.25, heartbeatTimeoutS: 0.25 });
     await host(router.url).ready();
-    // A ping every 30 ms for 0.6 s, four times the 150 ms of silence that drops a router.
-    for (let ts = 0; ts < 20; ts++) {
+    const start = Date.now();
+    // A ping every 75 ms for twice the silence that would drop it.
+    for (let ts = 0; Date.now() - start < 1500; ts++) {
       router.latest().send({ type: "ping", ts });
       await router.latest().inbox.next(["pong"]);
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      await new Promise((resolve) => setTimeout(resolve, 75));
     }
     expect(router.registrations).toHaveLength(1);
   });
