@@ -163,6 +163,20 @@ describe("router link", () => {
     await router.waitForRegistrations(2, 5000);
   });
 
+  it("keeps a router that keeps talking: every frame restarts the silence watchdog", async () => {
+    // 750 ms of silence drops the router: wide enough for a loaded machine's stalls between pings.
+    const router = await fakeRouter({ heartbeatIntervalS: 0.25, heartbeatTimeoutS: 0.25 });
+    await host(router.url).ready();
+    const start = Date.now();
+    // A ping every 75 ms for twice the silence that would drop it.
+    for (let ts = 0; Date.now() - start < 1500; ts++) {
+      router.latest().send({ type: "ping", ts });
+      await router.latest().inbox.next(["pong"]);
+      await new Promise((resolve) => setTimeout(resolve, 75));
+    }
+    expect(router.registrations).toHaveLength(1);
+  });
+
   it("a forward delivered twice (again after a reconnect) runs once; both deliveries get the first result", async () => {
     const router = await fakeRouter();
     let runs = 0;

@@ -89,6 +89,9 @@ export class Outbox {
     [];
   private readonly insert;
   private readonly remove;
+  /** Built once (better-sqlite3 makes a wrapper for each `transaction` call). */
+  private readonly insertAll;
+  private readonly removeAll;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -99,6 +102,12 @@ export class Outbox {
       "INSERT OR IGNORE INTO outbox (delivery_id, frame, created_at, origin) VALUES (?, ?, ?, ?)",
     );
     this.remove = db.prepare("DELETE FROM outbox WHERE delivery_id = ?");
+    this.insertAll = db.transaction((rows: typeof this.toInsert) => {
+      for (const row of rows) this.insert.run(...row);
+    });
+    this.removeAll = db.transaction((ids: readonly string[]) => {
+      for (const id of ids) this.remove.run(id);
+    });
     const rows = db.prepare("SELECT delivery_id, frame, origin FROM outbox ORDER BY seq").all() as Array<{
       delivery_id: string;
       frame: string;
@@ -251,9 +260,7 @@ export class Outbox {
     if (this.toInsert.length === 0) return;
     const rows = this.toInsert;
     this.toInsert = [];
-    this.db.transaction(() => {
-      for (const row of rows) this.insert.run(...row);
-    })();
+    this.insertAll(rows);
   }
 
   private deleteAcked(): void {
@@ -262,9 +269,7 @@ export class Outbox {
     if (this.acked.size === 0) return;
     const ids = [...this.acked];
     this.acked.clear();
-    this.db.transaction(() => {
-      for (const id of ids) this.remove.run(id);
-    })();
+    this.removeAll(ids);
   }
 
   private flush(): void {

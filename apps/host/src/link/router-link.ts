@@ -132,7 +132,7 @@ export class RouterLink {
   async stop(): Promise<void> {
     this.setState("stopped");
     clearTimeout(this.retryTimer);
-    clearTimeout(this.watchdog);
+    this.stopWatchdog();
     clearTimeout(this.challengeTimer);
     const socket = this.socket;
     if (!socket || socket.readyState === WebSocket.CLOSED) return;
@@ -210,7 +210,7 @@ export class RouterLink {
     });
     socket.on("close", (code, reason) => {
       if (this.socket !== socket) return;
-      clearTimeout(this.watchdog);
+      this.stopWatchdog();
       clearTimeout(this.challengeTimer);
       if (code === CloseCode.UNAUTHORIZED && reason.toString() === "this node was revoked") {
         this.problems.report(refusedText("this node was revoked"));
@@ -229,7 +229,9 @@ export class RouterLink {
   }
 
   private handle(socket: WebSocket, raw: string): void {
-    this.resetWatchdog(socket);
+    // Every frame restarts the watchdog: the same timer again, not a new one per frame.
+    if (this.watchdog) this.watchdog.refresh();
+    else this.resetWatchdog(socket);
     const decoded = decodeFrame(raw, RouterFrame);
     if (!decoded.ok) {
       this.options.logger.warn({ error: decoded.message }, "bad frame from router");
@@ -320,11 +322,17 @@ export class RouterLink {
       (this.policy.heartbeat_interval_s * 2 + this.policy.heartbeat_timeout_s) * 1000,
       MAX_TIMER_MS,
     );
-    clearTimeout(this.watchdog);
+    this.stopWatchdog();
     this.watchdog = setTimeout(() => {
       this.options.logger.warn({ silenceMs }, "router silent too long; reconnecting");
       socket.terminate();
     }, silenceMs);
+  }
+
+  /** Cleared for good: `refresh` would start a cleared timer again. */
+  private stopWatchdog(): void {
+    clearTimeout(this.watchdog);
+    this.watchdog = undefined;
   }
 
   private setState(state: LinkState): void {

@@ -51,9 +51,12 @@ export class RequestRunner {
       this.deliver(done, replyDeliveryId(request.id));
       return;
     }
-    const log = this.logger.child({ requestId: request.id, userId: request.user_id });
+    // Made when first used: a request that goes well logs nothing, and a child logger per request
+    // showed in the profile (pino sets up its redaction again for each).
+    let child: Logger | undefined;
+    const log = () => (child ??= this.logger.child({ requestId: request.id, userId: request.user_id }));
     if (!this.servesUser(request.user_id)) {
-      log.warn("request refused: this node's SERVES_USERS does not name the user");
+      log().warn("request refused: this node's SERVES_USERS does not name the user");
       this.fail(request, "UNAUTHORIZED", "this node does not serve you (its SERVES_USERS)");
       return;
     }
@@ -75,29 +78,31 @@ export class RequestRunner {
         code: "CANCELLED",
         message: "request cancelled",
       };
-      if (!this.send(frame)) log.info("router link is down; cancellation not reported");
+      if (!this.send(frame)) log().info("router link is down; cancellation not reported");
     };
     this.handler
       .handle(request, { signal: controller.signal, progress, ...(request.details ? { detail } : {}) })
+      // Each outcome ends the run itself (no `finally`: one promise and one microtask less per request).
       .then(
         (value) => {
+          this.running.delete(request.id);
           if (controller.signal.aborted) return cancelled();
           const { text, buttons } = toReply(value);
           this.answer(request, { text, ...(buttons?.length ? { buttons } : {}) });
         },
         (error: unknown) => {
+          this.running.delete(request.id);
           if (error instanceof WireError) {
-            log.warn({ code: error.code, message: error.message }, "request refused");
+            log().warn({ code: error.code, message: error.message }, "request refused");
             this.fail(request, error.code, error.message);
           } else if (controller.signal.aborted) {
             cancelled();
           } else {
-            log.error({ err: error }, "handler failed");
+            log().error({ err: error }, "handler failed");
             this.fail(request, "INTERNAL", `the host failed: ${(error as Error)?.message ?? error}`);
           }
         },
-      )
-      .finally(() => this.running.delete(request.id));
+      );
   }
 
   cancel(id: string, reason: string): void {

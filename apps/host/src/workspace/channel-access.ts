@@ -19,29 +19,47 @@ CREATE TABLE channel_members (
 ) WITHOUT ROWID;
 `;
 
+/** How many grants are remembered as done; past that the oldest is written again when it comes back. */
+const REMEMBERED_GRANTS = 4096;
+
 export class ChannelAccess {
   /** Prepared once: `grant` runs for every message (compiling it each time showed in the profile). */
   private readonly insert;
+  private readonly selectChannels;
+  /**
+   * Grants written by this process (`<user>\0<adapter>\0<chat>`), oldest first: `grant` runs for every
+   * message and the row is nearly always there already, so the write is skipped. Only writes are
+   * skipped: who may see what is always read from the table. Nothing removes a row today; whatever
+   * comes to remove one must drop its key here too, or the user's next message would not grant it
+   * again. Bounded, as the ids come from outside.
+   */
+  private readonly granted = new Set<string>();
 
   constructor(
-    private readonly db: SqliteDatabase,
+    db: SqliteDatabase,
     private readonly layout: WorkspaceLayout,
     private readonly now: () => number,
   ) {
     this.insert = db.prepare(
       "INSERT OR IGNORE INTO channel_members (user_id, adapter, chat, first_seen) VALUES (?, ?, ?, ?)",
     );
+    this.selectChannels = db.prepare(
+      "SELECT adapter, chat FROM channel_members WHERE user_id = ? ORDER BY adapter, chat",
+    );
   }
 
   /** The user wrote in `channel`: they may see its directory from now on. */
   grant(userId: string, channel: Channel): void {
+    const key = `${userId}\0${channel.adapter}\0${channel.chat}`;
+    if (this.granted.has(key)) return;
     this.insert.run(userId, channel.adapter, channel.chat, this.now());
+    if (this.granted.size >= REMEMBERED_GRANTS)
+      this.granted.delete(this.granted.values().next().value as string);
+    this.granted.add(key);
   }
 
   channelsOf(userId: string): Channel[] {
-    return this.db
-      .prepare("SELECT adapter, chat FROM channel_members WHERE user_id = ? ORDER BY adapter, chat")
-      .all(userId) as Channel[];
+    return this.selectChannels.all(userId) as Channel[];
   }
 
   /**

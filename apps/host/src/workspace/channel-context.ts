@@ -4,7 +4,8 @@ import { z } from "zod";
 import type { ChatOwner } from "../contracts/chat-owner.ts";
 import { ChatMessage } from "../model/chat-message.ts";
 import { trimToBudget } from "../model/context-window.ts";
-import { appendJsonLines, readJsonLines } from "./jsonl-file.ts";
+import { JsonLinesAppender } from "./jsonl-appender.ts";
+import { readJsonLines } from "./jsonl-file.ts";
 import { takeLegacyHistory } from "./legacy-history.ts";
 import { channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
 
@@ -62,8 +63,15 @@ interface Context {
 
 export class ChannelContexts implements ContextStore {
   private readonly cache = new Map<string, Context>();
+  /** Appended to at every turn: the busiest chats' files stay open (jsonl-appender.ts). */
+  private readonly files = new JsonLinesAppender();
 
   constructor(private readonly options: ChannelContextsOptions) {}
+
+  /** Closes the open files (the host is stopping); a line written after this still lands. */
+  close(): void {
+    this.files.close();
+  }
 
   load(owner: ChatOwner): ChatMessage[] {
     const context = this.open(owner);
@@ -85,13 +93,13 @@ export class ChannelContexts implements ContextStore {
       context.start = start;
       lines.push({ type: "window", timestamp: this.stamp(), start });
     }
-    appendJsonLines(path, lines);
+    this.files.append(path, lines);
   }
 
   reset(owner: ChatOwner): number {
     const context = this.open(owner);
     const dropped = context.messages.length - context.start;
-    appendJsonLines(this.pathOf(owner), [this.sessionLine()]);
+    this.files.append(this.pathOf(owner), [this.sessionLine()]);
     this.cache.set(this.pathOf(owner), { messages: [], start: 0, begun: true });
     return dropped;
   }
@@ -142,7 +150,7 @@ export class ChannelContexts implements ContextStore {
       { userId: owner.userId, path, messages: legacy.length },
       "history moved into the chat's context",
     );
-    appendJsonLines(path, [this.sessionLine()]);
+    this.files.append(path, [this.sessionLine()]);
     context.begun = true;
     this.append(owner, legacy);
   }

@@ -22,13 +22,28 @@ export interface ChannelIntakeDeps {
 
 const NOTHING_SAVED: InboxResult = { saved: [], skipped: [] };
 
+/** How many chats' scratch directories are remembered as made (chat ids come from outside). */
+const REMEMBERED_SCRATCH = 256;
+
 export function withChannelIntake(handler: MessageHandler, deps: ChannelIntakeDeps): MessageHandler {
+  /**
+   * Chats (`<adapter>\0<chat>`) whose scratch directory this intake made, oldest first: made at a
+   * chat's first message, not at every one. One removed while the host runs is made again before a
+   * command runs in it (sandbox-policy.ts) and at the chat's first message after a restart.
+   */
+  const scratchMade = new Set<string>();
   return {
     async handle(request, ctx) {
       const channel = channelOf(request.platform, request.chat_id);
       deps.access.grant(request.user_id, channel);
       // The one place in the workspace the chat's commands may write (the sandbox binds it).
-      ensurePrivateDir(deps.layout.channelScratch(channel));
+      const key = `${channel.adapter}\0${channel.chat}`;
+      if (!scratchMade.has(key)) {
+        ensurePrivateDir(deps.layout.channelScratch(channel));
+        if (scratchMade.size >= REMEMBERED_SCRATCH)
+          scratchMade.delete(scratchMade.values().next().value as string);
+        scratchMade.add(key);
+      }
       const files = request.attachments?.length
         ? await deps.inbox.save(request.attachments, deps.layout.channelAttachments(channel))
         : NOTHING_SAVED;

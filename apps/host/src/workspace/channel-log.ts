@@ -4,7 +4,7 @@ import type { Logger } from "@phonework/runtime";
 import { z } from "zod";
 import type { OutboxItem } from "../delivery/outbox.ts";
 import type { SavedAttachment } from "./inbox.ts";
-import { appendJsonLines } from "./jsonl-file.ts";
+import { JsonLinesAppender } from "./jsonl-appender.ts";
 import { type Channel, channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
 
 // A chat channel's log.jsonl: every message in it as this host received or sent it, in the
@@ -45,7 +45,15 @@ export interface ChannelLogOptions {
 }
 
 export class ChannelLog {
+  /** Written on every message: the busiest chats' logs stay open (jsonl-appender.ts). */
+  private readonly files = new JsonLinesAppender();
+
   constructor(private readonly options: ChannelLogOptions) {}
+
+  /** Closes the open logs (the host is stopping); a line written after this still lands. */
+  close(): void {
+    this.files.close();
+  }
 
   /** A user's message as it came: their text (not the lines the host adds) and the files saved. */
   received(request: ForwardFrame, saved: readonly SavedAttachment[]): void {
@@ -100,11 +108,17 @@ export class ChannelLog {
   }
 
   private write(channel: Channel, entry: Omit<LogEntry, "ts">): void {
-    // In the format's key order: id and ts first.
-    const { id, ...rest } = entry;
-    const line: LogEntry = { id, ts: new Date(this.options.now()).toISOString(), ...rest };
+    // In the format's key order: id and ts first (built field by field: a rest copy per line showed in the profile).
+    const line: LogEntry = {
+      id: entry.id,
+      ts: new Date(this.options.now()).toISOString(),
+      sender: entry.sender,
+      text: entry.text,
+      attachments: entry.attachments,
+      isMention: entry.isMention,
+    };
     try {
-      appendJsonLines(this.options.layout.channelLog(channel), [line]);
+      this.files.append(this.options.layout.channelLog(channel), [line]);
     } catch (error) {
       this.options.logger.warn({ err: error, channel }, "could not write the channel log");
     }

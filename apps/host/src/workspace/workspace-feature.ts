@@ -15,5 +15,9 @@ export function createWorkspaceFeature(deps: {
     name: "workspace",
     commands: contextCommands(deps.channels.contexts),
     promptSection: workspacePromptSection(deps.workspace),
+    stop: () => {
+      deps.channels.log.close();
+      deps.channels.contexts.close();
+    },
   };
 }

@@ -29,8 +29,17 @@ export function channelOf(platform: string, chatId: string): Channel {
 /** The qualified id events and logs use: `<adapter>:<chat>`. */
 export const channelId = (channel: Channel) => `${channel.adapter}:${channel.chat}`;
 
+/** How many channels' directories are remembered (the path is worked out on every message). */
+const REMEMBERED_CHANNELS = 256;
+
 export class WorkspaceLayout {
-  constructor(readonly root: string) {}
+  readonly channelsDir: string;
+  /** Channel directories by `<adapter>\0<chat>`, oldest first; bounded, as chat ids come from outside. */
+  private readonly channelDirs = new Map<string, string>();
+
+  constructor(readonly root: string) {
+    this.channelsDir = join(root, "channels");
+  }
 
   get memoryFile(): string {
     return join(this.root, "MEMORY.md");
@@ -44,12 +53,17 @@ export class WorkspaceLayout {
   get eventsDir(): string {
     return join(this.root, "events");
   }
-  get channelsDir(): string {
-    return join(this.root, "channels");
-  }
 
   channelDir(channel: Channel): string {
-    return join(this.channelsDir, safeSegment(channel.adapter), safeSegment(channel.chat));
+    const key = `${channel.adapter}\0${channel.chat}`;
+    let dir = this.channelDirs.get(key);
+    if (dir === undefined) {
+      dir = join(this.channelsDir, safeSegment(channel.adapter), safeSegment(channel.chat));
+      if (this.channelDirs.size >= REMEMBERED_CHANNELS)
+        this.channelDirs.delete(this.channelDirs.keys().next().value as string);
+      this.channelDirs.set(key, dir);
+    }
+    return dir;
   }
   channelMemory(channel: Channel): string {
     return join(this.channelDir(channel), "MEMORY.md");

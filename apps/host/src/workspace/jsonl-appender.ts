@@ -1,0 +1,127 @@
+import { chmodSync, closeSync, fstatSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import { ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "@phonework/runtime";
+
+// Appends JSON Lines (a channel's log.jsonl and context.jsonl, written at every message and turn):
+// one JSON value per line, one write per batch; a file whose last line was torn (a crash mid-write,
+// see jsonl-file.ts) gets a newline first, so the batch starts on a line of its own. The file and its
+// directory are private to the owner. Unlike a plain appendFileSync, it does not open the file, make
+// its directory and read its last byte at every line (those showed in the profile). A file
+// it has written stays open (append mode) with what it knows of it: its inode and its size after
+// its own last write. Before each write one stat of the path checks that knowledge: a file deleted,
+// renamed away or replaced (another inode) is closed and made again; a file of another size was
+// written by someone else, so its last byte is read again (the torn-line rule of jsonl-file.ts);
+// a mode loosened since is made private again (restrictMode's rule: only a file we own).
+// At most `maxOpen` files stay open, the least recently written closed first: the chat ids that
+// name these paths come from outside, so nothing here grows with them. More chats than that, all
+// busy, and each line costs an open and a close again (as every line did before), so the bound is
+// well above the chats a host serves at once (the round-trip bench's 100 users, 100 chats).
+
+interface OpenFile {
+  fd: number;
+  dev: number;
+  ino: number;
+  /** The file's size after our last write: another size means another writer. */
+  size: number;
+}
+
+export class JsonLinesAppender {
+  /** Open files, least recently written first (a Map keeps insertion order). */
+  private readonly files = new Map<string, OpenFile>();
+  private readonly uid = process.getuid?.();
+
+  constructor(private maxOpen = 128) {}
+
+  /** Appends one JSON value per line. */
+  append(path: string, values: readonly unknown[]): void {
+    if (values.length === 0) return;
+    let text = "";
+    for (const value of values) text += `${JSON.stringify(value)}\n`;
+    let file = this.files.get(path);
+    this.files.delete(path); // kept again below, as the most recently written
+    try {
+      let torn = false;
+      const state = file && this.recheck(path, file);
+      if (file && state === "gone") {
+        closeSync(file.fd);
+        file = undefined;
+      } else torn = state === "torn";
+      if (!file) {
+        file = this.open(path);
+        torn = endsTorn(file.fd, file.size);
+      }
+      file.size += writeAll(file.fd, torn ? `\n${text}` : text);
+    } catch (error) {
+      if (file) closeSync(file.fd);
+      throw error;
+    }
+    this.keep(path, file);
+  }
+
+  /** Closes every file; appends after this open and close the file each time. */
+  close(): void {
+    for (const file of this.files.values()) closeSync(file.fd);
+    this.files.clear();
+    this.maxOpen = 0;
+  }
+
+  /** How many files are open now. */
+  get openFiles(): number {
+    return this.files.size;
+  }
+
+  /**
+   * One stat of the path: "gone" when it is no longer the file we hold open (deleted, replaced),
+   * "torn" when someone else changed its size and it now ends without a newline.
+   */
+  private recheck(path: string, file: OpenFile): "gone" | "torn" | "ok" {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (!stat || stat.ino !== file.ino || stat.dev !== file.dev) return "gone";
+    if (this.uid !== undefined && stat.uid === this.uid && (stat.mode & 0o777) !== PRIVATE_FILE_MODE)
+      chmodSync(path, PRIVATE_FILE_MODE);
+    if (stat.size === file.size) return "ok";
+    file.size = stat.size;
+    return endsTorn(file.fd, stat.size) ? "torn" : "ok";
+  }
+
+  private open(path: string): OpenFile {
+    ensurePrivateDir(dirname(path));
+    const fd = openSync(path, "a+", PRIVATE_FILE_MODE);
+    try {
+      // The mode above only applies when the file is created: an existing file keeps its own.
+      restrictMode(path, PRIVATE_FILE_MODE);
+      const stat = fstatSync(fd);
+      return { fd, dev: stat.dev, ino: stat.ino, size: stat.size };
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+
+  private keep(path: string, file: OpenFile): void {
+    if (this.maxOpen === 0) {
+      closeSync(file.fd);
+      return;
+    }
+    this.files.set(path, file);
+    if (this.files.size <= this.maxOpen) return;
+    const [oldest, evicted] = this.files.entries().next().value as [string, OpenFile];
+    this.files.delete(oldest);
+    closeSync(evicted.fd);
+  }
+}
+
+/** Whether the file's last byte (of `size`) is not a newline: a write cut short. */
+function endsTorn(fd: number, size: number): boolean {
+  if (size === 0) return false;
+  const last = Buffer.alloc(1);
+  return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a;
+}
+
+/** Writes all of `text` (a regular file may take less than asked, as on a full disk); its byte length. */
+function writeAll(fd: number, text: string): number {
+  const bytes = Buffer.from(text);
+  let written = 0;
+  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+  return bytes.length;
+}
