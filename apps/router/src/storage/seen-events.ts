@@ -53,6 +53,16 @@ export class SeenEvents {
     return this.checkAndRememberAt(keys, this.now());
   }
 
+  /** Whether any of the keys was seen within the TTL; remembers nothing (checkAndRemember does). */
+  seenWithin(keys: string[]): boolean {
+    this.expiring.sweepIfDue();
+    const now = this.now();
+    return keys.some((key) => {
+      const row = this.select.get(key) as { at: number } | undefined;
+      return row !== undefined && now - row.at < this.ttlMs;
+    });
+  }
+
   /** Forgets keys remembered for an event that was not taken after all. */
   forget(keys: string[]): void {
     for (const key of keys) this.forgetOne.run(key);
