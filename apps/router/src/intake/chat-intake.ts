@@ -61,20 +61,13 @@ export class ChatIntake implements PlatformEvents {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly name: string;
 
-  /** One transaction: remembered as seen only if it was stored too. */
-  private readonly storeFirstSeen: (keys: string[], message: ChannelMessage) => StoredMessage | undefined;
-
   private readonly turn: TurnCommit;
   /** Redelivery keys of messages taken whose store is not committed yet (SeenEvents cannot see them). */
   private readonly uncommittedKeys = new Set<string>();
 
   constructor(private readonly deps: ChatIntakeDeps) {
     this.name = deps.adapter.name;
-    const { inbox, seen } = deps;
-    this.turn = TurnCommit.of(inbox.database);
-    this.storeFirstSeen = inbox.database.transaction((keys: string[], message: ChannelMessage) =>
-      seen.checkAndRemember(keys) ? undefined : inbox.store(this.name, message),
-    );
+    this.turn = TurnCommit.of(deps.inbox.database);
   }
 
   message(message: ChannelMessage): Promise<void> {
@@ -98,10 +91,10 @@ export class ChatIntake implements PlatformEvents {
       return;
     }
     for (const key of keys) this.uncommittedKeys.add(key);
+    // One write of the turn's commit (its own savepoint): remembered as seen only if stored too.
     const stored = this.turn.run(() => {
-      const row = this.storeFirstSeen(keys, message);
-      if (!row) throw new Error("redelivered message: taken twice in one turn"); // the check above rules it out
-      return row;
+      this.deps.seen.rememberAll(keys);
+      return this.deps.inbox.store(this.name, message);
     });
     // Handled from now on, so its writes (the request's origin) join this commit; whatever it sends
     // waits for the commit (IncomingMessage.stored).

@@ -63,6 +63,12 @@ export class SeenEvents {
     });
   }
 
+  /** Records the keys as seen now, without checking (the caller checked with `seenWithin`). */
+  rememberAll(keys: string[]): void {
+    const now = this.now();
+    for (const key of keys) this.remember.run(key, now);
+  }
+
   /** Forgets keys remembered for an event that was not taken after all. */
   forget(keys: string[]): void {
     for (const key of keys) this.forgetOne.run(key);
