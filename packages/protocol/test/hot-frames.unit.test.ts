@@ -284,7 +284,7 @@ describe("hot frames: hand-written parsers against their zod schemas", () => {
       fc.property(frames, (frame) => {
         compare(toRaw(frame));
       }),
-      fcParams({ numRuns: 3000 }),
+      fcParams({ numRuns: 1500 }),
     );
   });
 
