@@ -109,12 +109,22 @@ describe("the shared chat layer", () => {
     expect(db.prepare("SELECT count(*) AS n FROM origins").get()).toEqual({ n: 1 });
   });
 
-  it("drops the same message taken twice in one turn (before its first commit)", async () => {
-    const { adapter, layer, delivered } = await startLayer();
-    const twice = [1, 2].map(() => adapter.receive({ id: "7", userId: "u1", chatId: "c1", text: "once" }));
+  it("drops the same message taken twice in one turn, acknowledging the copy only after the commit", async () => {
+    const db = newDb();
+    const turn = TurnCommit.of(db);
+    const { adapter, layer, delivered } = await startLayer({ db });
+    const before = turn.stats.commits;
+    const commitsAtAck: number[] = [];
+    const twice = [1, 2].map(() =>
+      adapter
+        .receive({ id: "7", userId: "u1", chatId: "c1", text: "once" })
+        .then(() => commitsAtAck.push(turn.stats.commits - before)),
+    );
     await Promise.all(twice);
     await layer.drain();
     expect(delivered.length).toBe(1);
+    // Neither copy is acknowledged before the one stored is committed: a crash loses neither.
+    expect(commitsAtAck).toEqual([1, 1]);
   });
 
   it("drops a redelivered message, also after a restart on the same database", async () => {

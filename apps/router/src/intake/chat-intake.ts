@@ -63,7 +63,7 @@ export class ChatIntake implements PlatformEvents {
 
   private readonly turn: TurnCommit;
   /** Redelivery keys of messages taken whose store is not committed yet (SeenEvents cannot see them). */
-  private readonly uncommittedKeys = new Set<string>();
+  private readonly uncommitted = new Map<string, Promise<unknown>>();
 
   constructor(private readonly deps: ChatIntakeDeps) {
     this.name = deps.adapter.name;
@@ -85,24 +85,31 @@ export class ChatIntake implements PlatformEvents {
       `inbox:${this.name}:m:${message.channel.id}:${message.id}`,
       ...(message.dedupeKeys ?? []).map((key) => `inbox:${this.name}:${key}`),
     ];
-    // Seen within the TTL (committed), or taken in a turn whose commit is still to come.
-    if (keys.some((key) => this.uncommittedKeys.has(key)) || this.deps.seen.seenWithin(keys)) {
+    // Taken in a turn whose commit is still to come: acknowledged only once that commit is done (an
+    // earlier ack could lose both copies in a crash); if it fails, this copy fails too, and comes again.
+    const pending = keys.map((key) => this.uncommitted.get(key)).find((commit) => commit !== undefined);
+    if (pending) {
+      await pending;
       this.deps.logger.info({ messageId: message.id }, "redelivered message dropped");
       return;
     }
-    for (const key of keys) this.uncommittedKeys.add(key);
+    if (this.deps.seen.seenWithin(keys)) {
+      this.deps.logger.info({ messageId: message.id }, "redelivered message dropped");
+      return;
+    }
     // One write of the turn's commit (its own savepoint): remembered as seen only if stored too.
     const stored = this.turn.run(() => {
       this.deps.seen.rememberAll(keys);
       return this.deps.inbox.store(this.name, message);
     });
+    for (const key of keys) this.uncommitted.set(key, stored);
     // Handled from now on, so its writes (the request's origin) join this commit; whatever it sends
     // waits for the commit (IncomingMessage.stored).
     this.handleLater(message, stored);
     try {
       await stored;
     } finally {
-      for (const key of keys) this.uncommittedKeys.delete(key);
+      for (const key of keys) this.uncommitted.delete(key);
     }
   }
 
