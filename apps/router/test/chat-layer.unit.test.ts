@@ -11,6 +11,7 @@ import { ChatLayer } from "../src/intake/chat-layer.ts";
 import { createMemoryChatAdapter, type MemoryChatAdapter } from "../src/platforms/memory/memory-adapter.ts";
 import { type Capabilities, PlatformError } from "../src/platforms/platform-adapter.ts";
 import { SEEN_EVENTS_MIGRATION } from "../src/storage/seen-events.ts";
+import { TurnCommit } from "../src/storage/turn-commit.ts";
 
 // The shared chat layer, once, with an in-memory adapter: dedupe, storing before acknowledging,
 // access, group mentions, splitting, the per-chat queue, retries and buttons. Each platform's own
@@ -83,6 +84,47 @@ describe("the shared chat layer", () => {
       chatId: "mem:c1",
       text: "hello",
     });
+  });
+
+  it("handles a message in the turn it came: the handler's writes share its commit, acked after it", async () => {
+    const db = newDb();
+    db.exec("CREATE TABLE origins (message_id TEXT)");
+    const turn = TurnCommit.of(db);
+    const events: string[] = [];
+    const { adapter } = await startLayer({
+      db,
+      deliver: async (message) => {
+        events.push("handling");
+        // As the request's origin is recorded: queued in the turn the message came.
+        await turn.run(() => db.prepare("INSERT INTO origins VALUES (?)").run(message.messageId));
+        await message.stored;
+        events.push("stored");
+      },
+    });
+    const before = turn.stats.commits;
+    await adapter.receive({ userId: "u1", chatId: "c1", text: "hi" }).then(() => events.push("acked"));
+    await waitFor(() => events.includes("stored"));
+    expect(events[0]).toBe("handling"); // before the commit, so its write joined it
+    expect(turn.stats.commits - before).toBe(1);
+    expect(db.prepare("SELECT count(*) AS n FROM origins").get()).toEqual({ n: 1 });
+  });
+
+  it("drops the same message taken twice in one turn, acknowledging the copy only after the commit", async () => {
+    const db = newDb();
+    const turn = TurnCommit.of(db);
+    const { adapter, layer, delivered } = await startLayer({ db });
+    const before = turn.stats.commits;
+    const commitsAtAck: number[] = [];
+    const twice = [1, 2].map(() =>
+      adapter
+        .receive({ id: "7", userId: "u1", chatId: "c1", text: "once" })
+        .then(() => commitsAtAck.push(turn.stats.commits - before)),
+    );
+    await Promise.all(twice);
+    await layer.drain();
+    expect(delivered.length).toBe(1);
+    // Neither copy is acknowledged before the one stored is committed: a crash loses neither.
+    expect(commitsAtAck).toEqual([1, 1]);
   });
 
   it("drops a redelivered message, also after a restart on the same database", async () => {

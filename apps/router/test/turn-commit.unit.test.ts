@@ -69,6 +69,20 @@ describe("TurnCommit", () => {
     expect(committed(reader)).toEqual(["x", "y"]);
   });
 
+  it("a write alone in its turn that throws leaves nothing behind, and the next turn commits", async () => {
+    const { db, reader } = openPair();
+    const turn = TurnCommit.of(db);
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+    const failed = turn.run(() => {
+      insert.run("half-written");
+      throw new Error("refused");
+    });
+    await expect(failed).rejects.toThrow("refused");
+    expect(db.inTransaction).toBe(false);
+    await turn.run(() => insert.run("next"));
+    expect(committed(reader)).toEqual(["next"]);
+  });
+
   it("a failed commit settles every write of the batch as failed: no ack for any of them", async () => {
     const { db, reader } = openPair();
     const turn = TurnCommit.of(db);

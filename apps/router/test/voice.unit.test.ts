@@ -301,6 +301,7 @@ describe("the shared intake with voice notes", () => {
       userId: "mem:u1",
       chatType: "private",
       text: smuggled,
+      stored: expect.any(Promise),
     });
     expect(adapter.textsFor("u1")).toEqual([`🎤 ${smuggled}`]);
     // STT down: a sentence with a Retry button, nothing handed on; pressing it hears the note again.

@@ -21,6 +21,12 @@ export interface IncomingMessage {
   chatType: "private" | "group";
   text: string;
   attachments?: IncomingAttachment[];
+  /**
+   * Settles once the message is stored in router.db (rejects if it could not be). Handling starts
+   * in the turn the message arrived, so its writes (the request's origin) join the store's commit;
+   * nothing leaves for a node or the chat before this settles. Absent: stored already.
+   */
+  stored?: Promise<void>;
 }
 
 /** Where to send: a chat if known, else the user's private chat. */

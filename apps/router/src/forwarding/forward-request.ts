@@ -8,7 +8,8 @@ import { peersOf } from "../registry/peer-nodes.ts";
 import type { Forwarder } from "./forwarder.ts";
 
 // One chat message on its way to one node: where it came from is recorded (a late answer goes back
-// there and nowhere else), and once that record is committed the forward frame is sent. No child
+// there and nowhere else), and once that record and the message itself are committed (usually one
+// commit: IncomingMessage.stored) the forward frame is sent. No child
 // logger per request: the ids to log with are handed back as plain fields (`about`).
 
 export interface ForwardRequestDeps {
@@ -46,6 +47,8 @@ export async function forwardRequest(
     platform: message.platform,
     chatId: message.chatId,
   });
+  // Committed with the origin (handling began in the turn the message came), or before it.
+  await message.stored;
   const reply = deps.forward(
     nodeId,
     {

@@ -107,11 +107,14 @@ export class MessageDispatcher {
   private async accept(message: IncomingMessage): Promise<{ answered: Promise<void> }> {
     const { deps } = this;
     const to: ChatAddress = { platform: message.platform, userId: message.userId, chatId: message.chatId };
-    const answer = (reply: ChatReply) =>
-      deps.chat.sendText(to, reply.text, {
+    // Not before the message is stored (IncomingMessage.stored): a reply never outruns its message.
+    const answer = async (reply: ChatReply) => {
+      await message.stored;
+      return deps.chat.sendText(to, reply.text, {
         replyTo: message.messageId,
         ...(reply.buttons ? { buttons: reply.buttons } : {}),
       });
+    };
     // A companion (the web console) is a chat pushes may name, not where the user's notices move to.
     const latest = deps.chat.adapter(message.platform)?.companion !== true;
     deps.userState.rememberChat(

@@ -30,7 +30,9 @@ import type { ChatInbox, StoredMessage } from "./chat-inbox.ts";
 //  2. the message is stored in router.db — only then does the adapter acknowledge it, so a crash
 //     or restart loses nothing (stored messages not yet handled are handled at the next start);
 //     the store joins the turn's one commit (storage/turn-commit.ts) and `message` resolves, i.e.
-//     the platform is acknowledged, only once that commit is done;
+//     the platform is acknowledged, only once that commit is done. Handling (the steps below)
+//     starts at once, so the request's origin joins that same commit (one commit per message, not
+//     two), but nothing is sent — to the chat, a node, a speech or download service — before it;
 //  3. ids are qualified with the adapter's name; a user the adapter's access rules do not let in
 //     is told their id once, a group message not addressed to the bot is ignored;
 //  4. a voice note is heard (voice/): its transcript, shown back once, is the message text, or the
@@ -59,18 +61,13 @@ export class ChatIntake implements PlatformEvents {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly name: string;
 
-  /** One transaction: remembered as seen only if it was stored too. */
-  private readonly storeFirstSeen: (keys: string[], message: ChannelMessage) => StoredMessage | undefined;
-
   private readonly turn: TurnCommit;
+  /** Redelivery keys of messages taken whose store is not committed yet (SeenEvents cannot see them). */
+  private readonly uncommitted = new Map<string, Promise<unknown>>();
 
   constructor(private readonly deps: ChatIntakeDeps) {
     this.name = deps.adapter.name;
-    const { inbox, seen } = deps;
-    this.turn = TurnCommit.of(inbox.database);
-    this.storeFirstSeen = inbox.database.transaction((keys: string[], message: ChannelMessage) =>
-      seen.checkAndRemember(keys) ? undefined : inbox.store(this.name, message),
-    );
+    this.turn = TurnCommit.of(deps.inbox.database);
   }
 
   message(message: ChannelMessage): Promise<void> {
@@ -88,12 +85,32 @@ export class ChatIntake implements PlatformEvents {
       `inbox:${this.name}:m:${message.channel.id}:${message.id}`,
       ...(message.dedupeKeys ?? []).map((key) => `inbox:${this.name}:${key}`),
     ];
-    const stored = await this.turn.run(() => this.storeFirstSeen(keys, message));
-    if (!stored) {
+    // Taken in a turn whose commit is still to come: acknowledged only once that commit is done (an
+    // earlier ack could lose both copies in a crash); if it fails, this copy fails too, and comes again.
+    const pending = keys.map((key) => this.uncommitted.get(key)).find((commit) => commit !== undefined);
+    if (pending) {
+      await pending;
       this.deps.logger.info({ messageId: message.id }, "redelivered message dropped");
       return;
     }
-    this.handleLater(stored);
+    if (this.deps.seen.seenWithin(keys)) {
+      this.deps.logger.info({ messageId: message.id }, "redelivered message dropped");
+      return;
+    }
+    // One write of the turn's commit (its own savepoint): remembered as seen only if stored too.
+    const stored = this.turn.run(() => {
+      this.deps.seen.rememberAll(keys);
+      return this.deps.inbox.store(this.name, message);
+    });
+    for (const key of keys) this.uncommitted.set(key, stored);
+    // Handled from now on, so its writes (the request's origin) join this commit; whatever it sends
+    // waits for the commit (IncomingMessage.stored).
+    this.handleLater(message, stored);
+    try {
+      await stored;
+    } finally {
+      for (const key of keys) this.uncommitted.delete(key);
+    }
   }
 
   async button(press: ButtonPress): Promise<string> {
@@ -112,7 +129,7 @@ export class ChatIntake implements PlatformEvents {
       attachments: [],
       isMention: true,
     };
-    this.handleLater(this.deps.inbox.store(this.name, message));
+    this.handleLater(message, Promise.resolve(this.deps.inbox.store(this.name, message)));
     return buttonPressedText(result.label);
   }
 
@@ -121,7 +138,7 @@ export class ChatIntake implements PlatformEvents {
     const stored = this.deps.inbox.unhandled(this.name);
     if (stored.length > 0)
       this.deps.logger.info({ count: stored.length }, "handling messages stored before a restart");
-    for (const row of stored) this.handleLater(row);
+    for (const row of stored) this.handleLater(row.message, Promise.resolve(row));
     return stored.length;
   }
 
@@ -130,16 +147,20 @@ export class ChatIntake implements PlatformEvents {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  private handleLater(stored: StoredMessage): void {
+  /** `row` settles once the message is stored (committed); handling does not wait for it, sending does. */
+  private handleLater(message: ChannelMessage, row: Promise<StoredMessage>): void {
+    // Settled by `take` too; this only keeps a failed store from being an unhandled rejection.
+    row.catch(() => {});
     const work = this.perUser
-      .run(stored.message.sender.id, () => this.handle(stored))
+      .run(message.sender.id, () => this.handle(message, row))
       .catch((error: unknown) => this.deps.logger.error({ err: error }, "message handling failed"));
     this.inFlight.add(work);
     void work.finally(() => this.inFlight.delete(work));
   }
 
-  private async handle({ seq, message }: StoredMessage): Promise<void> {
+  private async handle(message: ChannelMessage, row: Promise<StoredMessage>): Promise<void> {
     const { deps } = this;
+    const stored = row.then(() => undefined);
     const userId = this.qualify(message.sender.id);
     const chatId = this.qualify(message.channel.id);
     const to: ChatAddress = { platform: this.name, userId, chatId };
@@ -150,6 +171,7 @@ export class ChatIntake implements PlatformEvents {
         return;
       }
       if (!deps.access.mayUse(userId, message.channel.type)) {
+        await stored;
         deps.logger.warn({ userId }, "message from a user the access rules do not let in");
         // Told once (per TTL), across restarts too.
         if (!deps.seen.checkAndRemember([`refused:${userId}`]))
@@ -157,11 +179,13 @@ export class ChatIntake implements PlatformEvents {
         return;
       }
       if (message.unsupported) {
+        await stored;
         await deps.chat.sendText(to, unsupportedMessageText(message.unsupported), { replyTo: message.id });
         return;
       }
-      const heard = await this.hearVoice(message, userId, to);
+      const heard = await this.hearVoice(message, userId, to, stored);
       if (heard === "told") return;
+      if (message.attachments.length > 0) await stored;
       const { attachments, notes } = heard
         ? { attachments: [], notes: [] }
         : await this.fetchAttachments(message);
@@ -175,9 +199,11 @@ export class ChatIntake implements PlatformEvents {
         chatType: message.channel.type,
         text,
         ...(attachments.length > 0 ? { attachments } : {}),
+        stored,
       });
     } finally {
-      deps.inbox.markHandled(seq);
+      const settled = await row.catch(() => undefined);
+      if (settled) deps.inbox.markHandled(settled.seq); // not stored: the platform sends it again
     }
   }
 
@@ -185,15 +211,16 @@ export class ChatIntake implements PlatformEvents {
    * A voice note, or `/retry` of a kept one: the words to hand on (shown back first), or "told" when
    * the user was only told something; undefined for every other message.
    */
-  private async hearVoice(message: ChannelMessage, userId: string, to: ChatAddress) {
+  private async hearVoice(message: ChannelMessage, userId: string, to: ChatAddress, stored: Promise<void>) {
     const { voice, adapter, chat } = this.deps;
     if (!voice) return undefined;
     const download = adapter.download?.bind(adapter);
-    let heard: Heard;
-    if (message.text.trim().toLowerCase() === RETRY_COMMAND)
-      heard = await voice.retry(this.name, userId, download);
-    else if (VoiceInput.voiceNoteOf(message)) heard = await voice.hear(this.name, userId, message, download);
-    else return undefined;
+    const retry = message.text.trim().toLowerCase() === RETRY_COMMAND;
+    if (!retry && !VoiceInput.voiceNoteOf(message)) return undefined;
+    await stored;
+    const heard: Heard = retry
+      ? await voice.retry(this.name, userId, download)
+      : await voice.hear(this.name, userId, message, download);
     if (heard.kind === "told") {
       const retry = heard.retry ? { buttons: [[{ label: "Retry", command: RETRY_COMMAND }]] } : {};
       await chat.sendText(to, heard.text, { replyTo: message.id, ...retry });

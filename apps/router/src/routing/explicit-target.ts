@@ -39,8 +39,12 @@ function longest(matches: Match[]): Match[] {
   return matches.filter((m) => m.length === best);
 }
 
+/** What every match below begins with: most messages name no node, and build no pattern. */
+const NAMES_A_NODE = /^(?:@|on\s)/i;
+
 export function findExplicitTarget(text: string, nodes: readonly NodeInfo[]): ExplicitTarget | undefined {
   const trimmed = text.trim();
+  if (!NAMES_A_NODE.test(trimmed)) return undefined;
   const byId: Match[] = [];
   const byName: Match[] = [];
   for (const node of nodes) {

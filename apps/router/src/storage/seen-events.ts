@@ -53,6 +53,22 @@ export class SeenEvents {
     return this.checkAndRememberAt(keys, this.now());
   }
 
+  /** Whether any of the keys was seen within the TTL; remembers nothing (checkAndRemember does). */
+  seenWithin(keys: string[]): boolean {
+    this.expiring.sweepIfDue();
+    const now = this.now();
+    return keys.some((key) => {
+      const row = this.select.get(key) as { at: number } | undefined;
+      return row !== undefined && now - row.at < this.ttlMs;
+    });
+  }
+
+  /** Records the keys as seen now, without checking (the caller checked with `seenWithin`). */
+  rememberAll(keys: string[]): void {
+    const now = this.now();
+    for (const key of keys) this.remember.run(key, now);
+  }
+
   /** Forgets keys remembered for an event that was not taken after all. */
   forget(keys: string[]): void {
     for (const key of keys) this.forgetOne.run(key);

@@ -99,20 +99,31 @@ export class TurnCommit {
     const sql = this.statements();
     try {
       sql.begin.run();
-      for (const { write } of batch) {
-        // A savepoint per write, rolled back alone if it throws. (Statements, not db.transaction(),
-        // which builds a new wrapper per call: that showed in the profile.) Writes that use
-        // db.transaction() themselves get a nested savepoint from better-sqlite3.
-        sql.savepoint.run();
+      const [only] = batch;
+      if (batch.length === 1 && only) {
+        // Alone in its transaction: no savepoint needed, a failed write rolls the whole of it back.
         try {
-          outcomes.push({ error: undefined, value: write() });
-          sql.release.run();
+          outcomes.push({ error: undefined, value: only.write() });
         } catch (error) {
-          sql.rollbackTo.run();
-          sql.release.run();
-          outcomes.push({ error: error ?? new Error("write failed"), value: undefined });
+          if (this.db.inTransaction) sql.rollback.run();
+          only.settle(error ?? new Error("write failed"), undefined);
+          return;
         }
-      }
+      } else
+        for (const { write } of batch) {
+          // A savepoint per write, rolled back alone if it throws. (Statements, not db.transaction(),
+          // which builds a new wrapper per call: that showed in the profile.) Writes that use
+          // db.transaction() themselves get a nested savepoint from better-sqlite3.
+          sql.savepoint.run();
+          try {
+            outcomes.push({ error: undefined, value: write() });
+            sql.release.run();
+          } catch (error) {
+            sql.rollbackTo.run();
+            sql.release.run();
+            outcomes.push({ error: error ?? new Error("write failed"), value: undefined });
+          }
+        }
       sql.commit.run();
     } catch (error) {
       // The commit itself failed (disk full, I/O error): nothing of the batch is durable.
