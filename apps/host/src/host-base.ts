@@ -1,5 +1,11 @@
 import { join } from "node:path";
-import { type Clock, type Logger, type SqliteDatabase, systemClock } from "@phonework/runtime";
+import {
+  type Clock,
+  type Logger,
+  type SqliteDatabase,
+  systemClock,
+  WalCheckpoints,
+} from "@phonework/runtime";
 import type { HostConfig } from "./config/host-config.ts";
 import type { ChatOwner } from "./contracts/chat-owner.ts";
 import { Outbox, recipientOf } from "./delivery/outbox.ts";
@@ -32,6 +38,8 @@ export interface HostBase {
   stateDir: string;
   workspace: WorkspaceLayout;
   db: SqliteDatabase;
+  /** state.db's WAL checkpointed on a timer, so no outbox commit pays one (stopped before the close). */
+  checkpoints: WalCheckpoints;
   transaction: <T>(fn: () => T) => T;
   outbox: Outbox;
   channels: Channels;
@@ -61,6 +69,7 @@ export function openHostBase(config: HostConfig, deps: HostDeps): HostBase {
   const stateDir = join(config.DATA_DIR, "host", config.NODE_ID);
   const workspace = new WorkspaceLayout(config.WORKSPACE_DIR ?? join(stateDir, "workspace"));
   const db = openStateDatabase(join(stateDir, "state.db"));
+  const checkpoints = new WalCheckpoints(db, { logger });
   const outbox = new Outbox(db, logger.child({ component: "outbox" }), now);
   const displayName = config.DISPLAY_NAME ?? config.NODE_ID;
   const channels = openChannels({
@@ -128,6 +137,7 @@ export function openHostBase(config: HostConfig, deps: HostDeps): HostBase {
     stateDir,
     workspace,
     db,
+    checkpoints,
     outbox,
     channels,
     sandbox,

@@ -1,7 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { Agent } from "node:https";
 import { join } from "node:path";
-import { type Clock, type Logger, type SqliteDatabase, systemClock } from "@phonework/runtime";
+import {
+  type Clock,
+  type Logger,
+  type SqliteDatabase,
+  systemClock,
+  WalCheckpoints,
+} from "@phonework/runtime";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { AccessPolicy } from "./access/adapter-access.ts";
 import { Admins } from "./access/admins.ts";
@@ -41,7 +47,6 @@ import { registryFrames } from "./registry/registry-frames.ts";
 import { defaultRoutingSteps } from "./routing/default-routing.ts";
 import type { RoutingStep } from "./routing/routing-step.ts";
 import { rpcFrames } from "./rpc/rpc-frames.ts";
-import { WalCheckpoints } from "./storage/wal-checkpoints.ts";
 import { terminalFrames } from "./terminals/terminal-frames.ts";
 import { openUserState } from "./users/legacy-users-file.ts";
 import type { UserStateStore } from "./users/user-state-store.ts";

@@ -1,13 +1,12 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger, openDatabase, type SqliteDatabase } from "@phonework/runtime";
+import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 import { TurnCommit } from "../src/storage/turn-commit.ts";
-import { WalCheckpoints } from "../src/storage/wal-checkpoints.ts";
 
 // The per-turn commit batcher: one commit for a turn's writes, in order, and a promise that settles
-// only after the commit (what every ack waits on); the WAL checkpointed on a timer, not in a commit.
+// only after the commit (what every ack waits on).
 
 const dir = mkdtempSync(join(tmpdir(), "turn-commit-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -116,33 +115,5 @@ describe("TurnCommit", () => {
     expect(committed(reader)).not.toContain("mark-2");
     await expect.poll(() => committed(reader), { timeout: 2000, interval: 10 }).toContain("mark-2");
     expect(turn.stats.commits).toBe(commits + 1);
-  });
-});
-
-describe("WalCheckpoints", () => {
-  it("turns SQLite's checkpoint-in-a-commit off; checkpoints PASSIVE while written to, TRUNCATE once idle", () => {
-    const { db, reader, path } = openPair();
-    const checkpoints = new WalCheckpoints(db, {
-      intervalMs: 3_600_000,
-      logger: createLogger({ level: "silent" }),
-    });
-    try {
-      expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
-      const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
-      for (let i = 0; i < 3000; i++) insert.run(`row-${i}`); // past the 1,000 pages that used to checkpoint
-      reader.close(); // a reader pinning the WAL would make TRUNCATE wait
-      const wal = `${path}-wal`;
-      expect(statSync(wal).size).toBeGreaterThan(1000 * 4096); // nothing checkpointed inside the commits
-      checkpoints.tick(); // written since: PASSIVE
-      expect(checkpoints.stats).toEqual({ passive: 1, truncate: 0 });
-      checkpoints.tick(); // idle for a tick: TRUNCATE
-      expect(checkpoints.stats.truncate).toBe(1);
-      expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0);
-      checkpoints.tick(); // still idle: nothing more to truncate
-      expect(checkpoints.stats.truncate).toBe(1);
-      expect(db.prepare("SELECT count(*) AS n FROM t").get()).toEqual({ n: 3000 });
-    } finally {
-      checkpoints.stop();
-    }
   });
 });

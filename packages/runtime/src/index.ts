@@ -23,3 +23,4 @@ export * from "./socket-text.ts";
 export * from "./sqlite.ts";
 export * from "./startup-error.ts";
 export * from "./token-bucket.ts";
+export * from "./wal-checkpoints.ts";

@@ -1,11 +1,12 @@
-import type { Logger, SqliteDatabase } from "@phonework/runtime";
+import type { Logger } from "./logger.ts";
+import type { SqliteDatabase } from "./sqlite.ts";
 
-// router.db's WAL checkpoints on a schedule instead of inside a commit. SQLite's default copies the
-// WAL back into the database file from inside whichever commit pushes the WAL past 1,000 pages: that
-// commit, and the message waiting on it, pays a checkpoint (with synchronous=NORMAL, the only fsyncs
-// the router does), which was the forwarded p99. Here autocheckpoint is off and a timer runs a
-// PASSIVE checkpoint (never waits for a reader or writer) every interval while there are writes,
-// and a TRUNCATE one (the WAL file back to 0 bytes) once a whole interval passed without any.
+// A database's WAL checkpoints on a schedule instead of inside a commit (router.db and the host's
+// state.db). SQLite's default copies the WAL back into the database file from inside whichever commit
+// pushes the WAL past 1,000 pages: that commit, and the message waiting on it, pays a checkpoint (the
+// database file's fsync on top of the commit's), which was the forwarded p99 on both sides. Here autocheckpoint is off and a
+// timer runs a PASSIVE checkpoint (never waits for a reader or writer) every interval while there are
+// writes, and a TRUNCATE one (the WAL file back to 0 bytes) once a whole interval passed without any.
 
 export interface WalCheckpointOptions {
   intervalMs?: number;
