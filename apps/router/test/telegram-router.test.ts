@@ -1,19 +1,22 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  CleanupScope,
   type FakeTelegram,
   feishuConversation,
   startFakeFeishu,
   startFakeOpenAI,
   waitFor,
 } from "@phonework/testkit";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestHost, tempDataDir } from "./support.ts";
 import {
   fakeTelegram,
   holdNextAnswer,
   logLines,
   portOf,
   type RouterProcess,
+  SECRET,
   scope,
   startHost,
   startRouter,
@@ -21,8 +24,9 @@ import {
   telegramChat,
 } from "./telegram-e2e-support.ts";
 
-// Telegram end to end: `phonework router` and `phonework host` as real processes, the router's
-// grammY talking to the fake Bot API. What a Telegram user sees is read from the fake's transcript.
+// Telegram end to end: `phonework router` and `phonework host` as real processes (the router with
+// three platforms has its hosts in this process), the router's grammY talking to the fake Bot API.
+// What a Telegram user sees is read from the fake's transcript.
 
 const HOOK_SECRET = "hook_Secret-0123456789";
 
@@ -122,9 +126,13 @@ describe("one router serving Feishu, Telegram and the terminal at once", () => {
         platforms: ["feishu", "telegram", "terminal", "console"],
       }),
     );
-    await startHost(router, "fay-box", { SERVES_USERS: "feishu:ou_fay" });
-    await startHost(router, "tom-box", { SERVES_USERS: `telegram:${tom.id}` });
-    await startHost(router, "desk-box", { SERVES_USERS: "terminal:local" });
+    // The router is the process under test here; its hosts run in this one (a host process is about
+    // half a CPU-second to start, and what they answer is the host's code either way).
+    await Promise.all([
+      hostInProcess(router, "fay-box", "feishu:ou_fay"),
+      hostInProcess(router, "tom-box", `telegram:${tom.id}`),
+      hostInProcess(router, "desk-box", "terminal:local"),
+    ]);
     const noModel = (node: string) => new RegExp(`^No model is configured on node "${node}"`);
 
     const fay = feishuConversation(feishu, "ou_fay", "oc_fay");
@@ -175,6 +183,17 @@ describe("one router serving Feishu, Telegram and the terminal at once", () => {
   });
 });
 
+/** A host in this process serving `servesUsers`, dialling the router process; resolves once registered. */
+async function hostInProcess(router: RouterProcess, nodeId: string, servesUsers: string): Promise<void> {
+  startTestHost(router.nodeUrl, {
+    ROUTER_SECRET: SECRET,
+    NODE_ID: nodeId,
+    SERVES_USERS: servesUsers,
+    WORKING_DIR: tempDataDir(),
+  });
+  await router.child.waitForStderr(new RegExp(`"nodeId":"${nodeId}".*"msg":"node registered"`), 20_000);
+}
+
 /** Every update a getUpdates call handed the router. */
 const fetchedUpdateIds = (fake: FakeTelegram, from = 0) =>
   fake
@@ -189,7 +208,21 @@ async function killed(router: RouterProcess): Promise<void> {
 }
 
 describe("a router restart between receiving an update and answering it", () => {
-  /** A router on a fixed public address (the tunnel) with one host whose assistant is a fake model. */
+  // One world for both tests (a router and its host are about a CPU-second to start): a router on a
+  // fixed public address (the tunnel) with one host whose assistant is a fake model. Each test kills
+  // the router at its own moment and starts it again on the same DATA_DIR; the second test kills
+  // the router the first one restarted.
+  const fileScope = new CleanupScope();
+  let world: Awaited<ReturnType<typeof setup>>;
+  beforeAll(async () => {
+    try {
+      world = await setup();
+    } finally {
+      scope.handOver(fileScope);
+    }
+  }, 60_000);
+  afterAll(() => fileScope.run());
+
   async function setup() {
     const fake = await fakeTelegram();
     const model = await startFakeOpenAI();
@@ -197,31 +230,43 @@ describe("a router restart between receiving an update and answering it", () => 
     const alice = fake.user({ first_name: "Alice", username: "alice" });
     const tunnel = await startTunnel();
     const env = { ALLOWED_USERS: String(alice.id) };
-    const router = await startRouter(fake, env);
-    tunnel.target(portOf(router.url));
-    const { dir } = await startHost(
-      { ...router, nodeUrl: `${tunnel.url.replace(/^http/, "ws")}/ws/node` },
-      "box",
-      { SERVES_USERS: String(alice.id), OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-test" },
-    );
+    const first = await startRouter(fake, env);
+    tunnel.target(portOf(first.url));
+    await startHost({ ...first, nodeUrl: `${tunnel.url.replace(/^http/, "ws")}/ws/node` }, "box", {
+      SERVES_USERS: String(alice.id),
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: "sk-test",
+    });
     // Alice has talked to her node: after a restart her messages are for it, once it is back.
     const chat = telegramChat(fake, alice);
     const hello = chat.send("/shell echo hello");
     await chat.waitForBot(/hello/, hello.message?.message_id);
-    /** The same DATA_DIR, behind the same public address; resolves once the host is back. */
-    const restart = async () => {
-      const again = await startRouter(fake, env, router.dataDir);
-      tunnel.target(portOf(again.url));
-      await again.child.waitForStderr(/"nodeId":"box".*"msg":"node registered"/, 20_000);
-      return again;
+    const state = {
+      fake,
+      model,
+      chat,
+      /** The router running now. */
+      router: first,
+      /** Kills the router running now (SIGKILL: nothing of it runs after). */
+      kill: () => killed(state.router),
+      /** The same DATA_DIR, behind the same public address; resolves once the host is back. */
+      restart: async () => {
+        const again = await startRouter(fake, env, first.dataDir);
+        scope.handOver(fileScope); // it outlives this test: the next one kills it
+        state.router = again;
+        tunnel.target(portOf(again.url));
+        await again.child.waitForStderr(/"nodeId":"box".*"msg":"node registered"/, 20_000);
+        return again;
+      },
     };
-    return { fake, model, alice, router, restart, chat, hostDir: dir };
+    return state;
   }
 
   it("stored but not yet handled (killed while fetching its file): handled after the restart, answered once, not fetched again", async () => {
-    const { fake, model, router, restart, chat } = await setup();
+    const { fake, model, chat } = world;
     // The file's getFile hangs: the update is stored and confirmed, its handling has not ended.
     fake.failNext("getFile", { delayMs: 60_000 });
+    const fetchedFiles = fake.callsOf("getFile").length;
     const sent = fake.injectDocument({
       from: chat.user,
       data: "line one\n",
@@ -229,12 +274,14 @@ describe("a router restart between receiving an update and answering it", () => 
       caption: "read my notes",
     });
     await fake.waitForAcknowledged(sent.update_id, 15_000);
-    await waitFor(() => fake.callsOf("getFile").length === 1, { message: "the router fetching the file" });
+    await waitFor(() => fake.callsOf("getFile").length === fetchedFiles + 1, {
+      message: "the router fetching the file",
+    });
     expect(chat.answersTo(sent.message?.message_id ?? -1)).toEqual([]);
-    await killed(router);
+    await world.kill();
     const polledBefore = fake.callsOf("getUpdates").length;
 
-    const again = await restart();
+    const again = await world.restart();
     const answer = await chat.waitForBot(/fake-model: read my notes/);
     expect(answer.replyTo).toBe(sent.message?.message_id);
     expect(logLines(again.child)).toContainEqual(
@@ -255,22 +302,23 @@ describe("a router restart between receiving an update and answering it", () => 
   });
 
   it("forwarded and still being worked on by the node: the node's answer reaches the chat once after the restart", async () => {
-    const { fake, model, router, restart, chat } = await setup();
+    const { fake, model, chat } = world;
+    const asked = model.requests.length; // the first test's
     const { release } = holdNextAnswer(model, "the slow answer");
     const sent = chat.send("a slow question");
-    await waitFor(() => model.requests.length === 1, { message: "the node asking its model" });
+    await waitFor(() => model.requests.length === asked + 1, { message: "the node asking its model" });
     expect(fake.isAcknowledged(sent.update_id)).toBe(true);
-    await killed(router);
+    await world.kill();
     const polledBefore = fake.callsOf("getUpdates").length;
     release(); // the node answers while the router is down: its outbox keeps the answer
 
-    await restart();
+    await world.restart();
     const answer = await chat.waitForBot(/the slow answer/);
     expect(answer.text).toMatch(/^↩️ Late answer to an earlier message:\s+the slow answer$/);
     const later = chat.send("/shell echo later");
     await chat.waitForBot(/later/, later.message?.message_id);
     expect(chat.botMessages().filter((m) => /the slow answer/.test(m.text ?? ""))).toHaveLength(1);
-    expect(model.requests).toHaveLength(1);
+    expect(model.requests).toHaveLength(asked + 1);
     expect(fetchedUpdateIds(fake, polledBefore)).not.toContain(sent.update_id);
   });
 });
