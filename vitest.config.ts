@@ -57,6 +57,7 @@ nodeModule.enableCompileCache?.(process.env.NODE_COMPILE_CACHE);
 
 export default defineConfig({
   test: {
+    experimental: { fsModuleCache: true },
     projects,
     maxWorkers: Number(process.env.TEST_WORKERS ?? 5),
     sequence: { sequencer: LongestFirst },
