@@ -1,14 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  CleanupScope,
   type FakeTelegram,
   feishuConversation,
   startFakeFeishu,
   startFakeOpenAI,
   waitFor,
 } from "@phonework/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startTestHost, tempDataDir } from "./support.ts";
 import {
   fakeTelegram,
@@ -208,21 +207,7 @@ async function killed(router: RouterProcess): Promise<void> {
 }
 
 describe("a router restart between receiving an update and answering it", () => {
-  // One world for both tests (a router and its host are about a CPU-second to start): a router on a
-  // fixed public address (the tunnel) with one host whose assistant is a fake model. Each test kills
-  // the router at its own moment and starts it again on the same DATA_DIR; the second test kills
-  // the router the first one restarted.
-  const fileScope = new CleanupScope();
-  let world: Awaited<ReturnType<typeof setup>>;
-  beforeAll(async () => {
-    try {
-      world = await setup();
-    } finally {
-      scope.handOver(fileScope);
-    }
-  }, 60_000);
-  afterAll(() => fileScope.run());
-
+  /** A router on a fixed public address (the tunnel) with one host whose assistant is a fake model. */
   async function setup() {
     const fake = await fakeTelegram();
     const model = await startFakeOpenAI();
@@ -230,43 +215,31 @@ describe("a router restart between receiving an update and answering it", () => 
     const alice = fake.user({ first_name: "Alice", username: "alice" });
     const tunnel = await startTunnel();
     const env = { ALLOWED_USERS: String(alice.id) };
-    const first = await startRouter(fake, env);
-    tunnel.target(portOf(first.url));
-    await startHost({ ...first, nodeUrl: `${tunnel.url.replace(/^http/, "ws")}/ws/node` }, "box", {
-      SERVES_USERS: String(alice.id),
-      OPENAI_BASE_URL: model.url,
-      OPENAI_API_KEY: "sk-test",
-    });
+    const router = await startRouter(fake, env);
+    tunnel.target(portOf(router.url));
+    const { dir } = await startHost(
+      { ...router, nodeUrl: `${tunnel.url.replace(/^http/, "ws")}/ws/node` },
+      "box",
+      { SERVES_USERS: String(alice.id), OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-test" },
+    );
     // Alice has talked to her node: after a restart her messages are for it, once it is back.
     const chat = telegramChat(fake, alice);
     const hello = chat.send("/shell echo hello");
     await chat.waitForBot(/hello/, hello.message?.message_id);
-    const state = {
-      fake,
-      model,
-      chat,
-      /** The router running now. */
-      router: first,
-      /** Kills the router running now (SIGKILL: nothing of it runs after). */
-      kill: () => killed(state.router),
-      /** The same DATA_DIR, behind the same public address; resolves once the host is back. */
-      restart: async () => {
-        const again = await startRouter(fake, env, first.dataDir);
-        scope.handOver(fileScope); // it outlives this test: the next one kills it
-        state.router = again;
-        tunnel.target(portOf(again.url));
-        await again.child.waitForStderr(/"nodeId":"box".*"msg":"node registered"/, 20_000);
-        return again;
-      },
+    /** The same DATA_DIR, behind the same public address; resolves once the host is back. */
+    const restart = async () => {
+      const again = await startRouter(fake, env, router.dataDir);
+      tunnel.target(portOf(again.url));
+      await again.child.waitForStderr(/"nodeId":"box".*"msg":"node registered"/, 20_000);
+      return again;
     };
-    return state;
+    return { fake, model, alice, router, restart, chat, hostDir: dir };
   }
 
   it("stored but not yet handled (killed while fetching its file): handled after the restart, answered once, not fetched again", async () => {
-    const { fake, model, chat } = world;
+    const { fake, model, router, restart, chat } = await setup();
     // The file's getFile hangs: the update is stored and confirmed, its handling has not ended.
     fake.failNext("getFile", { delayMs: 60_000 });
-    const fetchedFiles = fake.callsOf("getFile").length;
     const sent = fake.injectDocument({
       from: chat.user,
       data: "line one\n",
@@ -274,14 +247,12 @@ describe("a router restart between receiving an update and answering it", () => 
       caption: "read my notes",
     });
     await fake.waitForAcknowledged(sent.update_id, 15_000);
-    await waitFor(() => fake.callsOf("getFile").length === fetchedFiles + 1, {
-      message: "the router fetching the file",
-    });
+    await waitFor(() => fake.callsOf("getFile").length === 1, { message: "the router fetching the file" });
     expect(chat.answersTo(sent.message?.message_id ?? -1)).toEqual([]);
-    await world.kill();
+    await killed(router);
     const polledBefore = fake.callsOf("getUpdates").length;
 
-    const again = await world.restart();
+    const again = await restart();
     const answer = await chat.waitForBot(/fake-model: read my notes/);
     expect(answer.replyTo).toBe(sent.message?.message_id);
     expect(logLines(again.child)).toContainEqual(
@@ -302,23 +273,22 @@ describe("a router restart between receiving an update and answering it", () => 
   });
 
   it("forwarded and still being worked on by the node: the node's answer reaches the chat once after the restart", async () => {
-    const { fake, model, chat } = world;
-    const asked = model.requests.length; // the first test's
+    const { fake, model, router, restart, chat } = await setup();
     const { release } = holdNextAnswer(model, "the slow answer");
     const sent = chat.send("a slow question");
-    await waitFor(() => model.requests.length === asked + 1, { message: "the node asking its model" });
+    await waitFor(() => model.requests.length === 1, { message: "the node asking its model" });
     expect(fake.isAcknowledged(sent.update_id)).toBe(true);
-    await world.kill();
+    await killed(router);
     const polledBefore = fake.callsOf("getUpdates").length;
     release(); // the node answers while the router is down: its outbox keeps the answer
 
-    await world.restart();
+    await restart();
     const answer = await chat.waitForBot(/the slow answer/);
     expect(answer.text).toMatch(/^↩️ Late answer to an earlier message:\s+the slow answer$/);
     const later = chat.send("/shell echo later");
     await chat.waitForBot(/later/, later.message?.message_id);
     expect(chat.botMessages().filter((m) => /the slow answer/.test(m.text ?? ""))).toHaveLength(1);
-    expect(model.requests).toHaveLength(asked + 1);
+    expect(model.requests).toHaveLength(1);
     expect(fetchedUpdateIds(fake, polledBefore)).not.toContain(sent.update_id);
   });
 });

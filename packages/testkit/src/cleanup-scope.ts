@@ -24,14 +24,6 @@ export class CleanupScope {
     return child;
   }
 
-  /**
-   * Hands every step so far to `to` (say, a file's scope run in afterAll): what a test file builds
-   * once in beforeAll outlives the first test, its teardown still newest first.
-   */
-  handOver(to: CleanupScope): void {
-    for (const step of this.steps.splice(0)) to.add(step);
-  }
-
   async run(): Promise<void> {
     for (const step of this.steps.splice(0).reverse()) await step();
   }
