@@ -57,7 +57,6 @@ nodeModule.enableCompileCache?.(process.env.NODE_COMPILE_CACHE);
 
 export default defineConfig({
   test: {
-    experimental: { fsModuleCache: true },
     projects,
     maxWorkers: Number(process.env.TEST_WORKERS ?? 5),
     sequence: { sequencer: LongestFirst },
