@@ -8,14 +8,12 @@ import {
   waitFor,
 } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
-import { startTestHost, tempDataDir } from "./support.ts";
 import {
   fakeTelegram,
   holdNextAnswer,
   logLines,
   portOf,
   type RouterProcess,
-  SECRET,
   scope,
   startHost,
   startRouter,
@@ -23,9 +21,8 @@ import {
   telegramChat,
 } from "./telegram-e2e-support.ts";
 
-// Telegram end to end: `phonework router` and `phonework host` as real processes (the router with
-// three platforms has its hosts in this process), the router's grammY talking to the fake Bot API.
-// What a Telegram user sees is read from the fake's transcript.
+// Telegram end to end: `phonework router` and `phonework host` as real processes, the router's
+// grammY talking to the fake Bot API. What a Telegram user sees is read from the fake's transcript.
 
 const HOOK_SECRET = "hook_Secret-0123456789";
 
@@ -125,13 +122,9 @@ describe("one router serving Feishu, Telegram and the terminal at once", () => {
         platforms: ["feishu", "telegram", "terminal", "console"],
       }),
     );
-    // The router is the process under test here; its hosts run in this one (a host process is about
-    // half a CPU-second to start, and what they answer is the host's code either way).
-    await Promise.all([
-      hostInProcess(router, "fay-box", "feishu:ou_fay"),
-      hostInProcess(router, "tom-box", `telegram:${tom.id}`),
-      hostInProcess(router, "desk-box", "terminal:local"),
-    ]);
+    await startHost(router, "fay-box", { SERVES_USERS: "feishu:ou_fay" });
+    await startHost(router, "tom-box", { SERVES_USERS: `telegram:${tom.id}` });
+    await startHost(router, "desk-box", { SERVES_USERS: "terminal:local" });
     const noModel = (node: string) => new RegExp(`^No model is configured on node "${node}"`);
 
     const fay = feishuConversation(feishu, "ou_fay", "oc_fay");
@@ -181,17 +174,6 @@ describe("one router serving Feishu, Telegram and the terminal at once", () => {
     expect(answeredBy(router.child.stdout())).toEqual(["desk-box"]);
   });
 });
-
-/** A host in this process serving `servesUsers`, dialling the router process; resolves once registered. */
-async function hostInProcess(router: RouterProcess, nodeId: string, servesUsers: string): Promise<void> {
-  startTestHost(router.nodeUrl, {
-    ROUTER_SECRET: SECRET,
-    NODE_ID: nodeId,
-    SERVES_USERS: servesUsers,
-    WORKING_DIR: tempDataDir(),
-  });
-  await router.child.waitForStderr(new RegExp(`"nodeId":"${nodeId}".*"msg":"node registered"`), 20_000);
-}
 
 /** Every update a getUpdates call handed the router. */
 const fetchedUpdateIds = (fake: FakeTelegram, from = 0) =>
