@@ -1,6 +1,13 @@
 import { join } from "node:path";
 import { createLogger } from "@phonework/runtime";
-import { createManualClock, MINUTE, makeTempDir, repoRoot, spawnProcess } from "@phonework/testkit";
+import {
+  bundledScript,
+  createManualClock,
+  MINUTE,
+  makeTempDir,
+  repoRoot,
+  spawnProcess,
+} from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { Outbox } from "../src/delivery/outbox.ts";
 import type { ScheduledJob } from "../src/schedule/job.ts";
@@ -74,8 +81,8 @@ describe("scheduler", () => {
     parts.db.transaction(() => {
       for (let i = 0; i < 300; i++) parts.store.create(message(`job ${i}`, due));
     })();
-    const script = join(repoRoot, "apps", "host", "test", "fixtures", "sweep-race.ts");
-    const racers = [0, 1].map(() => spawnProcess(process.execPath, ["--import", "tsx", script, path]));
+    const script = await bundledScript(join(repoRoot, "apps", "host", "test", "fixtures", "sweep-race.ts"));
+    const racers = [0, 1].map(() => spawnProcess(process.execPath, [script, path]));
     // Both start sweeping at the same moment: once both are up.
     await Promise.all(racers.map((racer) => racer.waitForStderr(/^ready$/m)));
     for (const racer of racers) racer.writeLine("go");

@@ -19,7 +19,6 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket as NodeWebSocket } from "ws";
 import {
-  ARTIFACTS,
   buildTestAssets,
   consoleLinkFor,
   DESKTOP,
@@ -27,6 +26,7 @@ import {
   inViewport,
   launchChromium,
   PHONE,
+  picturePath,
   say,
   screenshot,
   seriousFindings,
@@ -147,7 +147,8 @@ const WIDE = { width: 1280, height: 900 };
 
 /** What the user sees (the viewport, not the whole page): the layout's pictures in artifacts/console/. */
 async function viewShot(page: Page, name: string) {
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+  const path = picturePath(name);
+  if (path) await page.screenshot({ path });
 }
 
 /**
@@ -155,6 +156,8 @@ async function viewShot(page: Page, name: string) {
  * of its own on a wide screen), in artifacts/console/layout-desktop-<view>.png.
  */
 async function paneShot(page: Page, view: string) {
+  const path = picturePath(`layout-desktop-${view}`);
+  if (!path) return;
   const clip = await page.evaluate((selector) => {
     type Box = { left: number; top: number; right: number; bottom: number };
     type Element = { children: ArrayLike<{ getBoundingClientRect(): Box }> };
@@ -174,7 +177,7 @@ async function paneShot(page: Page, view: string) {
       height: Math.max(...boxes.map((box) => box.bottom)) + scrollY - y,
     };
   }, `.pane-${view}`);
-  await page.screenshot({ path: join(ARTIFACTS, `layout-desktop-${view}.png`), clip, fullPage: true });
+  await page.screenshot({ path, clip, fullPage: true });
 }
 
 const message = (page: Page, text: string | RegExp) =>

@@ -15,10 +15,11 @@ import { onCleanup, SECRET, tempDataDir } from "./support.ts";
 
 // The web console under test in a real browser: Debian's chromium driven by playwright-core, one
 // for the whole run (browser-setup.ts). The page is the one the package ships, built once per run
-// by the suite's global setup. Screenshots go to artifacts/console/.
+// by the suite's global setup. Screenshots go to artifacts/console/ when CONSOLE_SCREENSHOTS=1 asks
+// for them (each is a PNG encoded by the browser; a run that only checks the page skips that work).
 
 export const CHROMIUM = CHROMIUM_PATH;
-export const ARTIFACTS = join(repoRoot, "artifacts", "console");
+const ARTIFACTS = join(repoRoot, "artifacts", "console");
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 860 };
 
@@ -114,9 +115,21 @@ export async function waitForLive(page: Page): Promise<void> {
   await page.locator(".link.open").waitFor({ state: "attached" });
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * Where the picture `name` goes in artifacts/console/, or undefined when this run takes none
+ * (CONSOLE_SCREENSHOTS=1 asks for them: `CONSOLE_SCREENSHOTS=1 pnpm test console` redraws the
+ * README's and docs' pictures).
+ */
+export function picturePath(name: string): string | undefined {
+  if (process.env.CONSOLE_SCREENSHOTS !== "1") return undefined;
   mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  return join(ARTIFACTS, `${name}.png`);
+}
+
+/** The whole page, as artifacts/console/<name>.png (when pictures are asked for: picturePath). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const path = picturePath(name);
+  if (path) await page.screenshot({ path, fullPage: true });
 }
 
 /**

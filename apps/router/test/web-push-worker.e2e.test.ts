@@ -1,13 +1,11 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import {
-  ARTIFACTS,
   buildTestAssets,
   consoleLinkFor,
   launchChromium,
   PHONE,
+  picturePath,
   seriousFindings,
   waitForLive,
 } from "./console-support.ts";
@@ -52,8 +50,8 @@ describe("the console's service worker", () => {
     await page.locator(".notifications .push-problem", { hasText: "Choose at least one node." }).waitFor();
     const findings = await seriousFindings(page);
     expect(findings).toEqual([]);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.locator(".notifications").screenshot({ path: join(ARTIFACTS, "notifications-phone.png") });
+    const picture = picturePath("notifications-phone");
+    if (picture) await page.locator(".notifications").screenshot({ path: picture });
 
     const cdp = await context.newCDPSession(page);
     const registrations: { registrationId: string; scopeURL: string }[] = [];

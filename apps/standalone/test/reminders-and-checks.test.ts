@@ -9,7 +9,7 @@ import {
   startFakeOpenAI,
   waitFor,
 } from "@phonework/testkit";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ChatHarness, startHarness } from "./chat-harness.ts";
 
 // Reminders and recurring checks end to end — chat → router → host → SQLite → sweeper →
@@ -48,19 +48,23 @@ async function after(ms: number): Promise<void> {
 const jobs = () => h.app.host.jobs.list("memory:me", true);
 const pushedSince = (count: number) => h.texts().slice(count);
 
-beforeEach(async () => {
+/** A fresh temp dir, model and clock (start() then starts the standalone on them). */
+async function fresh(): Promise<void> {
   dir = makeTempDir();
   model = await startFakeOpenAI({ apiKey: "sk-test" });
   clock = createManualClock(START);
-});
+}
 
-afterEach(async () => {
+async function teardown(): Promise<void> {
   await h?.stop();
   await model.close();
   dir.remove();
-});
+}
 
 describe("reminders and recurring checks", () => {
+  beforeEach(fresh);
+  afterEach(teardown);
+
   it("/remind 10m deploy check — 10 minutes later the message arrives, and only then", async () => {
     await start();
     const reply = await h.ask("/remind 10m deploy check");
@@ -221,42 +225,52 @@ describe("reminders and recurring checks", () => {
     expect(results[1]).toBe('cancelled #1 cancelled — "stretch"');
     expect(results[2]).toBe("Error: there is no scheduled job #99 (/reminders lists yours)");
   });
+});
 
-  describe("bad input gets a clear error and stores nothing", () => {
-    it.each([
-      ["/remind 2026-01-01T09:00 too late", /2026-01-01 09:00 \(Asia\/Shanghai\) is in the past/],
-      ["/remind someday whenever", /cannot read the time "someday"/],
-      ["/remind 10m", /the text is empty/],
-      ["/remind", /^Usage: \/remind <when> <text>/],
-      ["/cancel 42", /there is no scheduled job #42/],
-      ["/cancel soon", /^Usage: \/cancel <id>/],
-    ])("%s", async (command, expected) => {
-      await start();
-      expect(await h.ask(command)).toMatch(expected);
-      expect(jobs()).toEqual([]);
-    });
+// One standalone for every bad input (each case would otherwise start one): each is refused before
+// anything is stored, so no case sees another's; each checks that nothing at all is stored.
+describe("reminders and recurring checks: bad input gets a clear error and stores nothing", () => {
+  beforeAll(async () => {
+    await fresh();
+    await start();
+  });
+  afterAll(teardown);
 
-    it.each([
-      [{ message: "x", every: "10s" }, "repeating every 10s is too often: the minimum interval is 60s"],
-      [{ message: "x", cron: "* * * * * *" }, 'the cron expression "* * * * * *" runs too often'],
-      [{ message: "x", cron: "not a cron" }, 'bad cron expression "not a cron"'],
-      [{ message: "x", delay: "10m", time_zone: "Mars/Base" }, 'unknown time zone "Mars/Base"'],
-      [{ message: "   ", delay: "10m" }, "the text is empty"],
-      [{ message: "x", at: "2020-01-01T00:00Z" }, "is in the past"],
-      [{ message: "x" }, "say when"],
-      [{ message: "x", delay: "10m", max_runs: 2 }, "max_runs needs a recurrence"],
-    ])("schedule %o", async (args, expected) => {
-      await start();
-      model.script({ toolCalls: [{ name: "schedule", arguments: args }] }, { text: "ok" });
-      await h.ask("schedule something");
-      expect(model.toolResults(model.requests[1])[0]).toContain(`Error: nothing was scheduled: `);
-      expect(model.toolResults(model.requests[1])[0]).toContain(expected);
-      expect(jobs()).toEqual([]);
-    });
+  it.each([
+    ["/remind 2026-01-01T09:00 too late", /2026-01-01 09:00 \(Asia\/Shanghai\) is in the past/],
+    ["/remind someday whenever", /cannot read the time "someday"/],
+    ["/remind 10m", /the text is empty/],
+    ["/remind", /^Usage: \/remind <when> <text>/],
+    ["/cancel 42", /there is no scheduled job #42/],
+    ["/cancel soon", /^Usage: \/cancel <id>/],
+  ])("%s", async (command, expected) => {
+    expect(await h.ask(command)).toMatch(expected);
+    expect(jobs()).toEqual([]);
+  });
+
+  it.each([
+    [{ message: "x", every: "10s" }, "repeating every 10s is too often: the minimum interval is 60s"],
+    [{ message: "x", cron: "* * * * * *" }, 'the cron expression "* * * * * *" runs too often'],
+    [{ message: "x", cron: "not a cron" }, 'bad cron expression "not a cron"'],
+    [{ message: "x", delay: "10m", time_zone: "Mars/Base" }, 'unknown time zone "Mars/Base"'],
+    [{ message: "   ", delay: "10m" }, "the text is empty"],
+    [{ message: "x", at: "2020-01-01T00:00Z" }, "is in the past"],
+    [{ message: "x" }, "say when"],
+    [{ message: "x", delay: "10m", max_runs: 2 }, "max_runs needs a recurrence"],
+  ])("schedule %o", async (args, expected) => {
+    const asked = model.requests.length; // the earlier cases'
+    model.script({ toolCalls: [{ name: "schedule", arguments: args }] }, { text: "ok" });
+    await h.ask("schedule something");
+    // The model's second call of this turn carries the tool's result (the last one: the
+    // conversation holds the earlier cases' too).
+    expect(model.requests).toHaveLength(asked + 2);
+    const result = model.toolResults(model.requests[asked + 1]).at(-1);
+    expect(result).toContain(`Error: nothing was scheduled: `);
+    expect(result).toContain(expected);
+    expect(jobs()).toEqual([]);
   });
 
   it("the schedule database is a SQLite file under DATA_DIR", async () => {
-    await start();
     expect(existsSync(join(dir.path, "data", "host", "home-pc", "state.db"))).toBe(true);
   });
 });

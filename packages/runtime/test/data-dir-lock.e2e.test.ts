@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir, type SpawnedProcess, spawnProcess } from "@phonework/testkit";
+import { bundledScript, makeTempDir, type SpawnedProcess, spawnProcess } from "@phonework/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   ConfigError,
@@ -159,14 +159,9 @@ describe("racing real processes over a stale lock", () => {
       join(dir, DATA_DIR_LOCK_FILE),
       JSON.stringify({ pid: await deadPid(), app: "phonework-host", started_at: "", token: "1-stale" }),
     );
+    const racer = await bundledScript(join(import.meta.dirname, "lock-racer.ts"));
     const racers: SpawnedProcess[] = Array.from({ length: 8 }, () =>
-      spawnProcess(process.execPath, [
-        "--import",
-        "tsx",
-        join(import.meta.dirname, "lock-racer.ts"),
-        dir,
-        barrier,
-      ]),
+      spawnProcess(process.execPath, [racer, dir, barrier]),
     );
     cleanups.push(() => {
       for (const racer of racers) racer.kill("SIGKILL");

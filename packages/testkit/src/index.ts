@@ -1,4 +1,5 @@
 export * from "./after-each-test.ts";
+export * from "./bundled-script.ts";
 export * from "./capture-stream.ts";
 export * from "./cleanup-scope.ts";
 export * from "./fake-anthropic.ts";
