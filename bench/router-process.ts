@@ -131,13 +131,17 @@ function traceLongTurns(): void {
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) if (entry.duration >= 10) seen.gcMs += Math.round(entry.duration);
   }).observe({ entryTypes: ["gc"] });
+  let cpu = process.cpuUsage();
   setInterval(() => {
     const now = performance.now();
+    const used = process.cpuUsage(cpu);
+    const cpuMs = Math.round((used.user + used.system) / 1000);
     if (now - last > 50)
       process.stderr.write(
-        `[${process.pid}] long turn: ${Math.round(now - last - 10)} ms at ${Math.round(now - started)} ms ${JSON.stringify(seen)}\n`,
+        `[${process.pid}] long turn: ${Math.round(now - last - 10)} ms at ${Math.round(now - started)} ms ${JSON.stringify({ ...seen, cpuMs })}\n`,
       );
     Object.assign(seen, { accepted: 0, upgrades: 0, registered: 0, gcMs: 0 });
     last = now;
+    cpu = process.cpuUsage();
   }, 10).unref();
 }

@@ -1,18 +1,22 @@
 import { NODE_ID_HEADER } from "@phonework/protocol";
-import { connectFakeNode, type FakeNode, waitFor } from "@phonework/testkit";
+import { connectFakeNode, type FakeNode, makeNodeKey, type NodeKey, waitFor } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { MAX_HANDSHAKES_IN_FLIGHT } from "../src/node-link/handshake-admission.ts";
 import { ADMIN, echo, pairedNode, startPairingRouter } from "./pairing-support.ts";
 import { onCleanup, type TestRouter } from "./support.ts";
 
-// A stranger storms /ws/node from another address: upgrades with no credentials, and upgrades
-// naming a paired node's id (node ids are no secret) that then say nothing. A paired host must
-// still get in within a bound, and chat must still round-trip through it; the silent sockets are
-// dropped by the handshake timeout (HANDSHAKE_TIMEOUT_S).
+// A stranger storms /ws/node from another address: upgrades with no credentials, upgrades naming
+// made-up node ids, upgrades naming a paired node's id (node ids are no secret) that then say
+// nothing, and handshakes naming it with its public key but a signature by another key. A paired
+// host must still get in within a bound, and chat must still round-trip through it; the silent
+// sockets are dropped by the handshake timeout (HANDSHAKE_TIMEOUT_S), the forgeries refused.
 
 const ATTACKER = "127.0.0.77";
+/** The forgeries come from an address of their own: the first one is at its per-address cap. */
+const FORGER = "127.0.0.78";
 const STRANGERS = 300;
+const FORGERS = 40;
 /** What a paired host's reconnect may take while the storm runs (a stale handshake gives way after 1 s). */
 const HOST_BOUND_MS = 3_000;
 const CHAT_BOUND_MS = 1_000;
@@ -61,8 +65,23 @@ async function connectThroughStorm(
   }
 }
 
+/** A stranger's handshake for home-pc with `key`, retried after each 503; the register_error's reason. */
+async function forge(t: TestRouter, key: NodeKey): Promise<string> {
+  for (;;) {
+    try {
+      const node = await connectFakeNode({ url: t.nodeUrl, nodeId: "home-pc", localAddress: FORGER });
+      onCleanup(() => node.kill());
+      const answer = await node.registerWithKey(key, "home-pc");
+      return answer.type === "register_ok" ? "registered!" : String(answer.reason);
+    } catch (error) {
+      if (!String(error).includes("503")) return String(error);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
 describe("handshake storm from a stranger", () => {
-  it("300 strangers' upgrades do not keep a paired host out, nor stop chat; silent sockets are dropped", async () => {
+  it("300 strangers' upgrades and 40 forged signatures do not keep a paired host out, nor stop chat; silent sockets are dropped", async () => {
     const t = await startPairingRouter();
     const paired = await pairedNode(t, "home-pc");
     const key = paired.key;
@@ -70,8 +89,11 @@ describe("handshake storm from a stranger", () => {
     await waitFor(() => t.router.registry.get("home-pc")?.status === "offline");
 
     const storm = Array.from({ length: STRANGERS }, (_, i) =>
-      stranger(t.nodeUrl, i % 2 === 0 ? {} : { [NODE_ID_HEADER]: "home-pc" }),
+      stranger(t.nodeUrl, i % 3 === 0 ? {} : { [NODE_ID_HEADER]: i % 3 === 1 ? `made-up-${i}` : "home-pc" }),
     );
+    // The paired node's public key, signed for by another key: it must fail the signature check.
+    const forgedKey = { privateKey: makeNodeKey().privateKey, publicKey: key.publicKey };
+    const forgeries = Array.from({ length: FORGERS }, () => forge(t, forgedKey));
     const started = Date.now();
     const node = await connectThroughStorm(t, key, "home-pc");
     const hostIn = Date.now() - started;
@@ -84,10 +106,13 @@ describe("handshake storm from a stranger", () => {
     expect(chatRoundTrip).toBeLessThan(CHAT_BOUND_MS);
 
     const outcomes = await Promise.all(storm);
-    const unnamed = outcomes.filter((_, i) => i % 2 === 0);
-    const forged = outcomes.filter((_, i) => i % 2 === 1);
-    // Without a node id: refused before the upgrade, every one.
+    const unnamed = outcomes.filter((_, i) => i % 3 !== 2);
+    const forged = outcomes.filter((_, i) => i % 3 === 2);
+    // Without a node id, or naming one nobody paired: refused before the upgrade, every one.
     expect(unnamed.every((o) => o.status === 401)).toBe(true);
+    // A bad signature never registers: each is refused at its check, however many come at once.
+    const forgedAnswers = await Promise.all(forgeries);
+    expect(forgedAnswers.filter((a) => !a.includes("does not verify"))).toEqual([]);
     // Naming a paired node: never more upgraded than handshakes may be in flight; the rest 503 (or
     // dropped by the per-address cap), each 503 with a Retry-After in 1..5 s.
     const opened = forged.filter((o) => o.status === "open");

@@ -27,8 +27,8 @@ export interface PacerLimits {
 }
 
 export const PACER_DEFAULTS: PacerLimits = {
-  maxReading: 32,
-  perTurn: 32,
+  maxReading: 16,
+  perTurn: 16,
   maxQueued: 1_024,
   maxWaitMs: 3_000,
   staleMs: 1_000,
