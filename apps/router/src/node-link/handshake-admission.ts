@@ -16,7 +16,7 @@ import { TurnShare } from "./turn-share.ts";
 /** Handshakes between an admitted upgrade and the node's registration (or the socket's close). */
 export const MAX_HANDSHAKES_IN_FLIGHT = 64;
 /** Upgrades handed to the WebSocket server in one turn of the event loop. */
-export const HANDSHAKES_PER_TURN = 8;
+export const HANDSHAKES_PER_TURN = 16;
 /** Register frames handled in one turn (each a signature check and a registration, ~0.5 ms). */
 export const REGISTRATIONS_PER_TURN = 8;
 /** When every place is taken, a handshake this old gives its place to a new one. */
