@@ -41,8 +41,8 @@ async function pacedServer(limits: PacerLimits) {
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as { port: number }).port;
-  const client = (request: string | undefined): Client => {
-    const socket = connect({ host: "127.0.0.1", port });
+  const client = (request: string | undefined, localAddress = "127.0.0.1"): Client => {
+    const socket = connect({ host: "127.0.0.1", port, localAddress });
     clients.push(socket);
     let received = "";
     let closed = false;
@@ -63,6 +63,7 @@ describe("the connection pacer", () => {
   it("reads no more request heads per turn than its share, however many arrive at once", async () => {
     const t = await pacedServer({
       maxReading: 4,
+      maxReadingPerAddress: 100,
       perTurn: 4,
       maxQueued: 1_000,
       maxWaitMs: 60_000,
@@ -91,6 +92,7 @@ describe("the connection pacer", () => {
   it("keeps waiting connections unread, refuses past the queue with a static 503, and serves the rest in turn", async () => {
     const t = await pacedServer({
       maxReading: 2,
+      maxReadingPerAddress: 100,
       perTurn: 8,
       maxQueued: 3,
       maxWaitMs: 60_000,
@@ -119,6 +121,7 @@ describe("the connection pacer", () => {
   it("drops a connection silent past staleMs when another is waiting, and not before", async () => {
     const t = await pacedServer({
       maxReading: 1,
+      maxReadingPerAddress: 100,
       perTurn: 8,
       maxQueued: 10,
       maxWaitMs: 60_000,
@@ -137,6 +140,7 @@ describe("the connection pacer", () => {
   it("a slowloris head keeps its place only while nobody waits; a legitimate request then gets through", async () => {
     const t = await pacedServer({
       maxReading: 2,
+      maxReadingPerAddress: 100,
       perTurn: 8,
       maxQueued: 10,
       maxWaitMs: 60_000,
@@ -152,6 +156,7 @@ describe("the connection pacer", () => {
   it("refuses a connection that waited maxWaitMs rather than hand it on", async () => {
     const t = await pacedServer({
       maxReading: 1,
+      maxReadingPerAddress: 100,
       perTurn: 8,
       maxQueued: 10,
       maxWaitMs: 200,
@@ -165,5 +170,22 @@ describe("the connection pacer", () => {
     expect(t.refused).toEqual(["waited too long"]);
     expect(t.requests()).toBe(0);
     expect(silent.closed()).toBe(false);
+  });
+
+  it("one address holds at most its share of places: another's request is read while its silent ones wait", async () => {
+    const t = await pacedServer({
+      maxReading: 8,
+      maxReadingPerAddress: 2,
+      perTurn: 8,
+      maxQueued: 100,
+      maxWaitMs: 60_000,
+      staleMs: 60_000,
+    });
+    const flood = Array.from({ length: 10 }, () => t.client(undefined, "127.0.0.9"));
+    await waitFor(() => flood.every((c) => c.socket.readyState === "open") && t.pacer.waiting === 8);
+    const legit = t.client(REQUEST);
+    await waitFor(() => legit.received().includes("hello"), { timeoutMs: 5_000 });
+    expect(t.refused).toEqual([]); // nobody had to give way: the flood never had more than its 2
+    expect(t.pacer.waiting).toBe(8);
   });
 });

@@ -1,4 +1,5 @@
 import type { Server, Socket } from "node:net";
+import { addressKey } from "./address-key.ts";
 
 // How fast new connections are read. After a router restart thousands of hosts connect at once, and
 // each writes its upgrade request as soon as it is connected: read as they land, thousands of
@@ -11,11 +12,15 @@ import type { Server, Socket } from "node:net";
 // soon give up, and handing them on would spend the router on the dead), they are answered 503 +
 // Retry-After from a static buffer, without a parser or a timer of the HTTP server's spent on them. A connection that says nothing
 // once handed (a stranger's, or slowloris) holds its place until the HTTP server's header timeout,
-// or STALE_MS when others are waiting: the oldest such gives way to the next in line.
+// or STALE_MS when others are waiting: the oldest such gives way to the next in line. One address
+// holds at most MAX_READING_PER_ADDRESS places (trusted proxies excepted): its other connections
+// wait while everyone else's are read, so one script's silent connections cannot fill them.
 
 export interface PacerLimits {
   /** Handed connections whose first request head has not arrived yet. */
   maxReading: number;
+  /** Of those, at most this many from one address (an IPv6 /64 counts as one). */
+  maxReadingPerAddress: number;
   /** Connections handed to the HTTP server in one turn of the event loop. */
   perTurn: number;
   /** Connections waiting to be handed; past this, new ones are refused. */
@@ -28,6 +33,7 @@ export interface PacerLimits {
 
 export const PACER_DEFAULTS: PacerLimits = {
   maxReading: 16,
+  maxReadingPerAddress: 4,
   perTurn: 16,
   maxQueued: 1_024,
   maxWaitMs: 3_000,
@@ -39,6 +45,8 @@ const EXPIRED_PER_TURN = 128;
 
 export interface PacerDeps {
   now: () => number;
+  /** Peers the per-address share does not apply to: trusted proxies, which carry everybody's connections. */
+  exempt?: (address: string) => boolean;
   /** The Retry-After (seconds) of a refusal. */
   retryAfter: () => string;
   /** Told each connection refused because the queue is full, and each stale one dropped. */
@@ -50,6 +58,8 @@ export class ConnectionPacer {
   private readonly queued = new Map<Socket, number>();
   /** Handed connections short of their first request head, oldest first, with when they were handed. */
   private readonly reading = new Map<Socket, number>();
+  /** Places taken per address key (exempt peers are not counted). */
+  private readonly readingPer = new Map<string, number>();
   private handedThisTurn = 0;
   private turnScheduled = false;
   private wakeTimer: NodeJS.Timeout | undefined;
@@ -89,7 +99,7 @@ export class ConnectionPacer {
 
   private arrive(socket: Socket): void {
     if (socket.destroyed) return; // dropped by a listener before this one (the per-address cap)
-    if (this.queued.size === 0 && this.canHand()) {
+    if (this.queued.size === 0 && this.underShare(socket) && this.canHand()) {
       this.hand(socket);
       return;
     }
@@ -111,6 +121,8 @@ export class ConnectionPacer {
     this.handedThisTurn++;
     this.scheduleTurn(); // so the per-turn count starts again next turn
     this.reading.set(socket, this.deps.now());
+    const key = this.shareKey(socket);
+    if (key !== undefined) this.readingPer.set(key, (this.readingPer.get(key) ?? 0) + 1);
     socket.once("close", () => this.doneReading(socket));
     this.handOn(socket);
     // The HTTP server may have taken the socket's stream for its parser; resuming reads into it.
@@ -121,7 +133,28 @@ export class ConnectionPacer {
     // A TLS connection's request names the TLS socket; its TCP socket is what was handed.
     const handed = this.reading.has(socket as Socket) ? socket : (socket as { _parent?: unknown })._parent;
     if (!this.reading.delete(handed as Socket)) return;
+    this.releaseShare(handed as Socket);
     if (this.queued.size > 0) this.scheduleTurn();
+  }
+
+  /** The address key whose share `socket` counts against; undefined for an exempt peer. */
+  private shareKey(socket: Socket): string | undefined {
+    const address = socket.remoteAddress;
+    if (address === undefined || this.deps.exempt?.(address)) return undefined;
+    return addressKey(address);
+  }
+
+  private underShare(socket: Socket): boolean {
+    const key = this.shareKey(socket);
+    return key === undefined || (this.readingPer.get(key) ?? 0) < this.limits.maxReadingPerAddress;
+  }
+
+  private releaseShare(socket: Socket): void {
+    const key = this.shareKey(socket);
+    if (key === undefined) return;
+    const left = (this.readingPer.get(key) ?? 1) - 1;
+    if (left > 0) this.readingPer.set(key, left);
+    else this.readingPer.delete(key);
   }
 
   /** When every place is taken: the oldest, if silent for staleMs, is dropped for one waiting. */
@@ -135,6 +168,7 @@ export class ConnectionPacer {
       return false;
     }
     this.reading.delete(socket);
+    this.releaseShare(socket);
     this.deps.onRefused?.(socket.remoteAddress, "stale");
     socket.destroy();
     return true;
@@ -172,6 +206,7 @@ export class ConnectionPacer {
     }
     if (expired === EXPIRED_PER_TURN) this.scheduleTurn();
     for (const socket of this.queued.keys()) {
+      if (!this.underShare(socket)) continue; // its address has its share: the next one's turn
       if (!this.canHand()) break;
       this.queued.delete(socket);
       this.hand(socket);

@@ -64,6 +64,7 @@ export function createFrontDoor(config: RouterConfig, deps: FrontDoorDeps): Fron
   });
   const pacer = new ConnectionPacer(deps.pacer ?? PACER_DEFAULTS, {
     now,
+    exempt: trusted,
     retryAfter: () => String(1 + Math.floor(Math.random() * RETRY_AFTER_SPREAD_S)),
     onRefused: (address, why) => busy.refused(address, { why }),
   });
