@@ -17,6 +17,8 @@ const ATTACKER = "127.0.0.77";
 const FORGER = "127.0.0.78";
 const STRANGERS = 300;
 const FORGERS = 20;
+/** Handovers of a stale place whose close the client sees after the newcomer's open (see below). */
+const HANDOVER_SLACK = 4;
 /**
  * What a paired host's reconnect may take while the storm runs: a stale handshake gives way after
  * 1 s, and the forgers' retried handshakes compete with the host's (3.1–3.2 s seen with vitest's
@@ -28,7 +30,24 @@ const CHAT_BOUND_MS = 1_000;
 interface Outcome {
   status: number | "open" | "error";
   socket: WebSocket;
+  openedAt?: number;
   closedAt?: number;
+}
+
+/** The most of `outcomes` open at the same moment. */
+function mostOpenAtOnce(outcomes: Outcome[]): number {
+  const edges = outcomes.flatMap((o) => [
+    [o.openedAt ?? 0, 1],
+    [o.closedAt ?? Number.POSITIVE_INFINITY, -1],
+  ]);
+  edges.sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0) || (a[1] ?? 0) - (b[1] ?? 0));
+  let open = 0;
+  let most = 0;
+  for (const [, step] of edges) {
+    open += step ?? 0;
+    most = Math.max(most, open);
+  }
+  return most;
 }
 
 /** One stranger's upgrade: how it was answered; an opened socket stays silent. */
@@ -40,10 +59,16 @@ function stranger(nodeUrl: string, headers: Record<string, string>): Promise<Out
     socket.once("close", () => {
       outcome.closedAt = Date.now();
     });
-    socket.once("open", () => resolve({ ...outcome, status: "open" }));
+    // The same object resolves, so its closedAt is set when the router drops it later.
+    socket.once("open", () => {
+      outcome.status = "open";
+      outcome.openedAt = Date.now();
+      resolve(outcome);
+    });
     socket.once("unexpected-response", (_request, response) => {
       socket.terminate();
-      resolve({ ...outcome, status: response.statusCode ?? 0 });
+      outcome.status = response.statusCode ?? 0;
+      resolve(outcome);
     });
     socket.once("error", () => resolve(outcome));
   });
@@ -121,11 +146,15 @@ describe("handshake storm from a stranger", () => {
     // dropped by the per-address cap), each 503 with a Retry-After in 1..5 s.
     const opened = forged.filter((o) => o.status === "open");
     expect(opened.length).toBeGreaterThan(0);
-    expect(opened.length).toBeLessThanOrEqual(MAX_HANDSHAKES_IN_FLIGHT);
+    // Slowloris: every silent socket is closed by the handshake timeout, or gives its place to a newer one.
+    await waitFor(() => opened.every((o) => o.closedAt !== undefined), { timeoutMs: 5_000 });
+    // Seen from the client, a stale place handed to a newcomer can show the newcomer's 101 before the
+    // old socket's close (the router does both in one turn): a few at most.
+    expect(mostOpenAtOnce(opened)).toBeLessThanOrEqual(MAX_HANDSHAKES_IN_FLIGHT + HANDOVER_SLACK);
     expect(forged.some((o) => o.status === 503)).toBe(true);
     // Slowloris: every silent socket is closed by the handshake timeout, not held.
     await waitFor(() => opened.every((o) => o.socket.readyState === WebSocket.CLOSED), { timeoutMs: 5_000 });
-    expect(Math.max(...opened.map((o) => (o.closedAt ?? 0) - started))).toBeLessThan(
+    expect(Math.max(...opened.map((o) => (o.closedAt ?? 0) - (o.openedAt ?? 0)))).toBeLessThan(
       t.config.HANDSHAKE_TIMEOUT_S * 1000 + 1_500,
     );
     expect(t.router.registry.get("home-pc")?.status).toBe("online");
