@@ -142,16 +142,18 @@ describe("handshake storm from a stranger", () => {
     // A bad signature never registers: each is refused at its check, however many come at once.
     const forgedAnswers = await Promise.all(forgeries);
     expect(forgedAnswers.filter((a) => !a.includes("does not verify"))).toEqual([]);
-    // Naming a paired node: never more upgraded than handshakes may be in flight; the rest 503 (or
-    // dropped by the per-address cap), each 503 with a Retry-After in 1..5 s.
+    // Naming a paired node: never more open at once than one address may hold unvouched (the
+    // per-address cap, below the handshakes in flight, so one address cannot take them all); the
+    // rest dropped when accepted or turned away (the in-flight bound's 503: handshake-admission.unit.test).
     const opened = forged.filter((o) => o.status === "open");
     expect(opened.length).toBeGreaterThan(0);
+    expect(forged.every((o) => o.status === "open" || o.status === 503 || o.status === "error")).toBe(true);
     // Slowloris: every silent socket is closed by the handshake timeout, or gives its place to a newer one.
     await waitFor(() => opened.every((o) => o.closedAt !== undefined), { timeoutMs: 5_000 });
-    // Seen from the client, a stale place handed to a newcomer can show the newcomer's 101 before the
-    // old socket's close (the router does both in one turn): a few at most.
-    expect(mostOpenAtOnce(opened)).toBeLessThanOrEqual(MAX_HANDSHAKES_IN_FLIGHT + HANDOVER_SLACK);
-    expect(forged.some((o) => o.status === 503)).toBe(true);
+    // Seen from the client, a place handed to a newcomer can show the newcomer's 101 before the old
+    // socket's close (the router does both in one turn): a few at most.
+    const bound = Math.min(MAX_HANDSHAKES_IN_FLIGHT, t.config.MAX_CONNECTIONS_PER_ADDRESS);
+    expect(mostOpenAtOnce(opened)).toBeLessThanOrEqual(bound + HANDOVER_SLACK);
     // Slowloris: every silent socket is closed by the handshake timeout, not held.
     await waitFor(() => opened.every((o) => o.socket.readyState === WebSocket.CLOSED), { timeoutMs: 5_000 });
     expect(Math.max(...opened.map((o) => (o.closedAt ?? 0) - (o.openedAt ?? 0)))).toBeLessThan(
