@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { RouterConfigSchema } from "../apps/router/src/config/router-config.ts";
 import { createRouter } from "../apps/router/src/create-router.ts";
 import { openRouterDatabase, routerDatabasePath } from "../apps/router/src/database/router-db.ts";
@@ -105,6 +105,7 @@ async function reportStats(gc: boolean): Promise<void> {
 // first connection can arrive, since a storm starts the moment we listen.
 await router.app.ready();
 loop.enable();
+if (process.env.BENCH_STORM_TRACE) traceLongTurns();
 await router.start();
 report({
   type: "ready",
@@ -112,3 +113,35 @@ report({
   port: Number(new URL(router.nodeUrl).port),
   readyAt: Date.now(),
 });
+
+/**
+ * Diagnostic (BENCH_STORM_TRACE=1): each turn of the loop longer than 40 ms, on stderr, timed from
+ * listening, with what happened since the turn before: connections accepted, upgrades, nodes
+ * registered, and garbage collections of 10 ms or more.
+ */
+function traceLongTurns(): void {
+  const started = performance.now();
+  let last = started;
+  const seen = { accepted: 0, upgrades: 0, registered: 0, gcMs: 0 };
+  router.app.server.on("connection", () => seen.accepted++);
+  router.app.server.on("upgrade", () => seen.upgrades++);
+  router.registry.subscribe((event) => {
+    if (event.type === "online") seen.registered++;
+  });
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) if (entry.duration >= 10) seen.gcMs += Math.round(entry.duration);
+  }).observe({ entryTypes: ["gc"] });
+  let cpu = process.cpuUsage();
+  setInterval(() => {
+    const now = performance.now();
+    const used = process.cpuUsage(cpu);
+    const cpuMs = Math.round((used.user + used.system) / 1000);
+    if (now - last > 50)
+      process.stderr.write(
+        `[${process.pid}] long turn: ${Math.round(now - last - 10)} ms at ${Math.round(now - started)} ms ${JSON.stringify({ ...seen, cpuMs })}\n`,
+      );
+    Object.assign(seen, { accepted: 0, upgrades: 0, registered: 0, gcMs: 0 });
+    last = now;
+    cpu = process.cpuUsage();
+  }, 10).unref();
+}

@@ -48,11 +48,15 @@ export interface SimCounters {
   failedAttempts: number;
   /** Upgrades answered with HTTP 503 (the router throttling handshakes). */
   http503: number;
+  /** Connections refused by the machine (ECONNREFUSED: no router listening yet). */
+  noListener: number;
+  /** Failed attempts by how: an error code, or "closed <code>" after the upgrade. */
+  failures: Record<string, number>;
   registrations: number;
 }
 
 export function emptyCounters(): SimCounters {
-  return { attempts: 0, failedAttempts: 0, http503: 0, registrations: 0 };
+  return { attempts: 0, failedAttempts: 0, http503: 0, noListener: 0, failures: {}, registrations: 0 };
 }
 
 export interface SimHostEvents {
@@ -101,24 +105,31 @@ export class SimHost {
     this.socket = socket;
     if (!this.key) socket.on("open", () => socket.send(registrationFor(this.nodeId)));
     socket.on("message", (data) => this.handle(socket, String(data)));
-    let retryAfterMs = 0;
+    let retryAfterMs: number | undefined;
     socket.on("unexpected-response", (_request, response) => {
       if (response.statusCode === 503) {
         this.counters.http503++;
-        retryAfterMs = retryAfterDelay(response.headers["retry-after"], BACKOFF) ?? 0;
+        failure = "HTTP 503";
+        retryAfterMs = retryAfterDelay(response.headers["retry-after"], BACKOFF);
       }
       socket.terminate();
     });
-    socket.on("error", () => {}); // a close follows
-    socket.on("close", () => {
+    let failure: string | undefined;
+    socket.on("error", (error: NodeJS.ErrnoException) => {
+      failure ??= error.code ?? error.message.slice(0, 40);
+      if (error.code === "ECONNREFUSED") this.counters.noListener++;
+    }); // a close follows
+    socket.on("close", (code) => {
       if (this.registered) {
         this.registered = false;
         this.events.lost(this);
       } else {
         this.counters.failedAttempts++;
+        const how = failure ?? `closed ${code}`;
+        this.counters.failures[how] = (this.counters.failures[how] ?? 0) + 1;
       }
       if (this.stopped) return;
-      const delay = Math.max(reconnectDelay(this.attempt++, BACKOFF), retryAfterMs);
+      const delay = Math.max(reconnectDelay(this.attempt++, BACKOFF), retryAfterMs ?? 0);
       this.retryTimer = setTimeout(() => this.connect(), delay);
     });
   }

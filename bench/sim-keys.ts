@@ -36,6 +36,10 @@ export const simOwner = (nodeId: string) => `memory:user-${nodeId}`;
 
 /** Pairs sim-0 … sim-(count-1) in router.db, each with its own key, as `/pair` and a join would. */
 export function seedPairedHosts(db: SqliteDatabase, count: number): void {
+  // A restarted router finds them already paired: deriving 10,000 keys again would lengthen the
+  // restart the storm measures (the hosts meanwhile back off against a closed port).
+  const last = `sim-${count - 1}`;
+  if (db.prepare("SELECT 1 FROM nodes WHERE node_id = ?").get(last)) return;
   const insert = db.prepare(
     "INSERT OR IGNORE INTO nodes (node_id, display_name, public_key, owner, paired_at) VALUES (?, ?, ?, ?, ?)",
   );

@@ -43,6 +43,18 @@ describe("handshake admission", () => {
     expect(started).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
 
+  it("paces register frames with a share of their own, so upgrades and registrations do not starve each other", async () => {
+    const admission = new HandshakeAdmission(100, 2, Date.now, 2);
+    const ran: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      admission.schedule(() => ran.push(`upgrade ${i}`));
+      admission.scheduleRegistration(() => ran.push(`register ${i}`));
+    }
+    expect(ran).toEqual(["upgrade 0", "register 0", "upgrade 1", "register 1"]);
+    await turn();
+    expect(ran.slice(4).sort()).toEqual(["register 2", "upgrade 2"]);
+  });
+
   it("spreads Retry-After over 1..5 s", () => {
     expect(spreadRetryAfter(() => 0)).toBe("1");
     expect(spreadRetryAfter(() => 0.999)).toBe("5");

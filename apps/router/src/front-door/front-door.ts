@@ -3,6 +3,7 @@ import type { Socket } from "node:net";
 import type { Logger } from "@phonework/runtime";
 import type { RouterConfig } from "../config/router-config.ts";
 import { ConnectionCaps } from "./connection-caps.ts";
+import { ConnectionPacer, PACER_DEFAULTS, type PacerLimits } from "./connection-pacer.ts";
 import { serverFactory } from "./http-server.ts";
 import { defaultMaxConnections, openFilesLimit } from "./open-files-limit.ts";
 import { REFUSAL_LOG_DEFAULTS, RefusalLog } from "./refusal-log.ts";
@@ -12,6 +13,9 @@ import { clientAddress, fastifyTrustProxy, proxyMatcher } from "./trust-proxy.ts
 // are: the HTTP server's timeouts and connection limit, the per-address cap on connections nobody
 // vouched for, and who counts as a proxy. One script from one address can no longer take every
 // file descriptor: it gets MAX_CONNECTIONS_PER_ADDRESS of them, each for a few seconds at most.
+
+/** A refused connection's Retry-After is drawn from 1..this many seconds, so they do not all return together. */
+const RETRY_AFTER_SPREAD_S = 5;
 
 export interface FrontDoor {
   /** For fastify: builds the server with the limits and the cap attached. */
@@ -29,6 +33,8 @@ export interface FrontDoorDeps {
   logger: Logger;
   now: () => number;
   tls: { cert: Buffer; key: Buffer } | undefined;
+  /** How fast new connections are read (default PACER_DEFAULTS). */
+  pacer?: PacerLimits;
   /** The process's open-files limit (default: read from /proc/self/limits). */
   openFiles?: () => number | undefined;
 }
@@ -52,7 +58,19 @@ export function createFrontDoor(config: RouterConfig, deps: FrontDoorDeps): Fron
   });
   const openFiles = deps.openFiles ?? (() => openFilesLimit());
   const maxConnections = config.MAX_CONNECTIONS ?? defaultMaxConnections(openFiles());
+  const busy = new RefusalLog(logger, "connection refused: too many connections waiting to be read", {
+    ...REFUSAL_LOG_DEFAULTS,
+    now,
+  });
+  const pacer = new ConnectionPacer(deps.pacer ?? PACER_DEFAULTS, {
+    now,
+    exempt: trusted,
+    retryAfter: () => String(1 + Math.floor(Math.random() * RETRY_AFTER_SPREAD_S)),
+    onRefused: (address, why) => busy.refused(address, { why }),
+  });
   const setUp = (server: Server) => {
+    // The pacer first: the cap (prepended) then runs before it, on every connection accepted.
+    pacer.attach(server);
     caps.attach(server);
     server.on("drop", (data?: { remoteAddress?: string }) =>
       dropped.refused(data?.remoteAddress, { maxConnections }),

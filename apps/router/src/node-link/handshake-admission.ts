@@ -1,38 +1,48 @@
 import type { Duplex } from "node:stream";
+import { TurnShare } from "./turn-share.ts";
 
 // How many node handshakes the router runs at once, and how many it starts in one turn of the
 // event loop. The token bucket (handshake-throttle.ts) bounds the rate; this bounds the work that
 // can pile up inside one turn and stay in flight: after a router restart thousands of upgrades can
 // land in the same turn, and each one started is a challenge, a key check and a registration the
 // loop owes before it answers chat again. Upgrades past the per-turn share wait for the next turn
-// (setImmediate, so timers and chat I/O run between batches); past the in-flight bound they are
+// (turn-share.ts), and so do register frames past theirs; past the in-flight bound upgrades are
 // refused (503 + Retry-After, spread so the refused do not all come back in the same second).
 // A stranger who names a paired node's id (ids are no secret) and then says nothing would hold a
 // place until the handshake timeout; when all places are taken, the oldest handshake that has had
 // STALE_HANDSHAKE_MS since its upgrade started is dropped for the newcomer — a host answers the
 // challenge in milliseconds.
 
-/** Handshakes between an admitted upgrade and the node's registration (or the socket's close). */
-export const MAX_HANDSHAKES_IN_FLIGHT = 64;
+/**
+ * Handshakes between an admitted upgrade and the node's registration (or the socket's close). The
+ * work of one turn is bounded by the shares per turn, not by this: it bounds what waits on hosts'
+ * answers (at 64, a storm's 10,000 hosts, slow to answer, came back in 82–88 s instead of 27 s).
+ */
+export const MAX_HANDSHAKES_IN_FLIGHT = 256;
 /** Upgrades handed to the WebSocket server in one turn of the event loop. */
 export const HANDSHAKES_PER_TURN = 16;
+/** Register frames handled in one turn (each a signature check and a registration, ~0.5 ms). */
+export const REGISTRATIONS_PER_TURN = 8;
 /** When every place is taken, a handshake this old gives its place to a new one. */
 export const STALE_HANDSHAKE_MS = 1_000;
 /** Retry-After for a refused upgrade is drawn from 1..this many seconds. */
 export const RETRY_AFTER_SPREAD_S = 5;
 
 export class HandshakeAdmission {
-  private startedThisTurn = 0;
-  private turnReset = false;
-  private readonly waiting: Array<() => void> = [];
+  private readonly upgrades: TurnShare;
+  private readonly registrations: TurnShare;
   /** The sockets holding a place, oldest first, with when they took it. */
   private readonly holders = new Map<Duplex, number>();
 
   constructor(
     private readonly maxInFlight = MAX_HANDSHAKES_IN_FLIGHT,
-    private readonly perTurn = HANDSHAKES_PER_TURN,
+    perTurn = HANDSHAKES_PER_TURN,
     private readonly now: () => number = Date.now,
-  ) {}
+    registrationsPerTurn = REGISTRATIONS_PER_TURN,
+  ) {
+    this.upgrades = new TurnShare(perTurn);
+    this.registrations = new TurnShare(registrationsPerTurn);
+  }
 
   /** Handshakes admitted and not yet registered or closed. */
   get active(): number {
@@ -69,29 +79,18 @@ export class HandshakeAdmission {
     return true;
   }
 
-  /** Runs `start` in this turn if its share is not used up, else in a later turn. */
+  /** Runs `start` (an upgrade) in this turn if its share is not used up, else in a later turn. */
   schedule(start: () => void): void {
-    if (this.startedThisTurn < this.perTurn && this.waiting.length === 0) {
-      this.startedThisTurn++;
-      this.resetAtNextTurn();
-      start();
-      return;
-    }
-    this.waiting.push(start);
-    this.resetAtNextTurn();
+    this.upgrades.schedule(start);
   }
 
-  private resetAtNextTurn(): void {
-    if (this.turnReset) return;
-    this.turnReset = true;
-    setImmediate(() => {
-      this.turnReset = false;
-      this.startedThisTurn = 0;
-      const batch = this.waiting.splice(0, this.perTurn);
-      this.startedThisTurn = batch.length;
-      if (this.waiting.length > 0 || batch.length > 0) this.resetAtNextTurn();
-      for (const start of batch) start();
-    });
+  /**
+   * Runs `register` (a node's register frame: its key checked, the node attached) in this turn if
+   * its share is not used up, else in a later turn. Upgrades and registrations have a share each:
+   * the registrations of MAX_HANDSHAKES_IN_FLIGHT hosts can all land in one turn.
+   */
+  scheduleRegistration(register: () => void): void {
+    this.registrations.schedule(register);
   }
 }
 

@@ -54,6 +54,8 @@ export interface SocketOrigin {
   namedNode: string | undefined;
   /** Told once the node has registered: the connection is no stranger's any more. */
   onRegistered?: () => void;
+  /** When the register frame is handled: now, or in a later turn (HandshakeAdmission.scheduleRegistration). */
+  paceRegistration?: (register: () => void) => void;
 }
 
 export class NodeHandshake {

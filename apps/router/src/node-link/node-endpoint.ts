@@ -56,6 +56,7 @@ export function registerNodeEndpoint(
         admission?.release(request.raw.socket);
         vouch(request.raw.socket);
       },
+      ...(admission ? { paceRegistration: (register) => admission.scheduleRegistration(register) } : {}),
     });
   });
 }

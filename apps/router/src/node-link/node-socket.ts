@@ -12,6 +12,9 @@ import { rawText } from "./raw-text.ts";
 
 export type { SocketOrigin } from "./handshake.ts";
 
+/** Frames a socket may send after its register and before the router has answered it. */
+const MAX_WAITING_FRAMES = 8;
+
 /** Frames the socket answers itself. */
 type LinkFrame = Extract<HostFrame, { type: "register" | "pong" }>;
 /** Frames a feature handles: every other frame a host sends. */
@@ -59,9 +62,14 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, orig
     receive = frameReceiver(live, liveLog, ctx);
   });
 
+  // Answered (a probe) or refused and closing: nothing it sends now can register.
+  const deaf = () => handshake.probed || (!connection && socket.readyState !== socket.OPEN);
+  const handle = (raw: string) => (receive ? receive(raw) : handshake.receive(raw));
+  /** Frames that came while the first one waits for its turn (see SocketOrigin.paceRegistration). */
+  let waiting: string[] | undefined;
+
   socket.on("message", (data, isBinary) => {
-    // Answered (a probe) or refused and closing: nothing it sends now can register.
-    if (handshake.probed || (!connection && socket.readyState !== socket.OPEN)) return;
+    if (deaf()) return;
     if (isBinary) {
       if (connection)
         connection.send({ type: "error", code: "BAD_FRAME", message: "binary frames are not supported" });
@@ -69,8 +77,21 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, orig
       return;
     }
     const raw = rawText(data);
-    if (receive) receive(raw);
-    else handshake.receive(raw);
+    if (waiting) {
+      if (waiting.push(raw) > MAX_WAITING_FRAMES)
+        socket.close(CloseCode.POLICY_VIOLATION, "frames sent before the register was answered");
+      return;
+    }
+    if (receive || !origin.paceRegistration) {
+      handle(raw);
+      return;
+    }
+    waiting = [raw];
+    origin.paceRegistration(() => {
+      const frames = waiting ?? [];
+      waiting = undefined;
+      for (const frame of frames) if (!deaf()) handle(frame);
+    });
   });
 
   socket.on("close", (code, reason) => {

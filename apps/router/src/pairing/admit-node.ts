@@ -31,9 +31,12 @@ export function admitNode(frame: RegisterFrame, ctx: AdmissionContext): Admissio
       };
     return { ok: true, paired: undefined, joined: false };
   }
-  if (!signatureValid(ctx.nonce, nodeId, auth.public_key, auth.signature))
-    return { ok: false, reason: "the signature over the router's challenge does not verify" };
+  const badSignature = {
+    ok: false,
+    reason: "the signature over the router's challenge does not verify",
+  } as const;
   if (auth.join_code !== undefined) {
+    if (!signatureValid(ctx.nonce, nodeId, auth.public_key, auth.signature)) return badSignature;
     const code = readJoinCode(auth.join_code);
     if (!code || code.nodeId !== nodeId) return { ok: false, reason: "malformed join code" };
     const redeemed = ctx.store.redeemJoinCode(
@@ -52,5 +55,7 @@ export function admitNode(frame: RegisterFrame, ctx: AdmissionContext): Admissio
   if (paired.revokedAt !== undefined) return { ok: false, reason: `node ${nodeId} was revoked` };
   if (paired.publicKey !== auth.public_key)
     return { ok: false, reason: `another key is paired for node ${nodeId}` };
+  // Last, as the one costly check (~0.1 ms): a key the table already refuses is not verified.
+  if (!signatureValid(ctx.nonce, nodeId, auth.public_key, auth.signature)) return badSignature;
   return { ok: true, paired, joined: false };
 }
