@@ -1,5 +1,6 @@
 import type { RegisterFrame } from "@phonework/protocol";
 import type { PairedNode } from "../pairing/node-store.ts";
+import { begins, nameKey } from "./name-index.ts";
 import type { NodeInfo } from "./node-info.ts";
 import { nodeAudience } from "./node-registry.ts";
 
@@ -9,26 +10,19 @@ import { nodeAudience } from "./node-registry.ts";
 // catches "@Home PC files list"), so such a name is refused at register, saying why. Ids are
 // given by an admin at pairing and always win over display names (explicit-target.ts).
 
-/** What `@name` may be followed by (explicit-target.ts reads the same). */
-const SEPARATOR = /^[\s:,，：]/;
-
-/** `name` is `other`, or `other` followed by a separator and more. */
-const begins = (name: string, other: string) =>
-  name === other || (name.startsWith(other) && SEPARATOR.test(name.slice(other.length)));
-
 /** Why this node may not use its display name, or undefined when it may. */
 export function displayNameRefusal(
-  registry: { list(): NodeInfo[] },
+  registry: { nameCandidates(wanted: string): NodeInfo[] },
   frame: RegisterFrame,
   paired: PairedNode | undefined,
 ): string | undefined {
-  const wanted = frame.display_name.trim().toLowerCase();
+  const wanted = nameKey(frame.display_name);
   if (wanted === frame.node_id.toLowerCase()) return undefined;
   const audience = nodeAudience(frame.serves_users, paired);
-  for (const other of registry.list()) {
+  for (const other of registry.nameCandidates(wanted)) {
     if (other.nodeId === frame.node_id || !sharesAUser(audience, other.servesUsers)) continue;
     const id = other.nodeId.toLowerCase();
-    const name = other.displayName.trim().toLowerCase();
+    const name = nameKey(other.displayName);
     const why = begins(wanted, id)
       ? `it ${wanted === id ? "is" : "begins with"} "${other.nodeId}", the id of another node`
       : begins(wanted, name)

@@ -1,6 +1,7 @@
 import type { RegisterFrame, RouterFrame, SessionSummary } from "@phonework/protocol";
 import type { Clock } from "@phonework/runtime";
 import type { PairedNode } from "../pairing/node-store.ts";
+import { NameIndex } from "./name-index.ts";
 import type { NodeInfo } from "./node-info.ts";
 import { servesUser } from "./node-info.ts";
 
@@ -60,6 +61,8 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
   /** Offline nodes without a pairing, oldest first (the order they went offline). */
   private readonly unpairedOffline = new Set<string>();
   private readonly listeners = new Set<(event: RegistryEvent<C>) => void>();
+  /** Every listed node's id and display name, for the display-name rule. */
+  private readonly names = new NameIndex();
 
   constructor(private readonly clock: Clock) {}
 
@@ -72,6 +75,7 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
   addPaired(paired: PairedNode): void {
     if (this.entries.has(paired.nodeId)) return;
     const seen = paired.lastSeen ?? paired.pairedAt;
+    this.names.set(paired.nodeId, paired.displayName);
     this.entries.set(paired.nodeId, {
       connection: undefined,
       requested: [],
@@ -127,6 +131,7 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
       lastSeen: now,
     };
     this.entries.set(frame.node_id, { info, connection, requested: frame.serves_users });
+    this.names.set(frame.node_id, frame.display_name);
     this.unpairedOffline.delete(frame.node_id);
     const returning = previous?.info.status === "offline";
     this.emit({ type: "online", node: info, connection, returning, joined });
@@ -162,6 +167,7 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
     const entry = this.entries.get(nodeId);
     if (!entry || entry.connection) return false;
     this.entries.delete(nodeId);
+    this.names.remove(nodeId);
     this.unpairedOffline.delete(nodeId);
     return true;
   }
@@ -174,6 +180,7 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
     if (oldest === undefined) return;
     this.unpairedOffline.delete(oldest);
     this.entries.delete(oldest);
+    this.names.remove(oldest);
   }
 
   touch(nodeId: string): void {
@@ -198,6 +205,21 @@ export class NodeRegistry<C extends LiveConnection = LiveConnection> implements 
 
   connection(nodeId: string): C | undefined {
     return this.entries.get(nodeId)?.connection;
+  }
+
+  /** The nodes whose id or display name could clash with `wanted` (lowercased, trimmed), see name-index.ts. */
+  nameCandidates(wanted: string): NodeInfo[] {
+    const found: NodeInfo[] = [];
+    for (const id of this.names.candidates(wanted)) {
+      const info = this.entries.get(id)?.info;
+      if (info) found.push(info);
+    }
+    return found;
+  }
+
+  /** How many nodes are listed (the name index holds as many). */
+  get size(): { listed: number; named: number } {
+    return { listed: this.entries.size, named: this.names.size };
   }
 
   list(): NodeInfo[] {
