@@ -100,7 +100,7 @@ describe("display names through the registry's name index", () => {
       registry.attach(register(`junk-${i}`, `Junk ${i}`), 3, connection);
       return connection;
     });
-    connections.forEach((connection, i) => registry.detach(`junk-${i}`, connection));
+    for (const [i, connection] of connections.entries()) registry.detach(`junk-${i}`, connection);
     expect(registry.size).toEqual({ listed: 100, named: 100 }); // the 50 oldest offline evicted from both
     expect(registry.nameCandidates("junk 0")).toEqual([]);
     expect(registry.nameCandidates("junk 149").map((node) => node.nodeId)).toEqual(["junk-149"]);

@@ -33,9 +33,9 @@ export class NameIndex {
     const keys = new Set([`id:${nodeId.toLowerCase()}`, `name:${name}`]);
     for (const start of namesBegunBy(name)) keys.add(`begun:${start}`);
     for (const key of keys) {
-      let ids = this.nodesBy.get(key);
-      if (!ids) this.nodesBy.set(key, (ids = new Set()));
+      const ids = this.nodesBy.get(key) ?? new Set<string>();
       ids.add(nodeId);
+      this.nodesBy.set(key, ids);
     }
     this.keysOf.set(nodeId, [...keys]);
   }
