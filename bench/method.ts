@@ -92,7 +92,46 @@ export const METHOD = `
   things tried and not kept: starting to read new connections a few per turn (the burst is data on
   connections already open, so it did not help), and refilling the handshake bucket once per turn (peak
   0.7–1.2 s, but so many more 503s that re-registration took 26–39 s). Re-registration time is dominated
-  by the hosts' own backoff (exponential with full jitter), not by the router. *Idle RSS and start-up:* what is
+  by the hosts' own backoff (exponential with full jitter), not by the router. *Storm, issue 35 second
+  pass:* what a long turn holds was traced (\`BENCH_STORM_TRACE=1\` prints each gap of the new router's
+  loop over 40 ms with the connections accepted, upgrades, registrations, GC and the process's CPU in it):
+  before, the longest turn at 3,000 hosts read 1,204 upgrades at once (1.05 s, 355 ms of CPU) — connections
+  accepted in earlier turns whose requests all landed together. Now the server accepts connections paused
+  (\`pauseOnConnect\`, \`front-door/connection-pacer.ts\`) and gives them to the HTTP server 16 per turn while
+  fewer than 16 handed ones are short of their first request head; the rest wait unread (past 1,024
+  waiting, or 3 s, a static 503 + Retry-After, no parser spent), a handed connection silent for 1 s
+  gives way to one waiting, and one address holds at most 4 of the 16 places (trusted proxies excepted:
+  without that share the front-door flood's silent connections took them all, and a paired host's
+  reconnect during it took up to 12 s; with it \`pnpm bench front-door\` meets its 5 targets again). Upgrades still start 16 per turn, and register frames (the key check and the
+  registration, which came 30–60 to a turn once the in-flight handshakes answered together) are now handled
+  8 per turn. Same machine, same load (5–12 on 2 cores), 3,000 hosts, before → after: peak delay 1,063 and
+  1,827 ms → 454 (heads/upgrades/registrations per turn 32/16/16) and 162 ms (16/8/8; upgrades went back to
+  16, as 8 made a paired host wait longer for a stale place in the stranger-storm test); all back 30.9 and 35.0 s → 25.6 and 23.8 s; 503s
+  2,521 and 2,285 → 2,533 and 1,542 (with the per-address share: 475 ms, 25.9 s, 2,238 503s, the 475 ms
+  a 404 ms gap with 20 ms of CPU in it). With the work of a turn bounded by the shares, the handshakes in
+  flight went from 64 to 256: at 64, 10,000 hosts (slow to answer the challenge, all in one process) came
+  back in 82–88 s with 33,000–37,000 503s; at 256, in 27.0 s, peak 93.8 ms, p99 31.7 ms, chat max 200 ms,
+  10,198 503s (load 3.5–4.8, 10,000 only); in \`pnpm bench storm\` right after (1,000 then 10,000, load
+  2.8–4.5): 52.6 s, peak 204.5 ms, p99 50.7 ms, chat p50 19.7 / max 1,013 ms, 10,334 503s; 1,000 hosts
+  29.1 s with no 503 (all 2,618 failures ECONNREFUSED during the 2.2 s start), peak 40.7 ms. One per-address
+  cap (128) now sits below the in-flight bound, so one address cannot take every handshake place. Under that load most remaining long gaps are the process not being
+  scheduled (a 150–400 ms gap with 0–25 ms of CPU in it) or a major GC with 10,000 sockets on the heap;
+  the most CPU in one gap is now ~65 ms, against 355 ms before. *Small storms* come back in the time the
+  hosts' backoff takes: every failed attempt at 1,000 hosts was ECONNREFUSED while the new router started
+  (1–7 s here: tsx compiling the sources under load; the bench re-derived 10,000 keys at each start, now
+  only at the first), against ~0–120 503s; by then a host's jittered backoff is 4–16 s. Tried and not
+  kept: a 503 with Retry-After not growing the host's backoff (hosts came back every 1–10 s whatever the
+  router's pace; under load only 280 of 10,000 were back after 90 s, 65,000 503s); a FIFO queue with no
+  wait bound (clients gave up at their 10 s handshake timeout while waiting, so the router handed on dead
+  connections). Not tried: a smaller listen backlog (it moves the queue into the kernel, whose overflow
+  costs the client a 1 s SYN retry, and the accept loop is not where the time goes: 0–36 accepts per long
+  gap); \`UV_TCP_SINGLE_ACCEPT\` (libuv still reads it at the first listen, but it only sleeps 1 ns between
+  accepts inside the same loop, for other processes sharing the socket: one process accepts as much).
+  *Key handshake CPU* is the Ed25519 verify: \`openssl speed ed25519\` gives 0.16 ms per verify here under
+  load, and the JavaScript around it (payload, base64, the parsed-key lookup) ~1.5 µs, so 0.13 ms is at
+  the floor of OpenSSL on this CPU. The figure is now measured before the router and the simulated hosts
+  start (it was measured while the router derived 10,000 keys on the other core). The key check now runs
+  last in admission, so a paired id presented with another key, a revoked or an unknown id costs no verify. *Idle RSS and start-up:* what is
   loaded is what is needed (the Feishu SDK, openai, pino-pretty and the YAML parser load only when used;
   the host likewise for the MCP SDK, openai and mime-types), and the pure JavaScript every start loads
   (fastify's tree, zod, pino, ws, commander…) is bundled into the CLI by \`pnpm build\`: with those ~340
