@@ -8,5 +8,8 @@ export const CHROMIUM_ARGS = [
   // The router under test listens on loopback, a real one on a public address: without this a
   // page chromium files as public (a blob opened in a new tab) could not reach the router, and a
   // test of what such a page can do would pass for a reason no real attack meets.
-  "--disable-features=LocalNetworkAccessChecks",
+  // The WebUI omnibox popups: headless chromium builds them for every new window (each browser
+  // context's first page) in a renderer of their own, about 1 CPU-s apiece, and no test has an
+  // address bar to type in. (One list: chromium keeps only the last --disable-features.)
+  `--disable-features=${["LocalNetworkAccessChecks", "WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "WebUIOmniboxFullPopup"].join(",")}`,
 ];

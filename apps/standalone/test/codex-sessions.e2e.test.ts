@@ -83,15 +83,24 @@ describe("Codex sessions (real codex app-server, fake model)", () => {
     expect(model.userTexts(last).at(-1)).toContain("and now?");
     // Codex's token counts (the fake's 10 in, 5 out a response) reach /usage, by project: as many
     // responses as Codex asked for (three, or four when it asks again after the tool's output).
-    const responses = model.requests.length;
-    expect(responses).toBeGreaterThanOrEqual(3);
-    const usage = await h.ask("/usage", (t) => t.startsWith("📊"));
-    expect(usage).toMatch(
+    // That fourth request may still be on its way when the second answer arrives: /usage is asked
+    // again until it counts every response the model has given by then, and no more.
+    const byProject = (responses: number) =>
       new RegExp(
         `^ {2}coding sessions · demo\\s+${10 * responses} in · ${5 * responses} out · 2 calls$`,
         "m",
-      ),
+      );
+    let usage = "";
+    await waitFor(
+      async () => {
+        const responses = model.requests.length;
+        usage = await h.ask("/usage", (t) => t.startsWith("📊"));
+        return model.requests.length === responses && byProject(responses).test(usage);
+      },
+      { message: "/usage to count every response of the model", timeoutMs: 20_000, intervalMs: 200 },
     );
+    expect(model.requests.length).toBeGreaterThanOrEqual(3);
+    expect(usage).toMatch(byProject(model.requests.length));
   });
 
   it("an approval request reaches the chat and /approve lets the turn finish", async () => {
