@@ -6,7 +6,7 @@ import { BUTTONS_MIGRATION, ButtonStore } from "../src/chat/button-store.ts";
 import { ChatHub } from "../src/chat/chat-hub.ts";
 import type { IncomingMessage } from "../src/chat/chat-types.ts";
 import { DEFAULT_RETRY } from "../src/chat/send-retry.ts";
-import { CHAT_INBOX_MIGRATION } from "../src/intake/chat-inbox.ts";
+import { CHAT_INBOX_MIGRATION, CHAT_INBOX_REQUEST_KEY_MIGRATION } from "../src/intake/chat-inbox.ts";
 import { ChatLayer } from "../src/intake/chat-layer.ts";
 import { createMemoryChatAdapter, type MemoryChatAdapter } from "../src/platforms/memory/memory-adapter.ts";
 import { type Capabilities, PlatformError } from "../src/platforms/platform-adapter.ts";
@@ -24,7 +24,12 @@ afterEach(() => {
 
 function newDb(): SqliteDatabase {
   const db = openDatabase(":memory:", {
-    migrations: [SEEN_EVENTS_MIGRATION, CHAT_INBOX_MIGRATION, BUTTONS_MIGRATION],
+    migrations: [
+      SEEN_EVENTS_MIGRATION,
+      CHAT_INBOX_MIGRATION,
+      CHAT_INBOX_REQUEST_KEY_MIGRATION,
+      BUTTONS_MIGRATION,
+    ],
   });
   dbs.push(db);
   return db;

@@ -104,6 +104,24 @@ describe("pushes from a node", () => {
     expect(t.chat.sent.some((m) => m.text.includes("spam"))).toBe(false);
   });
 
+  it("an answer whose delivery id was shown before (a request forwarded again after a restart, its first answer shown late) ends that request's wait silently", async () => {
+    const t = await setup({ REQUEST_TIMEOUT_S: 0.5 });
+    t.node.send(notify("reply-1", { text: "the answer" }));
+    await t.node.inbox.next("push_ack", (f) => f.delivery_id === "reply-1");
+    t.chat.receive({ userId: ADMIN, text: "asked again" });
+    const forward = await t.node.inbox.next("forward");
+    t.node.send({ type: "forward_response", id: forward.id, delivery_id: "reply-1", text: "the answer" });
+    await waitFor(() =>
+      t.logs().some((line) => line.msg === "answer shown before, as a late answer; nothing more to show"),
+    );
+    await waitFor(() => t.node.inbox.ofType("push_ack").length === 2);
+    // Not waited for any more: no timeout to tell, and the answer is in the chat once.
+    t.chat.receive({ userId: ADMIN, text: "/nodes" });
+    await waitFor(() => t.chat.textsFor(ADMIN).length === 2);
+    expect(t.chat.textsFor(ADMIN)[0]).toBe("the answer");
+    expect(t.chat.textsFor(ADMIN)[1]).toMatch(/home-pc/);
+  });
+
   it("a late answer over the node's push rate is kept by the host (RATE_LIMITED), not dropped", async () => {
     const t = await setup({ REQUEST_TIMEOUT_S: 0.2, PUSH_RATE_PER_MIN: 1 });
     t.chat.receive({ userId: ADMIN, text: "take your time" });

@@ -13,7 +13,7 @@ import type { IncomingMessage } from "../src/chat/chat-types.ts";
 import { createConsoleAdapter } from "../src/console/console-adapter.ts";
 import { ConsoleFeed } from "../src/console/console-feed.ts";
 import { ConsoleClientFrame, MAX_CONSOLE_VOICE_BASE64 } from "../src/console/console-frames.ts";
-import { CHAT_INBOX_MIGRATION } from "../src/intake/chat-inbox.ts";
+import { CHAT_INBOX_MIGRATION, CHAT_INBOX_REQUEST_KEY_MIGRATION } from "../src/intake/chat-inbox.ts";
 import { ChatLayer } from "../src/intake/chat-layer.ts";
 import { createMemoryChatAdapter } from "../src/platforms/memory/memory-adapter.ts";
 import type { AttachmentRef, ChannelMessage } from "../src/platforms/platform-adapter.ts";
@@ -101,7 +101,13 @@ function withForgedLength(seconds: number): Buffer {
 
 function openVoiceDb() {
   return openDatabase(":memory:", {
-    migrations: [SEEN_EVENTS_MIGRATION, CHAT_INBOX_MIGRATION, BUTTONS_MIGRATION, VOICE_NOTES_MIGRATION],
+    migrations: [
+      SEEN_EVENTS_MIGRATION,
+      CHAT_INBOX_MIGRATION,
+      CHAT_INBOX_REQUEST_KEY_MIGRATION,
+      BUTTONS_MIGRATION,
+      VOICE_NOTES_MIGRATION,
+    ],
   });
 }
 
@@ -302,6 +308,7 @@ describe("the shared intake with voice notes", () => {
       chatType: "private",
       text: smuggled,
       stored: expect.any(Promise),
+      requestKey: expect.any(String),
     });
     expect(adapter.textsFor("u1")).toEqual([`🎤 ${smuggled}`]);
     // STT down: a sentence with a Retry button, nothing handed on; pressing it hears the note again.

@@ -27,6 +27,12 @@ export interface IncomingMessage {
    * nothing leaves for a node or the chat before this settles. Absent: stored already.
    */
   stored?: Promise<void>;
+  /**
+   * This stored message's own key, kept with it in router.db: its forward to a node is sent under
+   * an id made from it and the node's id, the same when a restart handles the message again (its
+   * "handled" mark was not committed yet), so the node runs it once. Absent: a fresh id per forward.
+   */
+  requestKey?: string;
 }
 
 /** Where to send: a chat if known, else the user's private chat. */

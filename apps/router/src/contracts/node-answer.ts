@@ -11,6 +11,12 @@ export type Answer =
 export interface NodeAnswer {
   answer: Answer;
   deliveryId: string;
+  /**
+   * This delivery id was shown (or is being shown) already, as a late answer: the request was
+   * forwarded again after a restart, the node answered it again under the same id. Nothing to show,
+   * nothing to acknowledge.
+   */
+  alreadyShown?: true;
 }
 
 export function nodeAnswerOf(frame: ForwardResponseFrame, nodeId: string): NodeAnswer {

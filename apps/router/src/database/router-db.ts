@@ -7,7 +7,7 @@ import { CONSOLE_LINKS_MIGRATION } from "../console/login-links.ts";
 import { WEB_PUSH_MIGRATION, WEB_PUSH_NODES_MIGRATION } from "../console/push/push-store.ts";
 import { DELIVERED_MIGRATION } from "../delivery/delivered-store.ts";
 import { REQUESTS_MIGRATION } from "../delivery/request-log.ts";
-import { CHAT_INBOX_MIGRATION } from "../intake/chat-inbox.ts";
+import { CHAT_INBOX_MIGRATION, CHAT_INBOX_REQUEST_KEY_MIGRATION } from "../intake/chat-inbox.ts";
 import { JOIN_CODES_REPLACE_MIGRATION, NODES_MIGRATION } from "../pairing/node-store.ts";
 import { ROUTING_USAGE_MIGRATION } from "../routing/routing-usage.ts";
 import { SEEN_EVENTS_MIGRATION } from "../storage/seen-events.ts";
@@ -39,6 +39,7 @@ const ROUTER_MIGRATIONS = [
   VOICE_NOTES_MIGRATION,
   ROUTING_USAGE_MIGRATION,
   USER_STATE_VOICE_MIGRATION,
+  CHAT_INBOX_REQUEST_KEY_MIGRATION,
 ];
 
 /**

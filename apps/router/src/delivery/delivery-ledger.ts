@@ -40,7 +40,12 @@ export class DeliveryLedger {
 
   /** An answer (or a failure): to the request still `waiting` for it, else shown as a late answer. */
   answer(nodeId: string, frame: ForwardResponseFrame, waiting: AnswerWaiters): void {
-    if (!this.claim(nodeId, frame.delivery_id)) return;
+    if (!this.claim(nodeId, frame.delivery_id)) {
+      // A request forwarded again after a restart, whose first answer came back before it and was
+      // shown as late: the node answers the copy with the same delivery id. Its wait ends, silently.
+      waiting.resolve(frame.id, { ...nodeAnswerOf(frame, nodeId), alreadyShown: true });
+      return;
+    }
     const answer = nodeAnswerOf(frame, nodeId);
     if (waiting.resolve(frame.id, answer)) return; // acknowledged once shown, by `shown`
     this.deliverLate(nodeId, frame, answer);

@@ -72,7 +72,8 @@ export async function askEveryNode(
     settled.forEach((outcome, i) => {
       const { nodeId, about } = asked[i] as (typeof asked)[number];
       if (outcome.status === "fulfilled") {
-        const { answer, deliveryId } = outcome.value;
+        const { answer, deliveryId, alreadyShown } = outcome.value;
+        if (alreadyShown) return; // shown as a late answer of its own, before this ask came again
         deliveries.push({ nodeId, deliveryId });
         parts.push(answer.ok ? { nodeId, ...answer } : { nodeId, ok: false, error: answer.error });
         return;

@@ -39,7 +39,9 @@ export async function forwardRequest(
   onProgress: NonNullable<ForwardOptions["onProgress"]>,
 ): Promise<{ about: RequestFields; reply: Promise<NodeAnswer> }> {
   const { nodeId } = to;
-  const id = deps.newId();
+  // The same id each time this message is forwarded to this node (a restart may forward it again):
+  // the node runs a request id once. Distinct per node, so each node's origin is its own.
+  const id = message.requestKey ? `${message.requestKey}:${nodeId}` : deps.newId();
   const about = { requestId: id, nodeId, userId: message.userId };
   await deps.requests.record(id, {
     nodeId,

@@ -192,7 +192,11 @@ export class MessageDispatcher {
     // With more than one node, every answer says (by id) which node it came from.
     const several = severalNodes(nodes);
     try {
-      const { answer: result, deliveryId } = await reply;
+      const { answer: result, deliveryId, alreadyShown } = await reply;
+      if (alreadyShown) {
+        deps.logger.info(about, "answer shown before, as a late answer; nothing more to show");
+        return progress.end();
+      }
       let text: string;
       if (result.ok) text = several ? fromNode(nodeId, result.text) : result.text;
       else {

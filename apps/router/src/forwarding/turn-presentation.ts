@@ -97,6 +97,12 @@ export class TurnPresentation {
     }
   }
 
+  /** Nothing to show (the answer was shown before, as a late answer): stops the status updates. */
+  async end(): Promise<void> {
+    this.progress.finish();
+    await this.details?.close();
+  }
+
   /** Sends the remaining details, then shows the answer by the chat's result mode. */
   async conclude(
     reply: ChatReply & { ok: boolean },

@@ -18,10 +18,15 @@ export const CHAT_INBOX_MIGRATION = `
   );
   CREATE INDEX chat_inbox_unhandled ON chat_inbox (adapter, handled_at);`;
 
+/** Each message's request key (IncomingMessage.requestKey): the same when a restart handles it again. */
+export const CHAT_INBOX_REQUEST_KEY_MIGRATION = "ALTER TABLE chat_inbox ADD COLUMN request_key TEXT;";
+
 export interface StoredMessage {
   seq: number;
   adapter: string;
   message: ChannelMessage;
+  /** Absent for rows stored before request keys existed. */
+  requestKey?: string;
 }
 
 const KEEP_HANDLED_MS = 86_400_000;
@@ -38,7 +43,12 @@ export class ChatInbox {
   }
 
   static inMemory(now: () => number): ChatInbox {
-    return new ChatInbox(openDatabase(":memory:", { migrations: [CHAT_INBOX_MIGRATION] }), now);
+    return new ChatInbox(
+      openDatabase(":memory:", {
+        migrations: [CHAT_INBOX_MIGRATION, CHAT_INBOX_REQUEST_KEY_MIGRATION],
+      }),
+      now,
+    );
   }
 
   /** The database, so a caller can store a message and remember its keys in one transaction. */
@@ -46,11 +56,12 @@ export class ChatInbox {
     return this.db;
   }
 
-  store(adapter: string, message: ChannelMessage): StoredMessage {
+  /** `requestKey`: chosen before the store commits, since handling (and its forward) starts at once. */
+  store(adapter: string, message: ChannelMessage, requestKey?: string): StoredMessage {
     const { lastInsertRowid } = this.sql
-      .sql("INSERT INTO chat_inbox (adapter, message, at) VALUES (?, ?, ?)")
-      .run(adapter, JSON.stringify(message), this.now());
-    return { seq: Number(lastInsertRowid), adapter, message };
+      .sql("INSERT INTO chat_inbox (adapter, message, at, request_key) VALUES (?, ?, ?, ?)")
+      .run(adapter, JSON.stringify(message), this.now(), requestKey ?? null);
+    return { seq: Number(lastInsertRowid), adapter, message, ...(requestKey ? { requestKey } : {}) };
   }
 
   /**
@@ -72,11 +83,16 @@ export class ChatInbox {
   unhandled(adapter: string): StoredMessage[] {
     TurnCommit.of(this.db).flush(); // marks still waiting for a commit count as handled
     const rows = this.sql
-      .sql("SELECT seq, message FROM chat_inbox WHERE adapter = ? AND handled_at IS NULL ORDER BY seq")
-      .all(adapter) as Array<{ seq: number; message: string }>;
+      .sql(
+        "SELECT seq, message, request_key FROM chat_inbox WHERE adapter = ? AND handled_at IS NULL ORDER BY seq",
+      )
+      .all(adapter) as Array<{ seq: number; message: string; request_key: string | null }>;
     return rows.flatMap((row) => {
       try {
-        return [{ seq: row.seq, adapter, message: JSON.parse(row.message) as ChannelMessage }];
+        const message = JSON.parse(row.message) as ChannelMessage;
+        return [
+          { seq: row.seq, adapter, message, ...(row.request_key ? { requestKey: row.request_key } : {}) },
+        ];
       } catch {
         this.markHandled(row.seq); // unreadable: never retried forever
         return [];

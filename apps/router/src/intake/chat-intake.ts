@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { KeyedQueue, type Logger } from "@phonework/runtime";
 import type { AccessPolicy } from "../access/adapter-access.ts";
 import type { ButtonStore } from "../chat/button-store.ts";
@@ -38,7 +39,9 @@ import type { ChatInbox, StoredMessage } from "./chat-inbox.ts";
 //  4. a voice note is heard (voice/): its transcript, shown back once, is the message text, or the
 //     user is told why not (and `/retry` hears a kept one again);
 //  5. attachments are fetched (bounded), and the message goes to the dispatcher. It counts as
-//     handled once the dispatcher accepted it (answered, or sent on to a node).
+//     handled once the dispatcher accepted it (answered, or sent on to a node). That mark may be
+//     lost in a crash just after the forward, and the message forwarded again at the next start:
+//     under the same request id (its stored request key), so the node runs it once.
 // A user's messages are handled one at a time, in the order they came.
 
 export interface ChatIntakeDeps {
@@ -53,6 +56,8 @@ export interface ChatIntakeDeps {
   maxAttachmentBytes: number;
   /** Hears voice notes; without it they are audio files like any other. */
   voice?: VoiceInput;
+  /** Each stored message's request key (default: a random uuid). */
+  newRequestKey?: () => string;
   logger: Logger;
 }
 
@@ -98,14 +103,15 @@ export class ChatIntake implements PlatformEvents {
       return;
     }
     // One write of the turn's commit (its own savepoint): remembered as seen only if stored too.
+    const requestKey = this.newRequestKey();
     const stored = this.turn.run(() => {
       this.deps.seen.rememberAll(keys);
-      return this.deps.inbox.store(this.name, message);
+      return this.deps.inbox.store(this.name, message, requestKey);
     });
     for (const key of keys) this.uncommitted.set(key, stored);
     // Handled from now on, so its writes (the request's origin) join this commit; whatever it sends
     // waits for the commit (IncomingMessage.stored).
-    this.handleLater(message, stored);
+    this.handleLater(message, stored, requestKey);
     try {
       await stored;
     } finally {
@@ -129,7 +135,12 @@ export class ChatIntake implements PlatformEvents {
       attachments: [],
       isMention: true,
     };
-    this.handleLater(message, Promise.resolve(this.deps.inbox.store(this.name, message)));
+    const requestKey = this.newRequestKey();
+    this.handleLater(
+      message,
+      Promise.resolve(this.deps.inbox.store(this.name, message, requestKey)),
+      requestKey,
+    );
     return buttonPressedText(result.label);
   }
 
@@ -138,7 +149,7 @@ export class ChatIntake implements PlatformEvents {
     const stored = this.deps.inbox.unhandled(this.name);
     if (stored.length > 0)
       this.deps.logger.info({ count: stored.length }, "handling messages stored before a restart");
-    for (const row of stored) this.handleLater(row.message, Promise.resolve(row));
+    for (const row of stored) this.handleLater(row.message, Promise.resolve(row), row.requestKey);
     return stored.length;
   }
 
@@ -148,17 +159,25 @@ export class ChatIntake implements PlatformEvents {
   }
 
   /** `row` settles once the message is stored (committed); handling does not wait for it, sending does. */
-  private handleLater(message: ChannelMessage, row: Promise<StoredMessage>): void {
+  private handleLater(message: ChannelMessage, row: Promise<StoredMessage>, requestKey?: string): void {
     // Settled by `take` too; this only keeps a failed store from being an unhandled rejection.
     row.catch(() => {});
     const work = this.perUser
-      .run(message.sender.id, () => this.handle(message, row))
+      .run(message.sender.id, () => this.handle(message, row, requestKey))
       .catch((error: unknown) => this.deps.logger.error({ err: error }, "message handling failed"));
     this.inFlight.add(work);
     void work.finally(() => this.inFlight.delete(work));
   }
 
-  private async handle(message: ChannelMessage, row: Promise<StoredMessage>): Promise<void> {
+  private newRequestKey(): string {
+    return this.deps.newRequestKey?.() ?? randomUUID();
+  }
+
+  private async handle(
+    message: ChannelMessage,
+    row: Promise<StoredMessage>,
+    requestKey?: string,
+  ): Promise<void> {
     const { deps } = this;
     const stored = row.then(() => undefined);
     const userId = this.qualify(message.sender.id);
@@ -200,6 +219,7 @@ export class ChatIntake implements PlatformEvents {
         text,
         ...(attachments.length > 0 ? { attachments } : {}),
         stored,
+        ...(requestKey ? { requestKey } : {}),
       });
     } finally {
       const settled = await row.catch(() => undefined);
