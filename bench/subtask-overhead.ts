@@ -9,7 +9,13 @@ import type { Cleanup } from "./cleanup.ts";
 import { type Figure, info } from "./figure.ts";
 import { percentile, round, sortedCopy } from "./stats.ts";
 import { tempDir } from "./temp-dir.ts";
-import { MODEL, startWorkerRig, WORKER_NODE_ID, type WorkerRig } from "./worker-rig.ts";
+import {
+  type ForwardedRequest,
+  MODEL,
+  startWorkerRig,
+  WORKER_NODE_ID,
+  type WorkerRig,
+} from "./worker-rig.ts";
 
 // What handing one subtask to a worker costs over doing the same model turn directly: a plan of
 // one subtask whose worker answers in one model request, run here and on another node, against
@@ -17,15 +23,20 @@ import { MODEL, startWorkerRig, WORKER_NODE_ID, type WorkerRig } from "./worker-
 
 const WARM_UP_ROUNDS = 20;
 const ROUNDS = 200;
+/** The router relays work for at most this many plans started under one request (plan-grants.ts). */
+const PLANS_PER_REQUEST = 10;
 /** Cross-host subtasks run every CROSS_EVERY rounds. */
 const CROSS_EVERY = 2;
 const OBJECTIVE = "count the files in the project folder";
-const OWNER = { userId: "bench-user", chatId: "bench-user", platform: "memory" };
 
 type Sample = { local: number[]; cross: number[]; direct: number[] };
 
 /** From runner.start() to the master's ledger holding the subtask COMPLETED (the report is not timed). */
-async function timeSubtask(rig: WorkerRig, node: string | undefined): Promise<number> {
+async function timeSubtask(
+  rig: WorkerRig,
+  node: string | undefined,
+  under: ForwardedRequest,
+): Promise<number> {
   const subtask: PlannedSubtask = {
     id: "s",
     objective: OBJECTIVE,
@@ -36,11 +47,20 @@ async function timeSubtask(rig: WorkerRig, node: string | undefined): Promise<nu
     dependsOn: [],
   };
   const started = performance.now();
-  const { plan } = rig.master.workers.runner.start(OWNER, OBJECTIVE, [subtask]);
-  const completed = await rig.ledger.completed(plan.id, subtask.id);
+  const { plan } = rig.master.workers.runner.start(under.owner, OBJECTIVE, [subtask], under.requestId);
+  const ended = rig.ledger.ended(plan.id);
+  // A plan that ends without its subtask COMPLETED fails the part at once instead of waiting forever.
+  const completed = await Promise.race([
+    rig.ledger.completed(plan.id, subtask.id),
+    ended.then(() => undefined),
+  ]);
+  if (completed === undefined) {
+    const row = rig.master.workers.ledger.subtask(plan.id, subtask.id);
+    throw new Error(`plan ${plan.id} ended with its subtask ${row?.state}: ${row?.last_error ?? "no error"}`);
+  }
   // The next subtask starts once this plan's report and progress messages have been delivered, so
   // they are not timed alongside it.
-  await rig.ledger.ended(plan.id);
+  await ended;
   await rig.quiet();
   return completed - started;
 }
@@ -64,7 +84,9 @@ function directCall(rig: WorkerRig, cleanup: Cleanup): () => Promise<number> {
       maxSteps: 12,
       context: {
         signal: AbortSignal.timeout(30_000),
-        ...OWNER,
+        userId: "bench-user",
+        chatId: "bench-user",
+        platform: "memory",
         progress: () => {},
         sendFile: async () => {},
       },
@@ -77,10 +99,21 @@ function directCall(rig: WorkerRig, cleanup: Cleanup): () => Promise<number> {
 
 async function runRounds(rig: WorkerRig, direct: () => Promise<number>, rounds: number): Promise<Sample> {
   const sample: Sample = { local: [], cross: [], direct: [] };
+  let under = await rig.request();
+  let plansUnder = 0;
   for (let round = 0; round < rounds; round++) {
+    // A new request (untimed) before the router's 10 plans per request are used up.
+    if (plansUnder >= PLANS_PER_REQUEST - 1) {
+      under = await rig.request();
+      plansUnder = 0;
+    }
     sample.direct.push(await direct());
-    sample.local.push(await timeSubtask(rig, undefined));
-    if (round % CROSS_EVERY === 0) sample.cross.push(await timeSubtask(rig, WORKER_NODE_ID));
+    sample.local.push(await timeSubtask(rig, undefined, under));
+    plansUnder++;
+    if (round % CROSS_EVERY === 0) {
+      sample.cross.push(await timeSubtask(rig, WORKER_NODE_ID, under));
+      plansUnder++;
+    }
     // The memory adapter keeps every progress message and report; forget them as they come.
     rig.router.chat.sent.splice(0);
   }
@@ -102,7 +135,7 @@ export async function measureSubtaskOverhead(cleanup: Cleanup): Promise<Figure[]
   if (workerRequests !== expected)
     throw new Error(`expected ${expected} one-step worker requests, the model saw ${workerRequests}`);
   const failed = rig.master.workers.ledger
-    .plansOf(OWNER.userId, 10_000)
+    .plansOf((await rig.request()).owner.userId, 10_000)
     .filter((plan) => plan.status !== "done");
   if (failed.length > 0) throw new Error(`${failed.length} plans did not end done`);
 

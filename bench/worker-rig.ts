@@ -1,6 +1,8 @@
+import { join } from "node:path";
 import { HostConfigSchema } from "../apps/host/src/config/host-config.ts";
 import { createHost, type Host } from "../apps/host/src/create-host.ts";
 import type { PlanLedger } from "../apps/host/src/workers/plan-ledger.ts";
+import { openRouterDatabase } from "../apps/router/src/database/router-db.ts";
 import { createLogger } from "../packages/runtime/src/logger.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../packages/testkit/src/fake-openai.ts";
 import { kindOf, workerJson } from "../packages/testkit/src/plan-script.ts";
@@ -27,7 +29,23 @@ export interface WorkerRig {
   readonly ledger: LedgerWatch;
   /** Resolves once both hosts' outboxes are empty: every progress message and report acknowledged. */
   quiet(): Promise<void>;
+  /**
+   * Sends a message from OWNER_USER that the router forwards to the master, and resolves with its
+   * request: plans are started under one, as the master's assistant starts them while answering. The
+   * router relays a plan's cross-host work only for a plan started under a request it forwarded there,
+   * and at most 10 plans per request (plan-grants.ts).
+   */
+  request(): Promise<ForwardedRequest>;
 }
+
+export interface ForwardedRequest {
+  requestId: string;
+  /** The request's user and chat, as the router names them to hosts (the plans' owner). */
+  owner: { userId: string; chatId: string; platform: string };
+}
+
+/** The user the bench's plans are for. */
+export const OWNER_USER = "bench-user";
 
 export interface LedgerWatch {
   /** performance.now() just after the transaction that recorded the subtask COMPLETED. */
@@ -44,7 +62,9 @@ export async function startWorkerRig(cleanup: Cleanup): Promise<WorkerRig> {
   model.fallback = (request) =>
     kindOf(request) === "report" ? { text: "Task complete." } : workerJson("ok");
   // Each plan pushes three messages (progress twice, the report): far over the default 60 a minute.
-  const router = await startInProcessRouter(cleanup, { PUSH_RATE_PER_MIN: 1_000_000 });
+  // Opened here so the rig can read the request log; the router closes it.
+  const db = openRouterDatabase(join(tempDir(cleanup, "router-db"), "router.db"));
+  const router = await startInProcessRouter(cleanup, { PUSH_RATE_PER_MIN: 1_000_000 }, { db });
 
   const startHost = async (nodeId: string) => {
     const dir = tempDir(cleanup, nodeId);
@@ -75,7 +95,22 @@ export async function startWorkerRig(cleanup: Cleanup): Promise<WorkerRig> {
       intervalMs: 1,
     });
   };
-  return { router, master, model, ledger: watchLedger(master.workers.ledger), quiet };
+  const newest = db.prepare(
+    "SELECT id, user_id, chat_id, platform FROM requests WHERE node_id = ? ORDER BY rowid DESC LIMIT 1",
+  );
+  type Row = { id: string; user_id: string; chat_id: string; platform: string };
+  const request = async (): Promise<ForwardedRequest> => {
+    const before = (newest.get(MASTER_ID) as Row | undefined)?.id;
+    const answered = router.nextReply(OWNER_USER);
+    router.chat.receive({ userId: OWNER_USER, text: `@${MASTER_ID} hello` });
+    await answered;
+    await quiet();
+    const row = newest.get(MASTER_ID) as Row | undefined;
+    if (!row || row.id === before)
+      throw new Error("the router logged no new request forwarded to the master");
+    return { requestId: row.id, owner: { userId: row.user_id, chatId: row.chat_id, platform: row.platform } };
+  };
+  return { router, master, model, ledger: watchLedger(master.workers.ledger), quiet, request };
 }
 
 type Deferred = { promise: Promise<number>; resolve: (at: number) => void };
