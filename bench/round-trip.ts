@@ -84,7 +84,7 @@ export async function measureRoundTrip(cleanup: Cleanup): Promise<Figure[]> {
         round(fwd.commits / fwd.messages, 2),
         "",
         users === 1 ? 3 : 1,
-        "one per event-loop turn that has writes: at one user the store, the origin and the delivered id each end a turn",
+        "one per event-loop turn that has writes: at one user the message's store and its request origin share one, the delivered id's rides with later writes",
       ),
       users === 1
         ? info(`forwarded ÷ raw p50, ${label}`, round(fwd.p50Ms / base.p50Ms), "×")
