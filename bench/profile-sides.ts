@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { type CallFrame, loadProfile, shortUrl } from "./cpu-profile.ts";
 
 // `node --import tsx bench/profile-sides.ts <file.cpuprofile> [top]`: which side of the forwarding
 // rig (router, host, the bench itself) each busy sample was spent for. A sample is charged to the
@@ -7,32 +7,11 @@ import { readFileSync } from "node:fs";
 // on the stack (the event loop, socket reads before ws hands a frame over) are "unattributed".
 // Then the host's top functions, self time charged the same way.
 
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
-interface ProfileNode {
-  id: number;
-  callFrame: CallFrame;
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-}
-
 const [path, topArg] = process.argv.slice(2);
 if (!path) throw new Error("usage: profile-sides.ts <file.cpuprofile> [top]");
-const profile = JSON.parse(readFileSync(path, "utf8")) as Profile;
-const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-const parent = new Map<number, number>();
-for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+const { profile, byId, parent } = loadProfile(path);
 
-const short = (url: string) =>
-  url
-    .replace(/^.*\/node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, "")
-    .replace(/^file:\/\/.*?\/(apps|packages|bench)\//, "$1/");
+const short = shortUrl;
 const sideOf = (url: string) =>
   url.includes("/apps/host/")
     ? "host"

@@ -1,35 +1,14 @@
-import { readFileSync } from "node:fs";
+import { type CallFrame, loadProfile, shortUrl } from "./cpu-profile.ts";
 
 // `node --import tsx bench/profile-summary.ts <file.cpuprofile> [top]`: where a V8 CPU profile spent
 // its busy samples, as Markdown for BENCHMARKS.md: self time by function (a native function with no
 // source is named after the JavaScript function that called it) and self time by area.
 
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
-interface ProfileNode {
-  id: number;
-  callFrame: CallFrame;
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-}
-
 const [path, topArg] = process.argv.slice(2);
 if (!path) throw new Error("usage: profile-summary.ts <file.cpuprofile> [top]");
-const profile = JSON.parse(readFileSync(path, "utf8")) as Profile;
-const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-const parent = new Map<number, number>();
-for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+const { profile, byId, parent } = loadProfile(path);
 
-const file = (url: string) =>
-  url
-    .replace(/^.*\/node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, "")
-    .replace(/^file:\/\/.*?\/(apps|packages|bench)\//, "$1/");
+const file = shortUrl;
 const describe = (frame: CallFrame) =>
   `\`${frame.functionName || "(anonymous)"}\` ${frame.url ? `${file(frame.url)}:${frame.lineNumber + 1}` : ""}`;
 
