@@ -29,7 +29,8 @@ const PLANS_PER_REQUEST = 10;
 const CROSS_EVERY = 2;
 const OBJECTIVE = "count the files in the project folder";
 
-type Sample = { local: number[]; cross: number[]; direct: number[] };
+/** The three timings, and the user the plans were started for (the requests' user, as hosts name it). */
+type Sample = { local: number[]; cross: number[]; direct: number[]; ownerId: string };
 
 /** From runner.start() to the master's ledger holding the subtask COMPLETED (the report is not timed). */
 async function timeSubtask(
@@ -98,8 +99,8 @@ function directCall(rig: WorkerRig, cleanup: Cleanup): () => Promise<number> {
 }
 
 async function runRounds(rig: WorkerRig, direct: () => Promise<number>, rounds: number): Promise<Sample> {
-  const sample: Sample = { local: [], cross: [], direct: [] };
   let under = await rig.request();
+  const sample: Sample = { local: [], cross: [], direct: [], ownerId: under.owner.userId };
   let plansUnder = 0;
   for (let round = 0; round < rounds; round++) {
     // A new request (untimed) before the router's 10 plans per request are used up.
@@ -135,7 +136,7 @@ export async function measureSubtaskOverhead(cleanup: Cleanup): Promise<Figure[]
   if (workerRequests !== expected)
     throw new Error(`expected ${expected} one-step worker requests, the model saw ${workerRequests}`);
   const failed = rig.master.workers.ledger
-    .plansOf((await rig.request()).owner.userId, 10_000)
+    .plansOf(sample.ownerId, 10_000)
     .filter((plan) => plan.status !== "done");
   if (failed.length > 0) throw new Error(`${failed.length} plans did not end done`);
 

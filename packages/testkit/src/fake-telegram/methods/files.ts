@@ -35,14 +35,19 @@ function stored(
   return existing;
 }
 
+/** The ids and size every file object in a message or a getFile answer carries. */
+const fileIds = (file: { file_id: string; file_unique_id: string; file_size?: number }) => ({
+  file_id: file.file_id,
+  file_unique_id: file.file_unique_id,
+  file_size: file.file_size,
+});
+
 const sendDocument: MethodHandler = (state, raw) => {
   const params = parseParams(documentParams, raw);
   const file = stored(state, params.document, "documents");
   const message = postFromBot(state, params, {
     document: {
-      file_id: file.file_id,
-      file_unique_id: file.file_unique_id,
-      file_size: file.file_size,
+      ...fileIds(file),
       ...(file.file_name !== undefined ? { file_name: file.file_name } : {}),
       ...(file.mime_type !== undefined ? { mime_type: file.mime_type } : {}),
     },
@@ -64,9 +69,7 @@ const sendPhoto: MethodHandler = (state, raw) => {
   const params = parseParams(photoParams, raw);
   const file = stored(state, params.photo, "photos");
   const size = {
-    file_id: file.file_id,
-    file_unique_id: file.file_unique_id,
-    file_size: file.file_size,
+    ...fileIds(file),
     width: 0,
     height: 0,
   };
@@ -88,9 +91,7 @@ const sendVoice: MethodHandler = (state, raw) => {
   const file = stored(state, params.voice, "voice");
   const message = postFromBot(state, params, {
     voice: {
-      file_id: file.file_id,
-      file_unique_id: file.file_unique_id,
-      file_size: file.file_size,
+      ...fileIds(file),
       duration: 0,
       mime_type: "audio/ogg",
     },
@@ -113,9 +114,7 @@ const getFile: MethodHandler = (state, raw) => {
   const file = state.files.get(params.file_id);
   if (!file) throw badRequest("invalid file_id");
   return {
-    file_id: file.file_id,
-    file_unique_id: file.file_unique_id,
-    file_size: file.file_size,
+    ...fileIds(file),
     file_path: file.file_path,
   };
 };
