@@ -49,6 +49,8 @@ export function createCodexAgent(options: CodexAgentOptions): CodingAgent {
   const unreachableText = (providerError: string) =>
     `Codex could not reach its model provider within ${formatDuration(options.connectTimeoutMs)} (${providerError}): check the provider (model_provider, base_url, API key) in ${configFile}.`;
   const watchers = new Map<string, TurnWatcher>();
+  /** Each thread's last turn (bounded: the oldest thread forgotten first). */
+  const lastTurns = new Map<string, string>();
   const server = new CodexAppServer(options, watchers);
   const ensureServer = () => server.rpc();
 
@@ -83,6 +85,7 @@ export function createCodexAgent(options: CodexAgentOptions): CodingAgent {
         },
         request.onDetail,
       );
+      watcher.previousTurnId = lastTurns.get(threadId);
       watchers.set(threadId, watcher);
       const interrupt = async () => {
         const deadline = new Promise<"late">((resolve) =>
@@ -126,6 +129,7 @@ export function createCodexAgent(options: CodexAgentOptions): CodingAgent {
       } finally {
         clearTimeout(connectTimer);
         watchers.delete(threadId);
+        rememberTurn(lastTurns, threadId, watcher.turnId);
       }
     },
     async close() {
@@ -198,4 +202,13 @@ async function endCommands(
   );
   const late = new Promise((resolve) => setTimeout(resolve, options.stopGraceMs).unref());
   await Promise.race([Promise.all(ended), late]);
+}
+
+const REMEMBERED_THREADS = 256;
+
+function rememberTurn(lastTurns: Map<string, string>, threadId: string, turnId: string | undefined): void {
+  if (!turnId) return;
+  lastTurns.delete(threadId);
+  lastTurns.set(threadId, turnId);
+  if (lastTurns.size > REMEMBERED_THREADS) lastTurns.delete(lastTurns.keys().next().value as string);
 }

@@ -64,6 +64,11 @@ function resultOf(item: Params): string | undefined {
 
 export class TurnWatcher {
   turnId: string | undefined;
+  /**
+   * The thread's previous turn. Codex can report on it after it ended (a repeated token-usage report
+   * was seen), before this turn has its id: such a notification is not this turn's.
+   */
+  previousTurnId: string | undefined;
   /** Codex's ids of the commands this turn started (to end the ones an interrupt leaves running). */
   readonly commandIds = new Set<string>();
   /** The turn's token counts, as Codex reports them. */
@@ -93,8 +98,12 @@ export class TurnWatcher {
     });
   }
 
+  private isMine(turnId: string): boolean {
+    return this.turnId ? turnId === this.turnId : turnId !== this.previousTurnId;
+  }
+
   onNotification(method: string, params: Params): void {
-    if (this.turnId && typeof params.turnId === "string" && params.turnId !== this.turnId) return;
+    if (typeof params.turnId === "string" && !this.isMine(params.turnId)) return;
     if (!this.reachedProvider && isModelActivity(method, params)) this.reachedProvider = true;
     switch (method) {
       case "item/started": {
