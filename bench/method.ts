@@ -19,9 +19,11 @@ export const METHOD = `
   (closed loop), 0.5 s of warm-up then 2.5 s measured, raw and forwarded alternating per level. The ratios are
   forwarded ÷ raw: how many raw WebSocket round trips one forwarded message costs. The two are not like for
   like: the forwarded path carries the delivery guarantees — the host commits each answer to its SQLite outbox
-  with \`synchronous=FULL\` (an fsync) before sending it, the router records the delivery id and acknowledges
+  before sending it (the commit's fsync runs on libuv's thread pool while the answer travels, since 27 Nov;
+  before, the answer waited for it), the router records the delivery id and acknowledges
   it (\`push_ack\`, a third frame) — and the raw echo carries nothing. The "durable outbox commit" figure is
-  that fsync alone on the same disk; at one user it is most of the forwarded round trip. Answers ready in
+  a \`synchronous=FULL\` commit alone on the same disk: what the one-user target allows for it, though the
+  answer no longer waits for it. Answers ready in
   the same turn of the event loop share one commit, and the router writes delivered ids in one commit per
   turn with \`synchronous=NORMAL\` (safe across a router crash; see the README's delivery guarantees).
   *CPU per message* is the bench process's (router and host together) user + system time over the

@@ -42,7 +42,7 @@ export async function measureRoundTrip(cleanup: Cleanup): Promise<Figure[]> {
       "one durable outbox commit (SQLite synchronous=FULL), p50",
       round(commitMs, 3),
       "ms",
-      "paid once per forwarded answer (group-committed when several are ready together)",
+      "the one-user target's allowance; the answer no longer waits for it (the outbox's fsync runs beside the event loop)",
     ),
   ];
   for (const users of USER_COUNTS) {

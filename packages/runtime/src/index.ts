@@ -1,3 +1,4 @@
+export * from "./background-sync-commit.ts";
 export * from "./bearer.ts";
 export * from "./cap-text.ts";
 export * from "./clock.ts";

@@ -7,13 +7,14 @@ import type {
   PushAckFrame,
   RouterFrame,
 } from "@phonework/protocol";
-import { atEndOfTurn, type Logger, type SqliteDatabase } from "@phonework/runtime";
+import { atEndOfTurn, BackgroundSyncCommit, type Logger, type SqliteDatabase } from "@phonework/runtime";
 import type { ChatOwner } from "../contracts/chat-owner.ts";
 import type { OutgoingFile } from "../contracts/tool.ts";
 
 // Everything the host pushes (answers, task completions, reminders, files) goes through this
-// durable outbox: written to SQLite first, sent when the link is up, and sent again after every
-// reconnect until the router acknowledges it. The router delivers each `delivery_id` once, so
+// durable outbox: written to SQLite first (committed before it leaves; the fsync that makes it
+// survive a power cut runs beside the event loop while it travels), sent when the link is up,
+// and sent again after every reconnect until the router acknowledges it. The router delivers each `delivery_id` once, so
 // the wire is at-least-once and the user sees each item exactly once.
 
 /** A deliverable frame before the outbox gives it its delivery id. */
@@ -92,6 +93,8 @@ export class Outbox {
   /** Built once (better-sqlite3 makes a wrapper for each `transaction` call). */
   private readonly insertAll;
   private readonly removeAll;
+  /** The outbox's own commits: durable against the process dying before a frame leaves, flushed beside the loop. */
+  private readonly commits: BackgroundSyncCommit;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -108,6 +111,7 @@ export class Outbox {
     this.removeAll = db.transaction((ids: readonly string[]) => {
       for (const id of ids) this.remove.run(id);
     });
+    this.commits = new BackgroundSyncCommit(db, logger);
     const rows = db.prepare("SELECT delivery_id, frame, origin FROM outbox ORDER BY seq").all() as Array<{
       delivery_id: string;
       frame: string;
@@ -254,13 +258,14 @@ export class Outbox {
   close(): void {
     this.storeQueued();
     this.deleteAcked();
+    this.commits.close();
   }
 
   private storeQueued(): void {
     if (this.toInsert.length === 0) return;
     const rows = this.toInsert;
     this.toInsert = [];
-    this.insertAll(rows);
+    this.commits.commit(() => this.insertAll(rows));
   }
 
   private deleteAcked(): void {
@@ -269,7 +274,7 @@ export class Outbox {
     if (this.acked.size === 0) return;
     const ids = [...this.acked];
     this.acked.clear();
-    this.removeAll(ids);
+    this.commits.commit(() => this.removeAll(ids));
   }
 
   private flush(): void {
