@@ -21,7 +21,12 @@ function open(name: string) {
     synchronous: "FULL",
   });
   const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
-  return { db, insertAll: db.transaction((values: string[]) => values.forEach((v) => insert.run(v))) };
+  return {
+    db,
+    insertAll: db.transaction((values: string[]) => {
+      for (const v of values) insert.run(v);
+    }),
+  };
 }
 
 const until = async (check: () => boolean) => {
