@@ -25,7 +25,7 @@ const stage = join(distDir, "stage");
 // router's web console finds its page beside the bundle.
 mkdirSync(distDir, { recursive: true });
 rmSync(stage, { recursive: true, force: true });
-const { cliPackages, consolePackages } = await buildPhonework(join(stage, "dist"));
+const { cliPackages, consolePackages } = await buildPhonework(join(stage, "dist"), { proveAscii: true });
 const bundled = [...cliPackages, ...consolePackages];
 // One tarball in dist/, so `npm install -g ./dist/phonework-*.tgz` (the README) installs one version.
 for (const old of readdirSync(distDir)) if (/^phonework-.*\.tgz$/.test(old)) rmSync(join(distDir, old));
