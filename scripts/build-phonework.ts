@@ -10,14 +10,16 @@ import { buildConsole, copyConsole } from "./bundle-console.ts";
 
 /**
  * Builds the CLI and its console page into `dir` (default apps/cli/dist; then the repo router's page
- * too); returns the third-party packages bundled (for their licences).
+ * too); returns the third-party packages bundled (for their licences). `pnpm package` asks for the
+ * CLI's ASCII rewrite to be proven (see ascii-output.ts).
  */
 export async function buildPhonework(
   dir = outDir,
+  options: { proveAscii?: boolean } = {},
 ): Promise<{ cliPackages: string[]; consolePackages: string[] }> {
   // Both at once (esbuild runs them side by side). buildCli first: it empties `dir` before its
   // first await, so the page's rename into dir/console comes after that.
-  const cli = buildCli(dir);
+  const cli = buildCli(dir, options);
   const page = buildConsole(join(dir, "console"));
   const [cliPackages, { packages: consolePackages }] = await Promise.all([cli, page]);
   if (dir === outDir) copyConsole(join(dir, "console"));

@@ -1,7 +1,8 @@
-import { rmSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { build, type Plugin } from "esbuild";
+import { asciiFile } from "./ascii-output.ts";
 import { OPTIONAL_PACKAGE_DEPENDENCIES, PACKAGE_DEPENDENCIES, repoRoot } from "./workspace-manifests.ts";
 
 // The `phonework` executable as plain JavaScript in apps/cli/dist/. The workspace's TypeScript
@@ -13,9 +14,10 @@ export const outDir = join(repoRoot, "apps", "cli", "dist");
 
 /**
  * Builds the bundle into `dir` (default apps/cli/dist); returns the bundled third-party packages'
- * directories (for their licences).
+ * directories (for their licences). Its files are made ASCII (see ascii-output.ts); with
+ * `proveAscii`, each one rewritten is first proven the same program.
  */
-export async function buildCli(dir = outDir): Promise<string[]> {
+export async function buildCli(dir = outDir, { proveAscii = false } = {}): Promise<string[]> {
   rmSync(dir, { recursive: true, force: true });
   const { metafile } = await build({
     entryPoints: { phonework: join(repoRoot, "apps", "cli", "src", "main.ts") },
@@ -62,6 +64,7 @@ export async function buildCli(dir = outDir): Promise<string[]> {
     legalComments: "none", // the licences are in THIRD_PARTY_LICENSES.md (see third-party-licenses.ts)
     logLevel: "warning",
   });
+  for (const name of readdirSync(dir)) if (name.endsWith(".js")) asciiFile(join(dir, name), proveAscii);
   return bundledPackageDirs(Object.keys(metafile.inputs));
 }
 

@@ -48,12 +48,14 @@ function packageName(specifier: string): string {
 }
 
 // Packing is a build and a `npm pack` (15–40 s on two busy cores). Awaited, not synchronous: the
-// other test files sharing this worker keep running meanwhile.
+// other test files sharing this worker keep running meanwhile. Without the proof of the bundle's
+// ASCII rewrite (~3 CPU-s; the installed suite packs with it): the files are the same.
 beforeAll(async () => {
   dir = makeTempDir("phonework-package-");
   const { stdout: printed } = await promisify(execFile)("pnpm", ["-s", "package", join(dir.path, "out")], {
     cwd: repoRoot,
     encoding: "utf8",
+    env: { ...process.env, PHONEWORK_ASCII_PROOF: "off" },
   });
   tarball = printed.trim().split("\n").at(-1) ?? "";
   execFileSync("tar", ["-xzf", tarball, "-C", dir.path]);
@@ -106,12 +108,19 @@ describe("pnpm package", () => {
       for (const specifier of specifiers)
         if (!specifier.startsWith(".") && !isBuiltin(specifier)) imported.add(packageName(specifier));
     }
-    expect([...imported].sort()).toEqual(expect.arrayContaining(["better-sqlite3", "openai", "yaml"]));
+    expect([...imported].sort()).toEqual(expect.arrayContaining(["better-sqlite3", "jiti", "yaml"]));
     // node-pty and sharp are optional: a machine where one does not install still runs (no terminals
     // there; images go to the model by path only).
     const declared = { ...manifest.dependencies, ...manifest.optionalDependencies };
     expect([...imported].filter((name) => !(name in declared))).toEqual([]);
     expect(Object.keys(manifest.optionalDependencies ?? {})).toEqual(["@lydell/node-pty", "sharp"]);
+  });
+
+  it("its code is ASCII: V8 keeps a loaded file's source at one byte a character, not two", () => {
+    const wide = files
+      .filter((file) => file.startsWith("dist/") && file.endsWith(".js") && !file.startsWith("dist/console/"))
+      .filter((file) => /[\u0080-\uffff]/.test(readFileSync(join(pkg, file), "utf8")));
+    expect(wide).toEqual([]);
   });
 
   it("holds the bundle, the manifest, the README and the bundled code's licences: no TypeScript, no tests, no source maps", () => {

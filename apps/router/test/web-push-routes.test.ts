@@ -48,7 +48,7 @@ describe("the console's push subscriptions", () => {
       url: "/console/push/key",
       headers: { host, cookie },
     });
-    expect((key.json() as { publicKey: string }).publicKey).toBe(store.vapidKeys().publicKey);
+    expect((key.json() as { publicKey: string }).publicKey).toBe((await store.vapidKeys()).publicKey);
     expect(
       (await t.router.app.inject({ method: "GET", url: "/console/push/key", headers: { host } })).statusCode,
     ).toBe(401);

@@ -50,8 +50,8 @@ describe("web push", () => {
   it("sends a VAPID-signed push for the service's origin that decrypts to the short summary", async () => {
     const { store, sender, subscribe } = world();
     const { id } = subscribe("session-1");
-    const keys = store.vapidKeys();
-    expect(store.vapidKeys()).toEqual(keys); // made once, kept
+    const keys = await store.vapidKeys();
+    expect(await store.vapidKeys()).toEqual(keys); // made once, kept
 
     const output = "x".repeat(5000);
     expect(
@@ -101,7 +101,10 @@ describe("the fake push service", () => {
   it("refuses a JWT not signed by the key it names, and one for another audience", async () => {
     const subscriber = newPushSubscriber();
     const { id, endpoint } = push.subscribe(subscriber);
-    const [mine, other] = [PushStore.inMemory().vapidKeys(), PushStore.inMemory().vapidKeys()];
+    const [mine, other] = await Promise.all([
+      PushStore.inMemory().vapidKeys(),
+      PushStore.inMemory().vapidKeys(),
+    ]);
     const forged = {
       subject: "mailto:x@example.test",
       publicKey: mine.publicKey,

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Logger } from "@phonework/runtime";
 import { ensurePrivateDir } from "@phonework/runtime";
 import { type FSWatcher, watch } from "chokidar";
-import { createJiti } from "jiti";
+import type { createJiti } from "jiti";
 import * as zod from "zod";
 import { describeZodError, type Tool } from "../contracts/tool.ts";
 import { CustomToolExport, toCustomTool } from "./custom-tool.ts";
@@ -11,7 +11,8 @@ import { CustomToolExport, toCustomTool } from "./custom-tool.ts";
 // The custom tools in the workspace's tools/: each `tools/<name>/index.ts` (or index.js) is
 // loaded with jiti, checked, and offered to the model beside the built-in tools. tools/ is
 // watched: any change reloads them all (fresh modules, no cache), so an edit takes effect
-// without a restart. A tool that fails to load is kept as an entry with its error.
+// without a restart. A tool that fails to load is kept as an entry with its error. jiti is loaded
+// with the first tool: a workspace without any never loads it.
 
 export interface CustomToolEntry {
   name: string;
@@ -114,17 +115,20 @@ export class CustomTools {
   }
 
   private async load(): Promise<void> {
-    // A fresh loader each time, without a module cache: an edited file, or a file it imports, is read anew.
-    const jiti = createJiti(import.meta.url, {
-      moduleCache: false,
-      fsCache: false,
-      // A tool that imports "zod" gets the host's own, installed or bundled: its schemas are then
-      // the host's kind, and the tools directory needs no node_modules.
-      virtualModules: { zod },
-    });
     const entries: CustomToolEntry[] = [];
     this.loadedStamp = this.stamp();
-    for (const name of this.toolDirs()) entries.push(await this.loadOne(jiti, name));
+    const dirs = this.toolDirs();
+    if (dirs.length > 0) {
+      // A fresh loader each time, without a module cache: an edited file, or a file it imports, is read anew.
+      const jiti = (await import("jiti")).createJiti(import.meta.url, {
+        moduleCache: false,
+        fsCache: false,
+        // A tool that imports "zod" gets the host's own, installed or bundled: its schemas are then
+        // the host's kind, and the tools directory needs no node_modules.
+        virtualModules: { zod },
+      });
+      for (const name of dirs) entries.push(await this.loadOne(jiti, name));
+    }
     this.entries = entries;
     this.report(entries);
   }

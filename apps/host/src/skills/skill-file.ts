@@ -1,4 +1,4 @@
-import { parse as parseYaml } from "yaml";
+import { createRequire } from "node:module";
 import { z } from "zod";
 
 // One skill: `skills/<name>/SKILL.md`, YAML front matter (`name`, `description`) then the body
@@ -33,6 +33,12 @@ export interface Skill {
 
 export type SkillParse = { ok: true; skill: Skill } | { ok: false; problem: string };
 
+/**
+ * The YAML parser, loaded with the first skill read: a host without skills never loads it (some 70
+ * modules of the yaml package). Synchronous, as parsing a skill is.
+ */
+const yaml = () => createRequire(import.meta.url)("yaml") as typeof import("yaml");
+
 const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
 /** Parses a SKILL.md found in `dir`, whose last segment is `dirName` (the skill's name must match it). */
@@ -41,7 +47,7 @@ export function parseSkill(dir: string, dirName: string, text: string): SkillPar
   if (!match) return { ok: false, problem: "no front matter (a --- block with name and description first)" };
   let data: unknown;
   try {
-    data = parseYaml(match[1] ?? "");
+    data = yaml().parse(match[1] ?? "");
   } catch (error) {
     return {
       ok: false,

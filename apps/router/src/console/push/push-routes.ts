@@ -58,15 +58,14 @@ export function registerPushRoutes(app: FastifyInstance, deps: PushRoutesDeps): 
     return { session, data: input.data };
   };
 
-  app.get(PUSH_KEY_PATH, (request, reply) => {
+  app.get(PUSH_KEY_PATH, async (request, reply) => {
     const session = deps.sessionOf(request);
     if (!session) return reply.code(401).send({ error: "UNAUTHORIZED" });
     const subscriptions = deps.store
       .forSession(session.id)
       .map((kept) => ({ endpoint: kept.endpoint, nodes: kept.nodes ?? null }));
-    return reply
-      .header("cache-control", "no-store")
-      .send({ publicKey: deps.store.vapidKeys().publicKey, subscriptions });
+    const { publicKey } = await deps.store.vapidKeys();
+    return reply.header("cache-control", "no-store").send({ publicKey, subscriptions });
   });
 
   app.post(PUSH_SUBSCRIPTION_PATH, limits, (request, reply) => {

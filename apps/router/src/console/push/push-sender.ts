@@ -1,8 +1,8 @@
 import type { Agent } from "node:https";
 import type { Logger } from "@phonework/runtime";
-import webpush from "web-push";
 import { type PushPayload, pushPayload } from "./push-payload.ts";
 import { covers, type PushStore } from "./push-store.ts";
+import { webPushLibrary } from "./web-push-library.ts";
 
 // Sends one push to each of a user's subscriptions: encrypted for that browser (aes128gcm) and
 // signed with the router's VAPID key, by the web-push library. A 404 or 410 from the push service
@@ -32,11 +32,13 @@ export class PushSender {
   async sendToUser(userId: string, payload: PushPayload, nodeId?: string): Promise<number> {
     const { store, logger } = this.options;
     const body = pushPayload(payload);
-    const vapidDetails = { subject: this.options.subject, ...store.vapidKeys() };
     const live = store
       .forUser(userId)
       .filter((subscription) => this.options.sessionIsLive?.(subscription.sessionId) ?? true)
       .filter((subscription) => nodeId === undefined || covers(subscription, nodeId));
+    if (live.length === 0) return 0;
+    const [webpush, keys] = await Promise.all([webPushLibrary(), store.vapidKeys()]);
+    const vapidDetails = { subject: this.options.subject, ...keys };
     const results = await Promise.all(
       live.map(async (subscription) => {
         try {

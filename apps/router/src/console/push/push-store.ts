@@ -1,6 +1,6 @@
 import { openDatabase, PreparedStatements, type SqliteDatabase } from "@phonework/runtime";
-import webpush from "web-push";
 import type { PushSubscriptionInput } from "./push-subscription.ts";
+import { webPushLibrary } from "./web-push-library.ts";
 
 // router.db's side of Web Push: the VAPID key pair, made once on first use and kept (pages'
 // subscriptions are bound to its public key, so a new one would orphan them all), and each sign-in's
@@ -69,17 +69,25 @@ export class PushStore {
     );
   }
 
-  /** The router's VAPID keys (base64url P-256), made the first time they are asked for. */
-  vapidKeys(): VapidKeys {
-    const row = this.sql.sql("SELECT public_key, private_key FROM web_push_vapid WHERE id = 1").get() as
-      | { public_key: string; private_key: string }
-      | undefined;
-    if (row) return { publicKey: row.public_key, privateKey: row.private_key };
-    const made = webpush.generateVAPIDKeys();
+  /**
+   * The router's VAPID keys (base64url P-256), made the first time they are asked for (two first
+   * asks at once both make a pair; the first stored is kept and both get it).
+   */
+  async vapidKeys(): Promise<VapidKeys> {
+    const kept = this.storedKeys();
+    if (kept) return kept;
+    const made = (await webPushLibrary()).generateVAPIDKeys();
     this.sql
       .sql("INSERT OR IGNORE INTO web_push_vapid (id, public_key, private_key) VALUES (1, ?, ?)")
       .run(made.publicKey, made.privateKey);
-    return this.vapidKeys();
+    return this.storedKeys() ?? made;
+  }
+
+  private storedKeys(): VapidKeys | undefined {
+    const row = this.sql.sql("SELECT public_key, private_key FROM web_push_vapid WHERE id = 1").get() as
+      | { public_key: string; private_key: string }
+      | undefined;
+    return row ? { publicKey: row.public_key, privateKey: row.private_key } : undefined;
   }
 
   /**
