@@ -1,7 +1,6 @@
 import { CloseCode, decodeFrame, dispatchFrame, type FrameHandlers, HostFrame } from "@phonework/protocol";
-import type { Logger } from "@phonework/runtime";
 import type { WebSocket } from "ws";
-import { type FrameTable, mergeFrameTables } from "../contracts/node-frames.ts";
+import type { FrameTable } from "../contracts/node-frames.ts";
 import { type HandshakeContext, NodeHandshake, type SocketOrigin } from "./handshake.ts";
 import type { NodeConnection } from "./node-connection.ts";
 import { rawText } from "./raw-text.ts";
@@ -25,48 +24,54 @@ export interface NodeSocketContext extends HandshakeContext {
   frames: FrameTable<FeatureFrame>;
 }
 
-/** `register` and `pong`, on a registered connection. */
-function linkFrames(live: NodeConnection): FrameTable<LinkFrame> {
-  return () => ({
-    register: () =>
-      live.send({ type: "error", code: "BAD_FRAME", message: `already registered as '${live.nodeId}'` }),
-    pong: () => live.pongReceived(),
-  });
-}
-
-/** Every frame of a registered node, through the table. */
-function frameReceiver(live: NodeConnection, log: Logger, ctx: NodeSocketContext): (raw: string) => void {
-  const handlers: FrameHandlers<HostFrame> = mergeFrameTables(
-    linkFrames(live),
-    ctx.frames,
-  )({ nodeId: live.nodeId, pending: live.pending, log });
+/**
+ * Every frame of a registered node. The socket answers `register` and `pong` itself; the features'
+ * table, and the child logger it is given, are made for a connection at its first other frame: an
+ * idle host only ever sends pongs, and a table is a closure per frame type (a dozen) plus the object
+ * holding them, kept as long as the socket — ten thousand idle hosts need none of them.
+ */
+function frameReceiver(live: NodeConnection, ctx: NodeSocketContext): (raw: string) => void {
+  let features: FrameHandlers<FeatureFrame> | undefined;
+  const featureHandlers = () => {
+    const log = ctx.logger.child({ nodeId: live.nodeId });
+    return ctx.frames({ nodeId: live.nodeId, pending: live.pending, log });
+  };
   return (raw) => {
     ctx.registry.touch(live.nodeId);
     const decoded = decodeFrame(raw, HostFrame);
     if (!decoded.ok) {
-      log.warn({ error: decoded.message }, "bad frame from node");
+      ctx.logger.warn({ nodeId: live.nodeId, error: decoded.message }, "bad frame from node");
       live.send({ type: "error", code: decoded.code, message: decoded.message });
       return;
     }
-    dispatchFrame(handlers, decoded.frame);
+    const frame = decoded.frame;
+    if (frame.type === "pong") live.pongReceived();
+    else if (frame.type === "register")
+      live.send({ type: "error", code: "BAD_FRAME", message: `already registered as '${live.nodeId}'` });
+    else {
+      features ??= featureHandlers();
+      dispatchFrame(features, frame);
+    }
   };
 }
 
 export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, origin: SocketOrigin): void {
   let connection: NodeConnection | undefined;
   let receive: ((raw: string) => void) | undefined;
-  let log = ctx.logger;
-  const handshake = new NodeHandshake(socket, ctx, origin, (live, liveLog) => {
+  // Handshake-only state (nonce, timer, origin and its callbacks), let go once the node registers.
+  let handshake: NodeHandshake | undefined = new NodeHandshake(socket, ctx, origin, (live) => {
     connection = live;
-    log = liveLog;
-    receive = frameReceiver(live, liveLog, ctx);
+    receive = frameReceiver(live, ctx);
+    handshake = undefined;
   });
 
   // Answered (a probe) or refused and closing: nothing it sends now can register.
-  const deaf = () => handshake.probed || (!connection && socket.readyState !== socket.OPEN);
-  const handle = (raw: string) => (receive ? receive(raw) : handshake.receive(raw));
+  const deaf = () => !connection && (handshake?.probed === true || socket.readyState !== socket.OPEN);
   /** Frames that came while the first one waits for its turn (see SocketOrigin.paceRegistration). */
   let waiting: string[] | undefined;
+  // Not `origin` itself in the listeners below: its onRegistered would be kept with them.
+  const { paceRegistration } = origin;
+  const handle = (raw: string) => (receive ? receive(raw) : handshake?.receive(raw));
 
   socket.on("message", (data, isBinary) => {
     if (deaf()) return;
@@ -82,12 +87,12 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, orig
         socket.close(CloseCode.POLICY_VIOLATION, "frames sent before the register was answered");
       return;
     }
-    if (receive || !origin.paceRegistration) {
+    if (receive || !paceRegistration) {
       handle(raw);
       return;
     }
     waiting = [raw];
-    origin.paceRegistration(() => {
+    paceRegistration(() => {
       const frames = waiting ?? [];
       waiting = undefined;
       for (const frame of frames) if (!deaf()) handle(frame);
@@ -95,12 +100,18 @@ export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, orig
   });
 
   socket.on("close", (code, reason) => {
-    handshake.dispose();
+    handshake?.dispose();
     if (!connection) return;
     connection.dispose();
-    const wentOffline = ctx.registry.detach(connection.nodeId, connection);
-    log.info({ code, reason: reason.toString(), wentOffline }, "node socket closed");
+    const nodeId = connection.nodeId;
+    const wentOffline = ctx.registry.detach(nodeId, connection);
+    ctx.logger.info({ nodeId, code, reason: reason.toString(), wentOffline }, "node socket closed");
   });
 
-  socket.on("error", (error) => log.warn({ err: error }, "node socket error"));
+  // What @fastify/websocket did with these sockets before they were upgraded apart from it
+  // (node-websocket.ts): log, and cut the connection without waiting for a closing handshake.
+  socket.on("error", (error) => {
+    ctx.logger.warn({ nodeId: connection?.nodeId, err: error }, "node socket error");
+    socket.terminate();
+  });
 }
