@@ -244,7 +244,7 @@ export class NodeHandshake {
     if (paired) ctx.nodes.touch(frame.node_id, frame.display_name, ctx.clock.now());
     if (replaced) replaced.close(CloseCode.REPLACED, "replaced by a newer connection with the same node id");
     this.send(this.registerOk(frame.node_id, version, paired));
-    connection.startHeartbeat(ctx.heartbeat, () => ctx.clock.now());
+    connection.startHeartbeat(ctx.heartbeat, ctx.clock); // the clock, not a closure per node over ctx
     log.info(
       { nodeId: frame.node_id, displayName: frame.display_name, version, replaced: Boolean(replaced) },
       "node registered",

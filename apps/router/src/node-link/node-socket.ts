@@ -1,5 +1,5 @@
 import { CloseCode, decodeFrame, dispatchFrame, type FrameHandlers, HostFrame } from "@phonework/protocol";
-import type { WebSocket } from "ws";
+import type { RawData, WebSocket } from "ws";
 import type { FrameTable } from "../contracts/node-frames.ts";
 import { type HandshakeContext, NodeHandshake, type SocketOrigin } from "./handshake.ts";
 import type { NodeConnection } from "./node-connection.ts";
@@ -8,6 +8,10 @@ import { rawText } from "./raw-text.ts";
 // The life of one node socket: the handshake (handshake.ts), then every frame the registered node
 // sends, dispatched through one table with one handler per frame type. The socket itself owns
 // `register` (once is enough) and `pong`; every other type belongs to a feature's table.
+// What a socket keeps is kept once per connected host, for days, ten thousand times over after a
+// restart: so one object with shared methods and three listeners, the handshake's state let go at
+// registration, and the features' table (a closure per frame type, and the child logger it is
+// given) made at the first frame that needs it — an idle host only ever sends pongs.
 
 export type { SocketOrigin } from "./handshake.ts";
 
@@ -24,19 +28,81 @@ export interface NodeSocketContext extends HandshakeContext {
   frames: FrameTable<FeatureFrame>;
 }
 
-/**
- * Every frame of a registered node. The socket answers `register` and `pong` itself; the features'
- * table, and the child logger it is given, are made for a connection at its first other frame: an
- * idle host only ever sends pongs, and a table is a closure per frame type (a dozen) plus the object
- * holding them, kept as long as the socket — ten thousand idle hosts need none of them.
- */
-function frameReceiver(live: NodeConnection, ctx: NodeSocketContext): (raw: string) => void {
-  let features: FrameHandlers<FeatureFrame> | undefined;
-  const featureHandlers = () => {
-    const log = ctx.logger.child({ nodeId: live.nodeId });
-    return ctx.frames({ nodeId: live.nodeId, pending: live.pending, log });
-  };
-  return (raw) => {
+export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, origin: SocketOrigin): void {
+  const node = new NodeSocket(socket, ctx, origin);
+  socket.on("message", (data, isBinary) => node.message(data, isBinary));
+  socket.on("close", (code, reason) => node.closed(code, reason));
+  socket.on("error", (error) => node.failed(error));
+}
+
+class NodeSocket {
+  private connection: NodeConnection | undefined;
+  /** Handshake-only state (nonce, timer, origin and its callbacks), let go once the node registers. */
+  private handshake: NodeHandshake | undefined;
+  /** The features' handlers, made at the first frame that needs them. */
+  private features: FrameHandlers<FeatureFrame> | undefined;
+  /** Frames that came while the first one waits for its turn (see SocketOrigin.paceRegistration). */
+  private waiting: string[] | undefined;
+  /** Not `origin` itself: its onRegistered would be kept with the socket. */
+  private readonly paceRegistration: SocketOrigin["paceRegistration"];
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly ctx: NodeSocketContext,
+    origin: SocketOrigin,
+  ) {
+    this.paceRegistration = origin.paceRegistration;
+    this.handshake = new NodeHandshake(socket, ctx, origin, (live) => {
+      this.connection = live;
+      this.handshake = undefined;
+    });
+  }
+
+  /** Answered (a probe) or refused and closing: nothing it sends now can register. */
+  private get deaf(): boolean {
+    return (
+      !this.connection && (this.handshake?.probed === true || this.socket.readyState !== this.socket.OPEN)
+    );
+  }
+
+  message(data: RawData, isBinary: boolean): void {
+    if (this.deaf) return;
+    if (isBinary) {
+      if (this.connection)
+        this.connection.send({
+          type: "error",
+          code: "BAD_FRAME",
+          message: "binary frames are not supported",
+        });
+      else this.socket.close(CloseCode.POLICY_VIOLATION, "expected a register frame first");
+      return;
+    }
+    const raw = rawText(data);
+    if (this.waiting) {
+      if (this.waiting.push(raw) > MAX_WAITING_FRAMES)
+        this.socket.close(CloseCode.POLICY_VIOLATION, "frames sent before the register was answered");
+      return;
+    }
+    if (this.connection || !this.paceRegistration) {
+      this.handle(raw);
+      return;
+    }
+    this.waiting = [raw];
+    this.paceRegistration(() => {
+      const frames = this.waiting ?? [];
+      this.waiting = undefined;
+      for (const frame of frames) if (!this.deaf) this.handle(frame);
+    });
+  }
+
+  private handle(raw: string): void {
+    if (this.connection) this.receive(this.connection, raw);
+    else this.handshake?.receive(raw);
+  }
+
+  /** A frame of the registered node. */
+  private receive(live: NodeConnection, raw: string): void {
+    const { ctx } = this;
     ctx.registry.touch(live.nodeId);
     const decoded = decodeFrame(raw, HostFrame);
     if (!decoded.ok) {
@@ -49,69 +115,31 @@ function frameReceiver(live: NodeConnection, ctx: NodeSocketContext): (raw: stri
     else if (frame.type === "register")
       live.send({ type: "error", code: "BAD_FRAME", message: `already registered as '${live.nodeId}'` });
     else {
-      features ??= featureHandlers();
-      dispatchFrame(features, frame);
+      this.features ??= ctx.frames({
+        nodeId: live.nodeId,
+        pending: live.pending,
+        log: ctx.logger.child({ nodeId: live.nodeId }),
+      });
+      dispatchFrame(this.features, frame);
     }
-  };
-}
+  }
 
-export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, origin: SocketOrigin): void {
-  let connection: NodeConnection | undefined;
-  let receive: ((raw: string) => void) | undefined;
-  // Handshake-only state (nonce, timer, origin and its callbacks), let go once the node registers.
-  let handshake: NodeHandshake | undefined = new NodeHandshake(socket, ctx, origin, (live) => {
-    connection = live;
-    receive = frameReceiver(live, ctx);
-    handshake = undefined;
-  });
-
-  // Answered (a probe) or refused and closing: nothing it sends now can register.
-  const deaf = () => !connection && (handshake?.probed === true || socket.readyState !== socket.OPEN);
-  /** Frames that came while the first one waits for its turn (see SocketOrigin.paceRegistration). */
-  let waiting: string[] | undefined;
-  // Not `origin` itself in the listeners below: its onRegistered would be kept with them.
-  const { paceRegistration } = origin;
-  const handle = (raw: string) => (receive ? receive(raw) : handshake?.receive(raw));
-
-  socket.on("message", (data, isBinary) => {
-    if (deaf()) return;
-    if (isBinary) {
-      if (connection)
-        connection.send({ type: "error", code: "BAD_FRAME", message: "binary frames are not supported" });
-      else socket.close(CloseCode.POLICY_VIOLATION, "expected a register frame first");
-      return;
-    }
-    const raw = rawText(data);
-    if (waiting) {
-      if (waiting.push(raw) > MAX_WAITING_FRAMES)
-        socket.close(CloseCode.POLICY_VIOLATION, "frames sent before the register was answered");
-      return;
-    }
-    if (receive || !paceRegistration) {
-      handle(raw);
-      return;
-    }
-    waiting = [raw];
-    paceRegistration(() => {
-      const frames = waiting ?? [];
-      waiting = undefined;
-      for (const frame of frames) if (!deaf()) handle(frame);
-    });
-  });
-
-  socket.on("close", (code, reason) => {
-    handshake?.dispose();
+  closed(code: number, reason: Buffer): void {
+    this.handshake?.dispose();
+    const { connection } = this;
     if (!connection) return;
     connection.dispose();
     const nodeId = connection.nodeId;
-    const wentOffline = ctx.registry.detach(nodeId, connection);
-    ctx.logger.info({ nodeId, code, reason: reason.toString(), wentOffline }, "node socket closed");
-  });
+    const wentOffline = this.ctx.registry.detach(nodeId, connection);
+    this.ctx.logger.info({ nodeId, code, reason: reason.toString(), wentOffline }, "node socket closed");
+  }
 
-  // What @fastify/websocket did with these sockets before they were upgraded apart from it
-  // (node-websocket.ts): log, and cut the connection without waiting for a closing handshake.
-  socket.on("error", (error) => {
-    ctx.logger.warn({ nodeId: connection?.nodeId, err: error }, "node socket error");
-    socket.terminate();
-  });
+  /**
+   * What @fastify/websocket did with these sockets before they were upgraded apart from it
+   * (node-websocket.ts): log, and cut the connection without waiting for a closing handshake.
+   */
+  failed(error: Error): void {
+    this.ctx.logger.warn({ nodeId: this.connection?.nodeId, err: error }, "node socket error");
+    this.socket.terminate();
+  }
 }
