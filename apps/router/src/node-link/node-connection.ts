@@ -88,7 +88,8 @@ export class NodeConnection {
    */
   forward(frame: ForwardFrame, options: ForwardOptions): Promise<NodeAnswer> {
     const user = frame.user_id;
-    const perUser = (this.pendingPerUser ??= new Map());
+    this.pendingPerUser ??= new Map();
+    const perUser = this.pendingPerUser;
     const waiting = perUser.get(user) ?? 0;
     if (waiting >= this.backpressure.maxPending)
       return Promise.reject(
