@@ -3,11 +3,11 @@ import type { Socket } from "node:net";
 import { NODE_ID_HEADER } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import { bearerMatches } from "@phonework/runtime";
+import type { WebSocket } from "ws";
 import { REFUSAL_LOG_DEFAULTS, RefusalLog } from "../front-door/refusal-log.ts";
 import { type HandshakeAdmission, spreadRetryAfter } from "./handshake-admission.ts";
 import type { HandshakeThrottle } from "./handshake-throttle.ts";
 import { acceptNodeSocket, type NodeSocketContext } from "./node-socket.ts";
-import type { NodeSockets } from "./node-websocket.ts";
 import type { UpgradeJudge } from "./upgrade-gate.ts";
 
 export interface NodeEndpointOptions {
@@ -34,6 +34,14 @@ const NODE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 export function namedNode(request: IncomingMessage): string | undefined {
   const value = request.headers[NODE_ID_HEADER];
   return typeof value === "string" && NODE_ID.test(value) ? value : undefined;
+}
+
+/** Node sockets, and the handshakes admitted on their way to becoming one. */
+export interface NodeSockets {
+  /** Told each registration by the endpoint (serveNodeSockets). */
+  readonly admission: HandshakeAdmission;
+  /** Where each upgraded node socket goes, with the upgrade request that opened it. */
+  serve(accept: (socket: WebSocket, request: IncomingMessage) => void): void;
 }
 
 /**

@@ -6,16 +6,8 @@ import type { FastifyInstance } from "fastify";
 import { type WebSocket, WebSocketServer } from "ws";
 import { HandshakeAdmission } from "./handshake-admission.ts";
 import { HandshakeThrottle } from "./handshake-throttle.ts";
-import { nodeHandshakeJudge } from "./node-endpoint.ts";
+import { type NodeSockets, nodeHandshakeJudge } from "./node-endpoint.ts";
 import { UpgradeGate, type UpgradeJudge } from "./upgrade-gate.ts";
-
-/** Node sockets, and the handshakes admitted on their way to becoming one. */
-export interface NodeSockets {
-  /** Told each registration by the endpoint (node-endpoint.ts). */
-  readonly admission: HandshakeAdmission;
-  /** Where each upgraded node socket goes, with the upgrade request that opened it. */
-  serve(accept: (socket: WebSocket, request: IncomingMessage) => void): void;
-}
 
 /**
  * The WebSocket side of the router's HTTP server: every upgrade is judged by the gate first
