@@ -38,6 +38,10 @@ export const METHOD = `
   code every connection shares is already loaded. Each RSS sample
   follows two full GCs 200 ms apart; per host = (RSS at N − RSS with none) ÷ N, in KiB (1,024 bytes; the
   20 KB target is read as 20 KiB). Router settings are the defaults (heartbeat 30 s / 10 s, 16 MiB max payload).
+  RSS is more than the JS heap: V8 grows its young generation while thousands of registrations survive
+  their first collections (to 2 × 64 MiB at 10,000 hosts, kept resident afterwards), a cost that stops
+  growing with N. What one host holds, by constructor: \`node --import tsx bench/heap-per-host.ts [N]\` (heap
+  snapshots of the router at 0 and N idle hosts, compared; \`HEAP_SNAPSHOTS=0\` for the memory figures only).
 - **Reconnect storm.** With N hosts registered, the router process is killed with SIGKILL (a crash; the
   hosts see 1006) and a new one is started on the same port and data directory. The simulated hosts reconnect
   with the host app's own policy, \`reconnectDelay\` from \`apps/host/src/link/backoff.ts\` with create-host.ts's

@@ -33,6 +33,11 @@ export type RouterReport =
       type: "stats";
       rssBytes: number;
       heapUsedBytes: number;
+      /** The V8 heap's pages (used or not) and memory held outside it (Buffers): the rest of RSS is native. */
+      heapTotalBytes: number;
+      externalBytes: number;
+      /** Each V8 heap space's committed and used bytes. */
+      heapSpaces: Record<string, [number, number]>;
       online: number;
       loopDelay: LoopDelay;
       /** A chat probe's samples, when one was still running (the storm did not finish): it stops. */

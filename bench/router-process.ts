@@ -1,4 +1,5 @@
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
+import { getHeapSpaceStatistics } from "node:v8";
 import { RouterConfigSchema } from "../apps/router/src/config/router-config.ts";
 import { createRouter } from "../apps/router/src/create-router.ts";
 import { openRouterDatabase, routerDatabasePath } from "../apps/router/src/database/router-db.ts";
@@ -95,6 +96,11 @@ async function reportStats(gc: boolean): Promise<void> {
     type: "stats",
     rssBytes: memory.rss,
     heapUsedBytes: memory.heapUsed,
+    heapTotalBytes: memory.heapTotal,
+    externalBytes: memory.external,
+    heapSpaces: Object.fromEntries(
+      getHeapSpaceStatistics().map((space) => [space.space_name, [space.space_size, space.space_used_size]]),
+    ),
     online: online.size,
     loopDelay: loopDelay(),
     ...(chatMs ? { chatMs } : {}),

@@ -34,7 +34,7 @@ import { routerVersion } from "./health/router-version.ts";
 import { ChatLayer } from "./intake/chat-layer.ts";
 import { linkPolicy, sharedSecret } from "./node-link/link-settings.ts";
 import type { NodeConnection } from "./node-link/node-connection.ts";
-import { registerNodeEndpoint } from "./node-link/node-endpoint.ts";
+import { serveNodeSockets } from "./node-link/node-endpoint.ts";
 import type { FeatureFrame } from "./node-link/node-socket.ts";
 import { attachNodeWebSocket } from "./node-link/node-websocket.ts";
 import { overviewFrames } from "./overview/overview-frames.ts";
@@ -283,7 +283,7 @@ function serveHttp(
   }) as unknown as FastifyInstance;
   const nodeLogger = logger.child({ component: "nodes" });
   const secret = sharedSecret(config, logger);
-  const admission = attachNodeWebSocket(
+  const nodeSockets = attachNodeWebSocket(
     app,
     {
       secret,
@@ -297,20 +297,19 @@ function serveHttp(
     },
     nodeLogger,
   );
+  const link = { ...linkPolicy(config), registry, nodes, clock, logger: nodeLogger };
+  serveNodeSockets(
+    nodeSockets,
+    {
+      ...link,
+      frames: parts.frames,
+      qualifyUsers: (ids) => parts.access.qualifyServedUsers(ids),
+      ownersOf: (paired) => parts.access.ownersOf(paired),
+    },
+    secret,
+    frontDoor.vouch,
+  );
   app.register(async (scope) => {
-    const link = { ...linkPolicy(config), registry, nodes, clock, logger: nodeLogger };
-    registerNodeEndpoint(
-      scope,
-      {
-        ...link,
-        frames: parts.frames,
-        qualifyUsers: (ids) => parts.access.qualifyServedUsers(ids),
-        ownersOf: (paired) => parts.access.ownersOf(paired),
-      },
-      secret,
-      frontDoor.vouch,
-      admission,
-    );
     registerHealthRoute(scope, {
       registry,
       chat: () => parts.chat.statuses(),

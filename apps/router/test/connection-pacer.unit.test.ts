@@ -28,8 +28,11 @@ afterEach(async () => {
 async function pacedServer(limits: PacerLimits) {
   const refused: string[] = [];
   let requests = 0;
-  const server = createServer((_request, response) => {
+  /** Each request's socket's 'close' listeners, as the HTTP server's handler sees them. */
+  const closeListeners: number[] = [];
+  const server = createServer((request, response) => {
     requests++;
+    closeListeners.push(request.socket.listenerCount("close"));
     response.end("hello");
   });
   const pacer = new ConnectionPacer(limits, {
@@ -56,7 +59,24 @@ async function pacedServer(limits: PacerLimits) {
     if (request) socket.on("connect", () => socket.write(request));
     return { socket, received: () => received, closed: () => closed };
   };
-  return { server, pacer, client, refused, requests: () => requests };
+  return { server, pacer, client, refused, closeListeners, requests: () => requests };
+}
+
+/** The 'close' listeners a plain HTTP server's request socket has, without a pacer. */
+async function unpacedCloseListeners(): Promise<number> {
+  let count = -1;
+  const server = createServer((request, response) => {
+    count = request.socket.listenerCount("close");
+    response.end("hello");
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const socket = connect({ host: "127.0.0.1", port: (server.address() as { port: number }).port });
+  clients.push(socket);
+  socket.on("error", () => {});
+  socket.write(REQUEST);
+  await waitFor(() => count >= 0);
+  return count;
 }
 
 describe("the connection pacer", () => {
@@ -187,5 +207,21 @@ describe("the connection pacer", () => {
     await waitFor(() => legit.received().includes("hello"), { timeoutMs: 5_000 });
     expect(t.refused).toEqual([]); // nobody had to give way: the flood never had more than its 2
     expect(t.pacer.waiting).toBe(8);
+  });
+
+  it("keeps nothing of its own on a connection once its head is read (a host's socket lives for days)", async () => {
+    const t = await pacedServer({
+      maxReading: 1,
+      maxReadingPerAddress: 100,
+      perTurn: 8,
+      maxQueued: 100,
+      maxWaitMs: 60_000,
+      staleMs: 60_000,
+    });
+    // The first is handed at once; the others wait in the queue, then are handed in turn.
+    const served = [t.client(REQUEST), t.client(REQUEST), t.client(REQUEST)];
+    await waitFor(() => served.every((c) => c.received().includes("hello")));
+    const plain = await unpacedCloseListeners();
+    expect(t.closeListeners).toEqual([plain, plain, plain]);
   });
 });

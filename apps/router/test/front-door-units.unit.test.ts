@@ -1,12 +1,16 @@
+import { EventEmitter } from "node:events";
+import type { Server, Socket } from "node:net";
 import { createTestLogger } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
 import { addressKey } from "../src/front-door/address-key.ts";
+import { ConnectionCaps } from "../src/front-door/connection-caps.ts";
 import { defaultMaxConnections, openFilesLimit } from "../src/front-door/open-files-limit.ts";
 import { RefusalLog } from "../src/front-door/refusal-log.ts";
 import { clientAddress, proxyMatcher } from "../src/front-door/trust-proxy.ts";
 
 // The front door's small parts, with injected clocks and inputs: what one address is, the
-// warn-once log, the connection limit's default, and who a trusted proxy says the client is.
+// warn-once log, the connection limit's default, who a trusted proxy says the client is, and the
+// per-address cap's bookkeeping (on emitters standing in for the server and its sockets).
 
 describe("address keys", () => {
   it("an IPv4 client is itself, however the socket spells it; an IPv6 client is its /64", () => {
@@ -79,5 +83,41 @@ describe("who the client is behind a trusted proxy", () => {
     expect(clientAddress("127.0.0.1", "10.0.0.1", trusted)).toBe("10.0.0.1");
     expect(proxyMatcher({ kind: "off" })("127.0.0.1")).toBe(false);
     expect(proxyMatcher({ kind: "all" })("192.0.2.1")).toBe(true);
+  });
+});
+
+describe("the per-address cap", () => {
+  const fakeSocket = (port: number) =>
+    Object.assign(new EventEmitter(), {
+      remoteAddress: "203.0.113.7",
+      remotePort: port,
+      destroyed: false,
+      destroy() {
+        this.destroyed = true;
+      },
+    }) as unknown as Socket;
+
+  it("counts a connection until it closes or is vouched for; a vouched one keeps no listener of the cap's", () => {
+    const refused: string[] = [];
+    const caps = new ConnectionCaps({
+      maxPerAddress: 2,
+      exempt: () => false,
+      onRefused: (address) => refused.push(address),
+    });
+    const server = new EventEmitter();
+    caps.attach(server as unknown as Server);
+    const [a, b, c] = [fakeSocket(1), fakeSocket(2), fakeSocket(3)];
+    for (const socket of [a, b, c]) server.emit("connection", socket);
+    expect(caps.countFor("203.0.113.7")).toBe(2);
+    expect(c.destroyed).toBe(true);
+    expect(refused).toEqual(["203.0.113.7"]);
+    caps.vouch(a);
+    expect(caps.countFor("203.0.113.7")).toBe(1);
+    expect(a.listenerCount("close")).toBe(0);
+    a.emit("close"); // a vouched connection's close changes nothing
+    expect(caps.countFor("203.0.113.7")).toBe(1);
+    b.emit("close");
+    expect(caps.countFor("203.0.113.7")).toBe(0);
+    expect(b.listenerCount("close")).toBe(0);
   });
 });

@@ -32,6 +32,24 @@ describe("handshake admission", () => {
     expect(admission.active).toBe(1);
   });
 
+  it("takes its close listener off a socket whose place it gives back: nothing of it stays on a registered host's socket", () => {
+    const admission = new HandshakeAdmission(2, 16);
+    const socket = new PassThrough();
+    const before = socket.listenerCount("close");
+    expect(admission.tryAdmit(socket)).toBe(true);
+    expect(socket.listenerCount("close")).toBe(before + 1);
+    admission.release(socket);
+    expect(socket.listenerCount("close")).toBe(before);
+    // Dropped as stale: the place and the listener go too.
+    let now = 0;
+    const stale = new HandshakeAdmission(1, 16, () => now);
+    const old = new PassThrough();
+    stale.tryAdmit(old);
+    now = 5_000;
+    expect(stale.tryAdmit(new PassThrough())).toBe(true);
+    expect(old.listenerCount("close")).toBe(before);
+  });
+
   it("starts at most perTurn per turn of the event loop, the rest in later turns, in order", async () => {
     const admission = new HandshakeAdmission(100, 3);
     const started: number[] = [];

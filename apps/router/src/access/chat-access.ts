@@ -77,7 +77,8 @@ export class ChatAccess {
     // The console is a window onto other chats' users, not a chat with users of its own.
     const chats = this.chatAdapters.filter((name) => name !== CONSOLE_PLATFORM);
     if (chats.length === 0 && this.hasTerminal && ids.length > 0) return terminalUsers(ids);
-    if (this.chatAdapters.length === 0 || ids.length === 0) return { ok: true, ids: [...ids] };
+    // slice, not spread: a spread array is allocated room for 16, and the registry keeps this one per node.
+    if (this.chatAdapters.length === 0 || ids.length === 0) return { ok: true, ids: ids.slice() };
     const { ids: qualified, issues } = qualifyAll(ids, this.chatAdapters, "SERVES_USERS");
     if (issues.length === 0) return { ok: true, ids: qualified };
     return { ok: false, reason: issues.map((issue) => `${issue.key}: ${issue.message}`).join("; ") };

@@ -17,8 +17,12 @@ export interface ConnectionCapsOptions {
 }
 
 export class ConnectionCaps {
-  /** The counted connections still open, by peer address and port, and the address key they count against. */
-  private readonly counted = new Map<string, string>();
+  /**
+   * The counted connections still open, by peer address and port: the address key they count
+   * against, the TCP socket, and its 'close' listener — taken off when the connection is vouched
+   * for, so nothing of the cap's stays on a registered host's socket while it is connected.
+   */
+  private readonly counted = new Map<string, { key: string; socket: Socket; closed: () => void }>();
   private readonly perAddress = new Map<string, number>();
 
   constructor(private readonly options: ConnectionCapsOptions) {}
@@ -59,14 +63,17 @@ export class ConnectionCaps {
     const id = connectionId(socket);
     this.release(id); // a connection of the same peer and port must have closed: its close is late
     this.perAddress.set(key, (this.perAddress.get(key) ?? 0) + 1);
-    this.counted.set(id, key);
-    socket.once("close", () => this.release(id));
+    const closed = () => this.release(id);
+    this.counted.set(id, { key, socket, closed });
+    socket.once("close", closed);
   }
 
   private release(id: string): void {
-    const key = this.counted.get(id);
-    if (key === undefined) return;
+    const counted = this.counted.get(id);
+    if (counted === undefined) return;
     this.counted.delete(id);
+    counted.socket.removeListener("close", counted.closed);
+    const { key } = counted;
     const left = (this.perAddress.get(key) ?? 1) - 1;
     if (left > 0) this.perAddress.set(key, left);
     else this.perAddress.delete(key);

@@ -64,11 +64,26 @@ export class ConnectionPacer {
   private turnScheduled = false;
   private wakeTimer: NodeJS.Timeout | undefined;
   private wakeAt = 0;
+  /**
+   * The 'close' listeners of waiting and of handed connections: one function each for every
+   * socket, taken off again once the pacer is done with it. A closure per socket would stay on a
+   * host's socket for as long as the host is connected, long after it was read.
+   */
+  private readonly queuedClosed: (this: Socket) => void;
+  private readonly readingClosed: (this: Socket) => void;
 
   constructor(
     private readonly limits: PacerLimits,
     private readonly deps: PacerDeps,
-  ) {}
+  ) {
+    const pacer = this;
+    this.queuedClosed = function (this: Socket) {
+      pacer.queued.delete(this);
+    };
+    this.readingClosed = function (this: Socket) {
+      pacer.doneReading(this);
+    };
+  }
 
   /** Connections waiting to be read. */
   get waiting(): number {
@@ -108,7 +123,7 @@ export class ConnectionPacer {
       return;
     }
     this.queued.set(socket, this.deps.now());
-    socket.once("close", () => this.queued.delete(socket));
+    socket.on("close", this.queuedClosed);
     this.scheduleTurn();
   }
 
@@ -123,7 +138,7 @@ export class ConnectionPacer {
     this.reading.set(socket, this.deps.now());
     const key = this.shareKey(socket);
     if (key !== undefined) this.readingPer.set(key, (this.readingPer.get(key) ?? 0) + 1);
-    socket.once("close", () => this.doneReading(socket));
+    socket.on("close", this.readingClosed);
     this.handOn(socket);
     // The HTTP server may have taken the socket's stream for its parser; resuming reads into it.
     if (!socket.destroyed) socket.resume();
@@ -133,6 +148,7 @@ export class ConnectionPacer {
     // A TLS connection's request names the TLS socket; its TCP socket is what was handed.
     const handed = this.reading.has(socket as Socket) ? socket : (socket as { _parent?: unknown })._parent;
     if (!this.reading.delete(handed as Socket)) return;
+    (handed as Socket).removeListener("close", this.readingClosed);
     this.releaseShare(handed as Socket);
     if (this.queued.size > 0) this.scheduleTurn();
   }
@@ -157,6 +173,11 @@ export class ConnectionPacer {
     else this.readingPer.delete(key);
   }
 
+  private unqueue(socket: Socket): void {
+    this.queued.delete(socket);
+    socket.removeListener("close", this.queuedClosed);
+  }
+
   /** When every place is taken: the oldest, if silent for staleMs, is dropped for one waiting. */
   private dropStale(): boolean {
     const oldest = this.reading.entries().next();
@@ -168,6 +189,7 @@ export class ConnectionPacer {
       return false;
     }
     this.reading.delete(socket);
+    socket.removeListener("close", this.readingClosed);
     this.releaseShare(socket);
     this.deps.onRefused?.(socket.remoteAddress, "stale");
     socket.destroy();
@@ -200,7 +222,7 @@ export class ConnectionPacer {
     let expired = 0;
     for (const [socket, arrived] of this.queued) {
       if (arrived > expiredBefore || expired >= EXPIRED_PER_TURN) break;
-      this.queued.delete(socket);
+      this.unqueue(socket);
       this.refuse(socket, "waited too long");
       expired++;
     }
@@ -208,7 +230,7 @@ export class ConnectionPacer {
     for (const socket of this.queued.keys()) {
       if (!this.underShare(socket)) continue; // its address has its share: the next one's turn
       if (!this.canHand()) break;
-      this.queued.delete(socket);
+      this.unqueue(socket);
       this.hand(socket);
     }
     // Blocked with some still waiting: look again when the oldest would expire.

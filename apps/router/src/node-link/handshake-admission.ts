@@ -33,6 +33,11 @@ export class HandshakeAdmission {
   private readonly registrations: TurnShare;
   /** The sockets holding a place, oldest first, with when they took it. */
   private readonly holders = new Map<Duplex, number>();
+  /**
+   * The holders' 'close' listener: one function for every socket, taken off when the place is
+   * given back. A closure per socket would stay on a host's socket as long as the host is connected.
+   */
+  private readonly holderClosed: (this: Duplex) => void;
 
   constructor(
     private readonly maxInFlight = MAX_HANDSHAKES_IN_FLIGHT,
@@ -42,6 +47,10 @@ export class HandshakeAdmission {
   ) {
     this.upgrades = new TurnShare(perTurn);
     this.registrations = new TurnShare(registrationsPerTurn);
+    const admission = this;
+    this.holderClosed = function (this: Duplex) {
+      admission.release(this);
+    };
   }
 
   /** Handshakes admitted and not yet registered or closed. */
@@ -57,7 +66,7 @@ export class HandshakeAdmission {
     const now = this.now();
     if (this.holders.size >= this.maxInFlight && !this.dropStale(now)) return false;
     this.holders.set(socket, now);
-    socket.once("close", () => this.release(socket));
+    socket.on("close", this.holderClosed);
     return true;
   }
 
@@ -67,14 +76,14 @@ export class HandshakeAdmission {
   }
 
   /** The handshake on `socket` is over (registered, refused or closed): its place is free. */
-  release(socket: object): void {
-    this.holders.delete(socket as Duplex);
+  release(socket: Duplex): void {
+    if (this.holders.delete(socket)) socket.removeListener("close", this.holderClosed);
   }
 
   private dropStale(now: number): boolean {
     const oldest = this.holders.entries().next();
     if (oldest.done || now - oldest.value[1] < STALE_HANDSHAKE_MS) return false;
-    this.holders.delete(oldest.value[0]);
+    this.release(oldest.value[0]);
     oldest.value[0].destroy();
     return true;
   }

@@ -69,8 +69,8 @@ export class NodeHandshake {
     private readonly socket: WebSocket,
     private readonly ctx: HandshakeContext,
     private readonly origin: SocketOrigin,
-    /** Told the registered node's connection and logger; its frames are the caller's from then on. */
-    private readonly onAttached: (connection: NodeConnection, log: Logger) => void,
+    /** Told the registered node's connection; its frames are the caller's from then on. */
+    private readonly onAttached: (connection: NodeConnection) => void,
   ) {
     this.send({
       type: "challenge",
@@ -233,17 +233,21 @@ export class NodeHandshake {
     joined: boolean,
   ): void {
     const { ctx } = this;
-    const log = ctx.logger.child({ nodeId: frame.node_id });
+    // No child logger per node: it would be kept as long as the socket; lines name the node instead.
+    const log = ctx.logger;
     const connection = new NodeConnection(this.socket, frame.node_id, log, ctx.backpressure);
     this.registered = true;
     clearTimeout(this.timer);
     this.origin.onRegistered?.();
-    this.onAttached(connection, log);
+    this.onAttached(connection);
     const replaced = ctx.registry.attach(frame, version, connection, paired, joined);
     if (paired) ctx.nodes.touch(frame.node_id, frame.display_name, ctx.clock.now());
     if (replaced) replaced.close(CloseCode.REPLACED, "replaced by a newer connection with the same node id");
     this.send(this.registerOk(frame.node_id, version, paired));
-    connection.startHeartbeat(ctx.heartbeat, () => ctx.clock.now());
-    log.info({ displayName: frame.display_name, version, replaced: Boolean(replaced) }, "node registered");
+    connection.startHeartbeat(ctx.heartbeat, ctx.clock); // the clock, not a closure per node over ctx
+    log.info(
+      { nodeId: frame.node_id, displayName: frame.display_name, version, replaced: Boolean(replaced) },
+      "node registered",
+    );
   }
 }

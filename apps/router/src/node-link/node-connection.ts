@@ -5,7 +5,7 @@ import {
   type RouterFrame,
   WireError,
 } from "@phonework/protocol";
-import type { Logger } from "@phonework/runtime";
+import type { Clock, Logger } from "@phonework/runtime";
 import { WebSocket } from "ws";
 import type { NodeAnswer } from "../contracts/node-answer.ts";
 import { PendingRequests, type ProgressListener } from "../rpc/pending-requests.ts";
@@ -38,8 +38,11 @@ export class NodeConnection {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private pongTimer: NodeJS.Timeout | undefined;
   private slowTimer: NodeJS.Timeout | undefined;
-  /** Waiting requests per user: one user's flood must not lock the others out of a shared node. */
-  private readonly pendingPerUser = new Map<string, number>();
+  /**
+   * Waiting requests per user: one user's flood must not lock the others out of a shared node.
+   * Made at the first request (see PendingRequests.entries: an idle host needs none).
+   */
+  private pendingPerUser: Map<string, number> | undefined;
 
   constructor(
     private readonly socket: WebSocket,
@@ -85,12 +88,14 @@ export class NodeConnection {
    */
   forward(frame: ForwardFrame, options: ForwardOptions): Promise<NodeAnswer> {
     const user = frame.user_id;
-    const waiting = this.pendingPerUser.get(user) ?? 0;
+    this.pendingPerUser ??= new Map();
+    const perUser = this.pendingPerUser;
+    const waiting = perUser.get(user) ?? 0;
     if (waiting >= this.backpressure.maxPending)
       return Promise.reject(
         new WireError("QUEUE_FULL", `queue full (max ${this.backpressure.maxPending})`, this.nodeId),
       );
-    this.pendingPerUser.set(user, waiting + 1);
+    perUser.set(user, waiting + 1);
     const cancel: CancelFrame = { type: "cancel", id: frame.id, reason: "timed out" };
     const answer = this.pending.wait(frame.id, {
       timeoutMs: options.timeoutMs,
@@ -105,17 +110,17 @@ export class NodeConnection {
       );
     }
     return answer.finally(() => {
-      const left = (this.pendingPerUser.get(user) ?? 1) - 1;
-      if (left > 0) this.pendingPerUser.set(user, left);
-      else this.pendingPerUser.delete(user);
+      const left = (perUser.get(user) ?? 1) - 1;
+      if (left > 0) perUser.set(user, left);
+      else perUser.delete(user);
     });
   }
 
   /** Pings every interval; a node that does not pong within the timeout is cut off. */
-  startHeartbeat(policy: HeartbeatPolicy, now: () => number): void {
+  startHeartbeat(policy: HeartbeatPolicy, clock: Clock): void {
     this.heartbeatTimer = setInterval(() => {
       if (this.pongTimer) return; // still waiting for the previous pong
-      this.send({ type: "ping", ts: now() });
+      this.send({ type: "ping", ts: clock.now() });
       this.pongTimer = setTimeout(() => {
         this.logger.warn(
           { nodeId: this.nodeId, timeoutMs: policy.timeoutMs },

@@ -3,7 +3,7 @@ import type { Socket } from "node:net";
 import { NODE_ID_HEADER } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import { bearerMatches } from "@phonework/runtime";
-import type { FastifyInstance } from "fastify";
+import type { WebSocket } from "ws";
 import { REFUSAL_LOG_DEFAULTS, RefusalLog } from "../front-door/refusal-log.ts";
 import { type HandshakeAdmission, spreadRetryAfter } from "./handshake-admission.ts";
 import type { HandshakeThrottle } from "./handshake-throttle.ts";
@@ -36,27 +36,39 @@ export function namedNode(request: IncomingMessage): string | undefined {
   return typeof value === "string" && NODE_ID.test(value) ? value : undefined;
 }
 
+/** Node sockets, and the handshakes admitted on their way to becoming one. */
+export interface NodeSockets {
+  /** Told each registration by the endpoint (serveNodeSockets). */
+  readonly admission: HandshakeAdmission;
+  /** Where each upgraded node socket goes, with the upgrade request that opened it. */
+  serve(accept: (socket: WebSocket, request: IncomingMessage) => void): void;
+}
+
 /**
- * GET /ws/node: hosts connect here, once `nodeHandshakeJudge` has let them through. `vouch` is
- * told a connection whose node registered: it no longer counts as a stranger's.
+ * /ws/node: hosts connect here, once `nodeHandshakeJudge` has let them through. `vouch` is told a
+ * connection whose node registered: it no longer counts as a stranger's.
  */
-export function registerNodeEndpoint(
-  app: FastifyInstance,
+export function serveNodeSockets(
+  sockets: NodeSockets,
   ctx: NodeSocketContext,
   secret: string | undefined,
   vouch: (socket: Socket) => void = () => {},
-  admission?: HandshakeAdmission,
 ): void {
-  app.get(NODE_PATH, { websocket: true }, (socket, request) => {
+  const { admission } = sockets;
+  // One for every socket: a closure per socket would be kept as long as the socket.
+  const paceRegistration = (register: () => void) => admission.scheduleRegistration(register);
+  sockets.serve((socket, request) => {
     const viaSecret = secret !== undefined && bearerMatches(request.headers.authorization, secret);
+    // The TCP socket, not the request: the upgrade request (headers and all) is garbage once read.
+    const tcp = request.socket;
     acceptNodeSocket(socket, ctx, {
       viaSecret,
-      namedNode: namedNode(request.raw),
+      namedNode: namedNode(request),
       onRegistered: () => {
-        admission?.release(request.raw.socket);
-        vouch(request.raw.socket);
+        admission.release(tcp);
+        vouch(tcp);
       },
-      ...(admission ? { paceRegistration: (register) => admission.scheduleRegistration(register) } : {}),
+      paceRegistration,
     });
   });
 }

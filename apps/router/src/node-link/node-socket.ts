@@ -1,7 +1,6 @@
 import { CloseCode, decodeFrame, dispatchFrame, type FrameHandlers, HostFrame } from "@phonework/protocol";
-import type { Logger } from "@phonework/runtime";
-import type { WebSocket } from "ws";
-import { type FrameTable, mergeFrameTables } from "../contracts/node-frames.ts";
+import type { RawData, WebSocket } from "ws";
+import type { FrameTable } from "../contracts/node-frames.ts";
 import { type HandshakeContext, NodeHandshake, type SocketOrigin } from "./handshake.ts";
 import type { NodeConnection } from "./node-connection.ts";
 import { rawText } from "./raw-text.ts";
@@ -9,6 +8,10 @@ import { rawText } from "./raw-text.ts";
 // The life of one node socket: the handshake (handshake.ts), then every frame the registered node
 // sends, dispatched through one table with one handler per frame type. The socket itself owns
 // `register` (once is enough) and `pong`; every other type belongs to a feature's table.
+// What a socket keeps is kept once per connected host, for days, ten thousand times over after a
+// restart: so one object with shared methods and three listeners, the handshake's state let go at
+// registration, and the features' table (a closure per frame type, and the child logger it is
+// given) made at the first frame that needs it — an idle host only ever sends pongs.
 
 export type { SocketOrigin } from "./handshake.ts";
 
@@ -25,82 +28,118 @@ export interface NodeSocketContext extends HandshakeContext {
   frames: FrameTable<FeatureFrame>;
 }
 
-/** `register` and `pong`, on a registered connection. */
-function linkFrames(live: NodeConnection): FrameTable<LinkFrame> {
-  return () => ({
-    register: () =>
-      live.send({ type: "error", code: "BAD_FRAME", message: `already registered as '${live.nodeId}'` }),
-    pong: () => live.pongReceived(),
-  });
-}
-
-/** Every frame of a registered node, through the table. */
-function frameReceiver(live: NodeConnection, log: Logger, ctx: NodeSocketContext): (raw: string) => void {
-  const handlers: FrameHandlers<HostFrame> = mergeFrameTables(
-    linkFrames(live),
-    ctx.frames,
-  )({ nodeId: live.nodeId, pending: live.pending, log });
-  return (raw) => {
-    ctx.registry.touch(live.nodeId);
-    const decoded = decodeFrame(raw, HostFrame);
-    if (!decoded.ok) {
-      log.warn({ error: decoded.message }, "bad frame from node");
-      live.send({ type: "error", code: decoded.code, message: decoded.message });
-      return;
-    }
-    dispatchFrame(handlers, decoded.frame);
-  };
-}
-
 export function acceptNodeSocket(socket: WebSocket, ctx: NodeSocketContext, origin: SocketOrigin): void {
-  let connection: NodeConnection | undefined;
-  let receive: ((raw: string) => void) | undefined;
-  let log = ctx.logger;
-  const handshake = new NodeHandshake(socket, ctx, origin, (live, liveLog) => {
-    connection = live;
-    log = liveLog;
-    receive = frameReceiver(live, liveLog, ctx);
-  });
+  const node = new NodeSocket(socket, ctx, origin);
+  socket.on("message", (data, isBinary) => node.message(data, isBinary));
+  socket.on("close", (code, reason) => node.closed(code, reason));
+  socket.on("error", (error) => node.failed(error));
+}
 
-  // Answered (a probe) or refused and closing: nothing it sends now can register.
-  const deaf = () => handshake.probed || (!connection && socket.readyState !== socket.OPEN);
-  const handle = (raw: string) => (receive ? receive(raw) : handshake.receive(raw));
+class NodeSocket {
+  private connection: NodeConnection | undefined;
+  /** Handshake-only state (nonce, timer, origin and its callbacks), let go once the node registers. */
+  private handshake: NodeHandshake | undefined;
+  /** The features' handlers, made at the first frame that needs them. */
+  private features: FrameHandlers<FeatureFrame> | undefined;
   /** Frames that came while the first one waits for its turn (see SocketOrigin.paceRegistration). */
-  let waiting: string[] | undefined;
+  private waiting: string[] | undefined;
+  /** Not `origin` itself: its onRegistered would be kept with the socket. */
+  private readonly paceRegistration: SocketOrigin["paceRegistration"];
 
-  socket.on("message", (data, isBinary) => {
-    if (deaf()) return;
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly ctx: NodeSocketContext,
+    origin: SocketOrigin,
+  ) {
+    this.paceRegistration = origin.paceRegistration;
+    this.handshake = new NodeHandshake(socket, ctx, origin, (live) => {
+      this.connection = live;
+      this.handshake = undefined;
+    });
+  }
+
+  /** Answered (a probe) or refused and closing: nothing it sends now can register. */
+  private get deaf(): boolean {
+    return (
+      !this.connection && (this.handshake?.probed === true || this.socket.readyState !== this.socket.OPEN)
+    );
+  }
+
+  message(data: RawData, isBinary: boolean): void {
+    if (this.deaf) return;
     if (isBinary) {
-      if (connection)
-        connection.send({ type: "error", code: "BAD_FRAME", message: "binary frames are not supported" });
-      else socket.close(CloseCode.POLICY_VIOLATION, "expected a register frame first");
+      if (this.connection)
+        this.connection.send({
+          type: "error",
+          code: "BAD_FRAME",
+          message: "binary frames are not supported",
+        });
+      else this.socket.close(CloseCode.POLICY_VIOLATION, "expected a register frame first");
       return;
     }
     const raw = rawText(data);
-    if (waiting) {
-      if (waiting.push(raw) > MAX_WAITING_FRAMES)
-        socket.close(CloseCode.POLICY_VIOLATION, "frames sent before the register was answered");
+    if (this.waiting) {
+      if (this.waiting.push(raw) > MAX_WAITING_FRAMES)
+        this.socket.close(CloseCode.POLICY_VIOLATION, "frames sent before the register was answered");
       return;
     }
-    if (receive || !origin.paceRegistration) {
-      handle(raw);
+    if (this.connection || !this.paceRegistration) {
+      this.handle(raw);
       return;
     }
-    waiting = [raw];
-    origin.paceRegistration(() => {
-      const frames = waiting ?? [];
-      waiting = undefined;
-      for (const frame of frames) if (!deaf()) handle(frame);
+    this.waiting = [raw];
+    this.paceRegistration(() => {
+      const frames = this.waiting ?? [];
+      this.waiting = undefined;
+      for (const frame of frames) if (!this.deaf) this.handle(frame);
     });
-  });
+  }
 
-  socket.on("close", (code, reason) => {
-    handshake.dispose();
+  private handle(raw: string): void {
+    if (this.connection) this.receive(this.connection, raw);
+    else this.handshake?.receive(raw);
+  }
+
+  /** A frame of the registered node. */
+  private receive(live: NodeConnection, raw: string): void {
+    const { ctx } = this;
+    ctx.registry.touch(live.nodeId);
+    const decoded = decodeFrame(raw, HostFrame);
+    if (!decoded.ok) {
+      ctx.logger.warn({ nodeId: live.nodeId, error: decoded.message }, "bad frame from node");
+      live.send({ type: "error", code: decoded.code, message: decoded.message });
+      return;
+    }
+    const frame = decoded.frame;
+    if (frame.type === "pong") live.pongReceived();
+    else if (frame.type === "register")
+      live.send({ type: "error", code: "BAD_FRAME", message: `already registered as '${live.nodeId}'` });
+    else {
+      this.features ??= ctx.frames({
+        nodeId: live.nodeId,
+        pending: live.pending,
+        log: ctx.logger.child({ nodeId: live.nodeId }),
+      });
+      dispatchFrame(this.features, frame);
+    }
+  }
+
+  closed(code: number, reason: Buffer): void {
+    this.handshake?.dispose();
+    const { connection } = this;
     if (!connection) return;
     connection.dispose();
-    const wentOffline = ctx.registry.detach(connection.nodeId, connection);
-    log.info({ code, reason: reason.toString(), wentOffline }, "node socket closed");
-  });
+    const nodeId = connection.nodeId;
+    const wentOffline = this.ctx.registry.detach(nodeId, connection);
+    this.ctx.logger.info({ nodeId, code, reason: reason.toString(), wentOffline }, "node socket closed");
+  }
 
-  socket.on("error", (error) => log.warn({ err: error }, "node socket error"));
+  /**
+   * What @fastify/websocket did with these sockets before they were upgraded apart from it
+   * (node-websocket.ts): log, and cut the connection without waiting for a closing handshake.
+   */
+  failed(error: Error): void {
+    this.ctx.logger.warn({ nodeId: this.connection?.nodeId, err: error }, "node socket error");
+    this.socket.terminate();
+  }
 }

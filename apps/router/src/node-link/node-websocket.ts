@@ -3,15 +3,22 @@ import websocket from "@fastify/websocket";
 import { CloseCode } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import type { FastifyInstance } from "fastify";
+import { type WebSocket, WebSocketServer } from "ws";
 import { HandshakeAdmission } from "./handshake-admission.ts";
 import { HandshakeThrottle } from "./handshake-throttle.ts";
-import { nodeHandshakeJudge } from "./node-endpoint.ts";
+import { type NodeSockets, nodeHandshakeJudge } from "./node-endpoint.ts";
 import { UpgradeGate, type UpgradeJudge } from "./upgrade-gate.ts";
 
 /**
  * The WebSocket side of the router's HTTP server: every upgrade is judged by the gate first
- * (path, secret or a node the router expects, handshake rate, closing), and only what it admits
- * reaches @fastify/websocket.
+ * (path, secret or a node the router expects, handshake rate, closing); the console's admitted
+ * upgrades go on to @fastify/websocket, node upgrades to a WebSocket server of their own.
+ * Node sockets skip the web framework because of what it keeps: a route builds a request, a reply
+ * and a ServerResponse for each upgrade, and the plugin holds them (its error listener closes over
+ * request and reply; the response stays the TCP socket's message) for as long as the socket lives —
+ * about 2 KiB of the router's memory per idle host, ten thousand of them after a restart. Nothing
+ * of the framework's is used on the way: the gate has judged the upgrade, and the node socket
+ * reads what it needs (secret, named node, TCP socket) from the request once.
  * Admitted node upgrades start at most HANDSHAKES_PER_TURN per turn of the event loop, and at most
  * MAX_HANDSHAKES_IN_FLIGHT are between upgrade and registration (the admission returned, which the
  * endpoint tells of each registration).
@@ -33,7 +40,7 @@ export function attachNodeWebSocket(
     endpoints?: ReadonlyMap<string, UpgradeJudge>;
   },
   logger: Logger,
-): HandshakeAdmission {
+): NodeSockets {
   const admission = new HandshakeAdmission();
   const nodeJudge = nodeHandshakeJudge(
     {
@@ -54,28 +61,36 @@ export function attachNodeWebSocket(
       const other = otherEndpoint(request);
       return other ? other(request) : nodeJudge(request);
     },
-    (request, start) => {
-      if (otherEndpoint(request)) start();
+    (request, socket, head, emit) => {
+      if (otherEndpoint(request)) emit();
       else
         admission.schedule(() => {
-          admission.started(request.socket);
-          start();
+          if (socket.destroyed) return; // gone while it waited for its turn
+          admission.started(socket);
+          nodeServer.handleUpgrade(request, socket, head, (node) => accept(node, request));
         });
     },
   );
+  const wsOptions = { maxPayload: options.maxPayloadBytes, perMessageDeflate: false };
+  const nodeServer = new WebSocketServer({ ...wsOptions, noServer: true });
+  let accept = (socket: WebSocket, _request: IncomingMessage) => socket.terminate();
   gate.attach(app.server);
+  const restarting = (server: WebSocketServer, done: () => void) => {
+    for (const client of server.clients) client.close(CloseCode.SERVICE_RESTART, "router restarting");
+    server.close(() => done());
+  };
   app.register(websocket, {
-    options: {
-      maxPayload: options.maxPayloadBytes,
-      perMessageDeflate: false,
-      // The plugin only listens for 'upgrade' on this "server": it gets what the gate admits.
-      server: gate as unknown as Server,
-    },
+    // The plugin only listens for 'upgrade' on this "server": it gets what the gate admits.
+    options: { ...wsOptions, server: gate as unknown as Server },
     preClose(done) {
-      for (const client of this.websocketServer.clients)
-        client.close(CloseCode.SERVICE_RESTART, "router restarting");
-      this.websocketServer.close(() => done());
+      restarting(this.websocketServer, done);
     },
   });
-  return admission;
+  app.addHook("preClose", (done) => restarting(nodeServer, done));
+  return {
+    admission,
+    serve: (handler) => {
+      accept = handler;
+    },
+  };
 }

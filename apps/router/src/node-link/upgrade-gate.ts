@@ -19,24 +19,28 @@ export interface Refusal {
 /** Decides on an upgrade request: a refusal, or undefined to let it through. */
 export type UpgradeJudge = (request: IncomingMessage) => Refusal | undefined;
 
-/** When an admitted upgrade goes on to the WebSocket server: now, or in a later turn (see handshake-admission.ts). */
-export type UpgradePacer = (request: IncomingMessage, start: () => void) => void;
+/**
+ * Where an admitted upgrade goes, and when: `emit` re-emits it as 'upgrade' on the gate (where the
+ * WebSocket plugin listens), now or in a later turn (see handshake-admission.ts); a route may also
+ * upgrade it itself (node sockets, node-websocket.ts).
+ */
+export type UpgradeRoute = (request: IncomingMessage, socket: Duplex, head: Buffer, emit: () => void) => void;
 
 export class UpgradeGate extends EventEmitter {
   constructor(
     private readonly judge: UpgradeJudge,
-    private readonly pace: UpgradePacer = (_request, start) => start(),
+    private readonly route: UpgradeRoute = (_request, _socket, _head, emit) => emit(),
   ) {
     super();
   }
 
-  /** Starts judging `server`'s upgrade requests; admitted ones are re-emitted as 'upgrade' on the gate. */
+  /** Starts judging `server`'s upgrade requests; admitted ones go their route. */
   attach(server: Server): void {
     server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       const refusal = this.judge(request);
       if (refusal) refuse(socket, refusal);
       else
-        this.pace(request, () => {
+        this.route(request, socket, head, () => {
           // Gone while it waited for its turn: nothing to upgrade.
           if (!socket.destroyed) this.emit("upgrade", request, socket, head);
         });

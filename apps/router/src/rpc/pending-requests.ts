@@ -23,16 +23,20 @@ interface Entry<T> {
 
 /** `T`: what an answer is (the connection's table holds NodeAnswers). */
 export class PendingRequests<T> {
-  private readonly entries = new Map<string, Entry<T>>();
+  /**
+   * Made at the first request: every connected node has a table, and an empty Map is ~180 bytes
+   * that most of ten thousand idle hosts would keep for nothing.
+   */
+  private entries: Map<string, Entry<T>> | undefined;
 
   constructor(private readonly nodeId: string) {}
 
   get size(): number {
-    return this.entries.size;
+    return this.entries?.size ?? 0;
   }
 
   has(id: string): boolean {
-    return this.entries.has(id);
+    return this.entries?.has(id) ?? false;
   }
 
   /** Registers `id` and returns a promise for its answer. The caller sends the request afterwards. */
@@ -53,6 +57,7 @@ export class PendingRequests<T> {
         cleanup: () => options.signal?.removeEventListener("abort", onAbort),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       };
+      this.entries ??= new Map();
       this.entries.set(id, entry);
       if (options.signal?.aborted) onAbort();
       else options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -72,20 +77,20 @@ export class PendingRequests<T> {
   }
 
   progress(id: string, text: string, kind?: ProgressKind): boolean {
-    const entry = this.entries.get(id);
+    const entry = this.entries?.get(id);
     entry?.onProgress?.(text, kind);
     return entry !== undefined;
   }
 
   /** Fails every pending request at once, e.g. when the socket closed. */
   rejectAll(error: () => WireError): void {
-    for (const id of [...this.entries.keys()]) this.reject(id, error());
+    for (const id of [...(this.entries?.keys() ?? [])]) this.reject(id, error());
   }
 
   private take(id: string): Entry<T> | undefined {
-    const entry = this.entries.get(id);
+    const entry = this.entries?.get(id);
     if (!entry) return undefined;
-    this.entries.delete(id);
+    this.entries?.delete(id);
     clearTimeout(entry.timer);
     entry.cleanup();
     return entry;
