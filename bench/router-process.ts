@@ -72,6 +72,14 @@ router.registry.subscribe((event) => {
   }
 });
 
+// BENCH_STORM_PROGRESS=1: the count registered, each second, on stderr (where a storm's time goes).
+if (process.env.BENCH_STORM_PROGRESS) {
+  const started = Date.now();
+  setInterval(
+    () => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(0)}s ${online.size}] `),
+    1000,
+  ).unref();
+}
 process.on("message", (command: RouterCommand) => {
   if (command.type === "stats") void reportStats(command.gc);
   else if (online.size >= command.count) report(onlineReport());
