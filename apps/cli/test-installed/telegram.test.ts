@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import {
   decodeDataUrl,
   imageFixture,
@@ -8,7 +9,6 @@ import {
   VOICE_NOTE_OGG,
   waitFor,
 } from "@phonework/testkit";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   fakeTelegram,
