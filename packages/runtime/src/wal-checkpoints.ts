@@ -1,32 +1,42 @@
 import type { Logger } from "./logger.ts";
 import type { SqliteDatabase } from "./sqlite.ts";
 import {
+  type CheckpointFile,
   type CheckpointMode,
   type CheckpointResult,
   CheckpointThread,
   CheckpointThreadGone,
+  sharedCheckpointThread,
 } from "./wal-checkpoint-thread.ts";
 
-// A database's WAL checkpoints on a schedule, off the main thread (router.db and the host's
-// state.db). SQLite's default copies the WAL back into the database file from inside whichever commit
-// pushes the WAL past 1,000 pages: that commit, and the message waiting on it, pays a checkpoint (the
-// database file's fsync on top of the commit's), which was the forwarded p99 on both sides. Here
-// autocheckpoint is off and a timer runs a PASSIVE checkpoint (never waits for a reader or writer)
-// every interval while there are writes, and a TRUNCATE one (the WAL file back to 0 bytes) once a
-// whole interval passed without any.
-// Run on this thread, a checkpoint's fsyncs (8–118 ms under load) still held every message in that
-// window, so the bulk of each runs on a thread of their own (wal-checkpoint-thread.ts), started at the
-// first tick (off the start-up path); this thread then copies the few frames committed meanwhile, so
-// the next commit starts the WAL over. If that thread fails or dies, this one logs it once and
-// checkpoints here.
+// A database's WAL checkpoints on a schedule (router.db and the host's state.db). SQLite's default
+// copies the WAL back into the database file from inside whichever commit pushes the WAL past 1,000
+// pages: that commit, and the message waiting on it, pays a checkpoint (the database file's fsync on
+// top of the commit's), which was the forwarded p99 on both sides. Here autocheckpoint is off and a
+// timer runs a PASSIVE checkpoint (never waits for a reader or writer) every interval while there are
+// writes, and a TRUNCATE one (the WAL file back to 0 bytes) once a whole interval passed without any.
+//
+// Where they run: on this thread until the database is under write load, then on the process's one
+// checkpoint thread (wal-checkpoint-thread.ts). Under sustained load at one user, checkpoints here
+// held the main thread 661–753 ms per 10 s (the longest stall 77–101 ms, the message waiting behind
+// it); on the thread, 89–162 ms (longest 12–33 ms). But the thread costs 15–18 MB of RSS, which an
+// idle or lightly used program should not pay (router 94 → 107 MiB idle). The rule: the thread
+// starts once a tick's checkpoint here finds at least `startWorkerAtFrames` (1,000) new WAL frames,
+// i.e. once SQLite itself would have checkpointed inside a commit; a sustained one-user load writes
+// about 8,000 a second, a chat message now and then a few. Once started it stays (its memory would
+// not come back), and this thread then copies only the few frames committed while it worked (the
+// tail), so the next commit starts the WAL over. If the thread fails or dies, this one logs it once
+// and checkpoints here again.
 
 export interface WalCheckpointOptions {
   intervalMs?: number;
   logger: Logger;
-  /** Where checkpoints run: a worker thread (the default for a file) or this one (always in memory). */
+  /** Where checkpoints run: the worker thread once under load (the default for a file) or always this one. */
   thread?: "worker" | "main";
-  /** better-sqlite3's entry file for the worker; the one the runtime resolves by default. */
-  driverPath?: string;
+  /** New WAL frames in one tick that start the worker thread (default 1,000, SQLite's autocheckpoint). */
+  startWorkerAtFrames?: number;
+  /** The worker thread to use once under load; the process's shared one by default. */
+  worker?: () => CheckpointThread;
 }
 
 export class WalCheckpoints {
@@ -34,13 +44,14 @@ export class WalCheckpoints {
   /** WAL frames at the last tick; unchanged over a tick means no writes since (idle). */
   private lastLog = -1;
   private truncated = false;
-  /** The worker while it runs; "main" once checkpoints run here (asked for, or it failed). */
+  /** Not under load yet (here); the worker once it is; "main" for good (asked for, or the worker failed). */
   private thread: CheckpointThread | "main" | undefined;
+  private unsubscribe: (() => void) | undefined;
   private ticking: Promise<void> | undefined;
   private stopped = false;
   /**
-   * Checkpoints run, those run on this thread instead of the worker, the slowest one's milliseconds;
-   * the worker's PASSIVE checkpoints finished here (tails) and the slowest of those (the bench reads them).
+   * Checkpoints run, those run on this thread, the slowest one's milliseconds; the worker's PASSIVE
+   * checkpoints finished here (tails) and the slowest of those (the bench reads them).
    */
   readonly stats = { passive: 0, truncate: 0, onMainThread: 0, slowestMs: 0, tails: 0, slowestTailMs: 0 };
 
@@ -53,6 +64,11 @@ export class WalCheckpoints {
     this.timer = setInterval(() => void this.tick(), options.intervalMs ?? 1000).unref();
   }
 
+  /** Whether checkpoints run on the worker thread now. */
+  get onWorker(): boolean {
+    return this.thread instanceof CheckpointThread;
+  }
+
   /** One tick: PASSIVE while there are writes, TRUNCATE once idle. Never rejects; one at a time. */
   tick(): Promise<void> {
     this.ticking ??= this.runTick().finally(() => {
@@ -61,23 +77,29 @@ export class WalCheckpoints {
     return this.ticking;
   }
 
-  /** Stops the timer and closes the worker's connection; the owner closes the database after. */
+  /** Stops the timer and closes the worker's connection to the file; the owner closes the database after. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
     await this.ticking;
-    if (this.thread instanceof CheckpointThread) await this.thread.close();
+    this.unsubscribe?.();
+    if (this.thread instanceof CheckpointThread) await this.thread.release(this.db.name);
   }
 
   private async runTick(): Promise<void> {
     try {
+      const onWorker = this.onWorker;
       const bulk = await this.checkpoint("PASSIVE");
       // The tail: what was committed while the worker copied. A commit starts the WAL over only
       // when every frame in it was copied back; under steady writes the worker never catches up (the
       // WAL grew to 82,000 frames in 10 s at one user), so this thread copies the few frames left.
-      const passive = bulk && this.thread !== "main" ? this.tail() : bulk;
+      const passive = bulk && onWorker && this.onWorker ? this.tail() : bulk;
       if (!passive) return;
       const idle = passive.log === this.lastLog;
+      // Checked here, the WAL restarts after each checkpoint that copied it all: its frames are
+      // those written since the last tick.
+      if (!idle && this.thread === undefined && passive.log >= (this.options.startWorkerAtFrames ?? 1000))
+        this.startWorker();
       this.lastLog = passive.log;
       if (passive.log > 0) this.truncated = false;
       if (idle && !this.truncated && passive.busy === 0) {
@@ -97,10 +119,10 @@ export class WalCheckpoints {
   private async checkpoint(mode: CheckpointMode): Promise<CheckpointResult["row"] | undefined> {
     if (this.stopped) return undefined;
     let result: CheckpointResult | undefined;
-    const thread = this.startedThread();
-    if (thread !== "main") result = await thread.checkpoint(mode).catch(notGone);
+    if (this.thread instanceof CheckpointThread)
+      result = await this.thread.checkpoint(this.file(), mode).catch((error) => this.gone(error));
     if (!result) {
-      // The worker is gone (this checkpoint falls back too), unless it was stopped meanwhile.
+      // Not on the worker (not started, or gone: this checkpoint falls back too), unless stopped meanwhile.
       if (this.stopped) return undefined;
       result = this.here(mode);
       this.stats.onMainThread++;
@@ -119,23 +141,31 @@ export class WalCheckpoints {
     return row;
   }
 
-  private startedThread(): CheckpointThread | "main" {
-    if (this.thread) return this.thread;
+  private file(): CheckpointFile {
+    return { path: this.db.name, synchronous: Number(this.db.pragma("synchronous", { simple: true })) };
+  }
+
+  private startWorker(): void {
     try {
-      this.thread = new CheckpointThread({
-        path: this.db.name,
-        synchronous: Number(this.db.pragma("synchronous", { simple: true })),
-        onGone: (reason) => this.fallBack(reason),
-        ...(this.options.driverPath ? { driverPath: this.options.driverPath } : {}),
-      });
+      const thread = (this.options.worker ?? sharedCheckpointThread)();
+      this.thread = thread;
+      this.unsubscribe = thread.onGone((reason) => this.fallBack(reason));
     } catch (error) {
       this.fallBack((error as Error).message);
     }
-    return this.thread ?? "main";
+  }
+
+  /** A worker that is gone answers undefined (checkpoint here, from now on); other failures stay failures. */
+  private gone(error: unknown): undefined {
+    if (!(error instanceof CheckpointThreadGone)) throw error;
+    this.fallBack(error.message || "the checkpoint thread is gone");
+    return undefined;
   }
 
   private fallBack(reason: string): void {
+    if (this.thread === "main") return;
     this.thread = "main";
+    this.unsubscribe?.();
     this.options.logger.warn({ reason }, "WAL checkpoint thread stopped; checkpointing on the main thread");
   }
 
@@ -144,10 +174,4 @@ export class WalCheckpoints {
     const [row] = this.db.pragma(`wal_checkpoint(${mode})`) as CheckpointResult["row"][];
     return { row: row ?? { busy: 0, log: 0, checkpointed: 0 }, ms: performance.now() - started };
   }
-}
-
-/** A worker that is gone answers undefined (checkpoint here instead); other failures stay failures. */
-function notGone(error: unknown): undefined {
-  if (error instanceof CheckpointThreadGone) return undefined;
-  throw error;
 }

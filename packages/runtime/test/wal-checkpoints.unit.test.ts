@@ -6,11 +6,12 @@ import type { Worker } from "node:worker_threads";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.ts";
 import { openDatabase } from "../src/sqlite.ts";
-import type { CheckpointThread } from "../src/wal-checkpoint-thread.ts";
+import { CheckpointThread } from "../src/wal-checkpoint-thread.ts";
 import { WalCheckpoints } from "../src/wal-checkpoints.ts";
 
-// The WAL checkpointed on a timer, not inside a commit (router.db and the host's state.db), on a
-// worker thread with its own connection to the file; back on this thread if the worker fails.
+// The WAL checkpointed on a timer, not inside a commit (router.db and the host's state.db): on this
+// thread until a tick finds the database under write load, then on the process's one worker thread,
+// with a connection of its own per file; back on this thread if the worker fails.
 
 const dir = mkdtempSync(join(tmpdir(), "wal-checkpoints-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -50,13 +51,38 @@ const threadOf = (checkpoints: WalCheckpoints) =>
 const HOUR = 3_600_000;
 
 describe("WalCheckpoints", () => {
-  it("checkpoints on the worker: PASSIVE while written to, while commits go on; TRUNCATE once idle; closes cleanly", async () => {
+  it("an idle or lightly written database checkpoints here; a tick under load starts the worker, which then checkpoints while commits go on; TRUNCATE once idle; closes cleanly", async () => {
     const { db, write, logger, lines, size, count, rows } = open();
-    const checkpoints = new WalCheckpoints(db, { intervalMs: HOUR, logger });
+    const worker = new CheckpointThread();
+    let started = 0;
+    const checkpoints = new WalCheckpoints(db, {
+      intervalMs: HOUR,
+      logger,
+      startWorkerAtFrames: 1000,
+      worker: () => {
+        started++;
+        return worker;
+      },
+    });
     expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
-    await checkpoints.tick(); // starts the worker
+    // Lightly written, then idle: every checkpoint here, and no worker.
+    for (const n of [20, 20, 0, 0, 500, 0]) {
+      write(n);
+      await checkpoints.tick();
+    }
+    expect(checkpoints.stats).toMatchObject({ passive: 6, truncate: 2, onMainThread: 8, tails: 0 });
+    expect(size("-wal")).toBe(0);
+    expect(started).toBe(0);
+    expect(checkpoints.onWorker).toBe(false);
+
+    // Under load: a tick finds 1,000 new frames or more (SQLite would have checkpointed inside a commit).
     write(3000);
     expect(size("-wal")).toBeGreaterThan(1000 * 4096); // nothing checkpointed inside the commits
+    await checkpoints.tick(); // that checkpoint still ran here; the next ones run on the worker
+    expect(checkpoints.stats.onMainThread).toBe(9);
+    expect(started).toBe(1);
+    expect(checkpoints.onWorker).toBe(true);
+    write(3000);
     const before = size();
 
     // Commits on this thread while the worker checkpoints: none fails or waits for it.
@@ -76,31 +102,78 @@ describe("WalCheckpoints", () => {
 
     // The frames committed while the worker copied were copied here after it (the tail), so the
     // next commit starts the WAL over: under steady writes it would otherwise only grow.
-    expect(checkpoints.stats.tails).toBe(2);
+    expect(checkpoints.stats.tails).toBe(1);
     write(1);
     await checkpoints.tick(); // the commit since: PASSIVE again
     expect((checkpoints as unknown as { lastLog: number }).lastLog).toBeLessThan(100);
-    await checkpoints.tick(); // idle for a tick: TRUNCATE
+    await checkpoints.tick(); // idle for a tick: TRUNCATE, on the worker
     expect(size("-wal")).toBe(0);
-    expect(checkpoints.stats).toMatchObject({ passive: 4, truncate: 1, onMainThread: 0 });
+    expect(checkpoints.stats).toMatchObject({ passive: 10, truncate: 3, onMainThread: 9, tails: 3 });
     await checkpoints.tick(); // still idle: nothing more to truncate
-    expect(checkpoints.stats.truncate).toBe(1);
+    expect(checkpoints.stats.truncate).toBe(3);
+    expect(started).toBe(1); // it stays
     expect(count()).toBe(rows());
 
     write(10);
     await checkpoints.stop();
     await checkpoints.stop(); // twice is harmless
-    db.close(); // the last connection: it checkpoints and removes the WAL, the worker's is gone
+    db.close(); // the last connection: it checkpoints and removes the WAL, the worker's is closed
     expect(existsSync(`${db.name}-wal`)).toBe(false);
     expect(lines).toEqual([]);
+    await worker.close();
+  });
+
+  it("two databases under load share the process's one worker, each with its own connection there", async () => {
+    const a = open();
+    const b = open();
+    const options = { intervalMs: HOUR, startWorkerAtFrames: 100 };
+    const first = new WalCheckpoints(a.db, { ...options, logger: a.logger });
+    const second = new WalCheckpoints(b.db, { ...options, logger: b.logger });
+    a.write(300);
+    b.write(300);
+    await Promise.all([first.tick(), second.tick()]);
+    expect(threadOf(first)).toBeInstanceOf(CheckpointThread);
+    expect(threadOf(second)).toBe(threadOf(first));
+
+    a.write(500);
+    b.write(700);
+    const [beforeA, beforeB] = [a.size(), b.size()];
+    await Promise.all([first.tick(), second.tick()]); // both on the worker at once
+    expect(a.size()).toBeGreaterThan(beforeA + 500 * 4096);
+    expect(b.size()).toBeGreaterThan(beforeB + 700 * 4096);
+    expect(first.stats.tails + second.stats.tails).toBe(2);
+
+    // One closes: its connection in the worker goes, the other's stays.
+    a.write(5);
+    await first.stop();
+    a.db.close();
+    expect(existsSync(`${a.path}-wal`)).toBe(false);
+    b.write(5);
+    await second.tick();
+    await second.tick(); // idle: TRUNCATE on the worker
+    expect(b.size("-wal")).toBe(0);
+    expect(second.stats.onMainThread).toBe(1); // only the tick that started the worker
+    await second.stop();
+    b.db.close();
+    expect(existsSync(`${b.path}-wal`)).toBe(false);
+    expect([...a.lines, ...b.lines]).toEqual([]);
   });
 
   it("a worker that dies: logged once, the next checkpoints run on the main thread", async () => {
     const { db, write, logger, lines, size } = open();
-    const checkpoints = new WalCheckpoints(db, { intervalMs: HOUR, logger });
+    const worker = new CheckpointThread();
+    const checkpoints = new WalCheckpoints(db, {
+      intervalMs: HOUR,
+      logger,
+      startWorkerAtFrames: 1,
+      worker: () => worker,
+    });
     try {
+      write(1);
+      await checkpoints.tick(); // starts the worker
+      write(1);
       await checkpoints.tick();
-      expect(checkpoints.stats.onMainThread).toBe(0);
+      expect(checkpoints.stats).toMatchObject({ passive: 2, onMainThread: 1, tails: 1 });
       write(300);
       // As a crash would: the thread ends without being closed.
       const thread = threadOf(checkpoints) as unknown as { worker: Worker };
@@ -110,7 +183,7 @@ describe("WalCheckpoints", () => {
       expect(size()).toBeGreaterThan(before + 300 * 4096);
       await checkpoints.tick(); // idle: TRUNCATE, here too
       expect(size("-wal")).toBe(0);
-      expect(checkpoints.stats).toMatchObject({ passive: 3, truncate: 1, onMainThread: 3 });
+      expect(checkpoints.stats).toMatchObject({ passive: 4, truncate: 1, onMainThread: 4 });
       expect(lines.map((line) => line.msg)).toEqual([
         "WAL checkpoint thread stopped; checkpointing on the main thread",
       ]);
@@ -120,15 +193,22 @@ describe("WalCheckpoints", () => {
     }
   });
 
-  it("a worker that cannot start (its driver missing): the first checkpoint already runs here", async () => {
+  it("a worker that cannot start (its driver missing): its first checkpoint runs here, logged once", async () => {
     const { db, write, logger, lines, size } = open();
     const driverPath = join(dir, "no-such-driver.js");
-    const checkpoints = new WalCheckpoints(db, { intervalMs: HOUR, logger, driverPath });
+    const checkpoints = new WalCheckpoints(db, {
+      intervalMs: HOUR,
+      logger,
+      startWorkerAtFrames: 1,
+      worker: () => new CheckpointThread({ driverPath }),
+    });
     try {
+      write(1);
+      await checkpoints.tick(); // here; starts the worker
       write(300);
       await checkpoints.tick();
       expect(size()).toBeGreaterThan(300 * 4096);
-      expect(checkpoints.stats).toMatchObject({ passive: 1, onMainThread: 1 });
+      expect(checkpoints.stats).toMatchObject({ passive: 2, onMainThread: 2, tails: 0 });
       expect(lines).toHaveLength(1);
       expect(lines[0]?.reason).toContain("no-such-driver.js");
     } finally {
