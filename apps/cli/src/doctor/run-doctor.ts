@@ -1,7 +1,6 @@
 import { addConfigSecrets, type ProgramArgs, SecretValues } from "@phonework/runtime";
 import type { AppName } from "../programs/app-name.ts";
 import { CheckPrinter } from "./check-printer.ts";
-import { checkCheckpointThread } from "./checks/checkpoint-thread.ts";
 import { checkNodeVersion } from "./checks/node-version.ts";
 import { type DoctorDeps, defaultDoctorDeps } from "./doctor-context.ts";
 
@@ -31,7 +30,7 @@ export async function doctor(options: DoctorOptions, deps: DoctorDeps): Promise<
   const source = { ...options.args, env: options.env };
 
   printer.print(checkNodeVersion(deps.nodeVersion));
-  printer.print(await checkCheckpointThread());
+  printer.print(await deps.checkpoints());
   if (options.app === "host") await (await import("./host-doctor.ts")).doctorHost(source, ctx, printer);
   else if (options.app === "router")
     await (await import("./router-doctor.ts")).doctorRouter(source, ctx, printer);
