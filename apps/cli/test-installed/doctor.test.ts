@@ -37,6 +37,10 @@ describe("phonework doctor, installed", () => {
     const good = await doctor(["router"], { ...env, TELEGRAM_BOT_TOKEN: telegram.token });
     expect(good.failed).toEqual([]);
     expect(good.code).toBe(0);
+    // The checkpoint worker thread loads the package's better-sqlite3 (no load needed to start it here).
+    expect(good.lines).toContain(
+      "✅ checkpoints: off the main thread (a worker thread loaded better-sqlite3 and checkpointed a test database)",
+    );
     expect(good.lines).toContain(
       `✅ Telegram: ${telegram.url} accepts the bot token (@${telegram.bot.username})`,
     );

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import {
   CleanupScope,
@@ -8,7 +9,7 @@ import {
   type TranscriptEntry,
   waitFor,
 } from "@phonework/testkit";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 import { installation } from "./installation.ts";
 
 // The installed `phonework`, run as a user runs it: the executable npm put in <prefix>/bin, found
@@ -156,4 +157,18 @@ export async function telegramWorld(
   const router = await startRouter({ ...telegramEnv(fake, alice), ...options.router });
   const host = await startHost(router, "box", { SERVES_USERS: String(alice.id), ...options.host });
   return { fake, alice, router, host, chat: telegramChat(fake, alice) };
+}
+
+/**
+ * Waits until a running program's database has its WAL back at 0 bytes: SQLite alone never shrinks
+ * it while the program runs, so the idle TRUNCATE checkpoint ran (a tick or two after the last
+ * write). An idle program checkpoints on its main thread; that the package's checkpoint worker
+ * thread loads better-sqlite3 is `phonework doctor`'s "checkpoints" check (doctor.test.ts).
+ */
+export async function walCheckpointed(child: SpawnedProcess, database: string): Promise<void> {
+  await waitFor(() => statSync(`${database}-wal`).size === 0, {
+    timeoutMs: 10_000,
+    message: `${database}-wal truncated by a checkpoint`,
+  });
+  expect(child.stderr()).not.toContain("WAL checkpoint failed");
 }

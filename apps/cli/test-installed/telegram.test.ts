@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import {
   decodeDataUrl,
   imageFixture,
@@ -17,6 +18,7 @@ import {
   telegramChat,
   telegramEnv,
   telegramWorld,
+  walCheckpointed,
 } from "./support.ts";
 
 // Telegram through the installed router: its bundled grammY against the fake Bot API
@@ -25,8 +27,9 @@ import {
 const HOOK_SECRET = "installed_hook-Secret-0123";
 
 describe("Telegram, installed", () => {
-  it("polling: /start says what to try, and a /shell command is answered in the chat as a <pre> block", async () => {
-    const { fake, chat } = await telegramWorld();
+  it("polling: /start says what to try, and a /shell command is answered in the chat as a <pre> block; both databases are checkpointed", async () => {
+    const hostDir = scope.tempDir();
+    const { fake, chat, router, host } = await telegramWorld({ host: { DATA_DIR: hostDir } });
     expect((await chat.say("/start", /Welcome to PhoneWork/)).text).toContain("/help");
     const answer = await chat.say("/shell echo polled-$((6*7))", /polled-42/);
     expect(answer.text).toContain("polled-42");
@@ -37,6 +40,8 @@ describe("Telegram, installed", () => {
     });
     expect(fake.callsOf("getUpdates").length).toBeGreaterThan(0);
     expect(fake.webhook()).toBeUndefined();
+    await walCheckpointed(router.child, join(router.dataDir, "router", "router.db"));
+    await walCheckpointed(host, join(hostDir, "host", "box", "state.db"));
   });
 
   it("a photo with a caption reaches the model scaled to 1,568 px: sharp's native part loads from the package", async () => {

@@ -37,6 +37,7 @@ describe("phonework doctor (the executable)", () => {
       .map((line) => line.replace(/^\S+ /, "").split(":")[0]);
     expect(titles).toEqual([
       "Node.js",
+      "checkpoints",
       "DATA_DIR",
       "config",
       "router",

@@ -8,6 +8,7 @@ import {
   RouterConfigSchema,
 } from "@phonework/router";
 import { afterEachTest, CleanupScope, captureStream, createTestLogger, waitFor } from "@phonework/testkit";
+import { ok } from "../src/doctor/checks/check.ts";
 import { doctor } from "../src/doctor/run-doctor.ts";
 import type { AppName } from "../src/programs/app-name.ts";
 
@@ -52,6 +53,9 @@ export async function runDoctorIn(
       nodeVersion: options.nodeVersion ?? "v22.12.0",
       timeoutMs: options.timeoutMs ?? 2_000,
       modelTimeoutMs: 3_000,
+      // Pinned: a worker thread per run would cost ~100 ms of CPU in each of these tests; the
+      // check itself is doctor-checkpoints.unit.test.ts's, and the executable's runs it for real.
+      checkpoints: async () => ok("checkpoints", "not started in these tests"),
     },
   );
   const lines = output().split("\n").filter(Boolean);

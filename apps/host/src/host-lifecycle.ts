@@ -43,7 +43,7 @@ export function hostLifecycle(
       for (const feature of [...features].reverse()) await feature.stop?.();
       await link.stop();
       outbox.close();
-      base.checkpoints.stop();
+      await base.checkpoints.stop();
       base.db.close();
     },
   };

@@ -204,9 +204,9 @@ export function createRouter(config: RouterConfig, deps: RouterDeps): Router {
     Promise.all([chatLayer.drain(), dispatcher.drain(), deliveries.drain(), webConsole?.alerts.drain()]);
   const parts = { app, registry, dispatcher, pairing, console: webConsole, frontDoor, access };
   const checkpoints = new WalCheckpoints(base.db, { logger });
-  const closed = () => {
+  const closed = async () => {
     delivered.flush();
-    checkpoints.stop();
+    await checkpoints.stop();
   };
   return routerHandle(base, parts, { tls, chatLayer, drained, closed });
 }
@@ -345,7 +345,7 @@ function routerHandle(
     /** Every in-flight chat message, answer and push settled. */
     drained: () => Promise<unknown>;
     /** After the server closed: what must reach the disk before the database closes. */
-    closed: () => void;
+    closed: () => Promise<void>;
   },
 ): Router {
   const { app, dispatcher } = parts;
@@ -379,7 +379,7 @@ function routerHandle(
       await Promise.race([run.drained(), new Promise((resolve) => setTimeout(resolve, drainMs).unref())]);
       chatLayer.hub.mute(); // nodes dropping because we close is not news to users
       await app.close();
-      run.closed();
+      await run.closed();
       db.close();
     },
   };

@@ -24,4 +24,5 @@ export * from "./socket-text.ts";
 export * from "./sqlite.ts";
 export * from "./startup-error.ts";
 export * from "./token-bucket.ts";
+export * from "./wal-checkpoint-thread.ts";
 export * from "./wal-checkpoints.ts";

@@ -1,22 +1,42 @@
 import type { Logger } from "./logger.ts";
 import type { SqliteDatabase } from "./sqlite.ts";
+import {
+  type CheckpointFile,
+  type CheckpointMode,
+  type CheckpointResult,
+  CheckpointThread,
+  CheckpointThreadGone,
+  sharedCheckpointThread,
+} from "./wal-checkpoint-thread.ts";
 
-// A database's WAL checkpoints on a schedule instead of inside a commit (router.db and the host's
-// state.db). SQLite's default copies the WAL back into the database file from inside whichever commit
-// pushes the WAL past 1,000 pages: that commit, and the message waiting on it, pays a checkpoint (the
-// database file's fsync on top of the commit's), which was the forwarded p99 on both sides. Here autocheckpoint is off and a
+// A database's WAL checkpoints on a schedule (router.db and the host's state.db). SQLite's default
+// copies the WAL back into the database file from inside whichever commit pushes the WAL past 1,000
+// pages: that commit, and the message waiting on it, pays a checkpoint (the database file's fsync on
+// top of the commit's), which was the forwarded p99 on both sides. Here autocheckpoint is off and a
 // timer runs a PASSIVE checkpoint (never waits for a reader or writer) every interval while there are
 // writes, and a TRUNCATE one (the WAL file back to 0 bytes) once a whole interval passed without any.
+//
+// Where they run: on this thread until the database is under write load, then on the process's one
+// checkpoint thread (wal-checkpoint-thread.ts). Under sustained load at one user, checkpoints here
+// held the main thread 661–753 ms per 10 s (the longest stall 77–101 ms, the message waiting behind
+// it); on the thread, 89–162 ms (longest 12–33 ms). But the thread costs 15–18 MB of RSS, which an
+// idle or lightly used program should not pay (router 94 → 107 MiB idle). The rule: the thread
+// starts once a tick's checkpoint here finds at least `startWorkerAtFrames` (1,000) new WAL frames,
+// i.e. once SQLite itself would have checkpointed inside a commit; a sustained one-user load writes
+// about 8,000 a second, a chat message now and then a few. Once started it stays (its memory would
+// not come back), and this thread then copies only the few frames committed while it worked (the
+// tail), so the next commit starts the WAL over. If the thread fails or dies, this one logs it once
+// and checkpoints here again.
 
 export interface WalCheckpointOptions {
   intervalMs?: number;
   logger: Logger;
-}
-
-interface CheckpointRow {
-  busy: number;
-  log: number;
-  checkpointed: number;
+  /** Where checkpoints run: the worker thread once under load (the default for a file) or always this one. */
+  thread?: "worker" | "main";
+  /** New WAL frames in one tick that start the worker thread (default 1,000, SQLite's autocheckpoint). */
+  startWorkerAtFrames?: number;
+  /** The worker thread to use once under load; the process's shared one by default. */
+  worker?: () => CheckpointThread;
 }
 
 export class WalCheckpoints {
@@ -24,42 +44,134 @@ export class WalCheckpoints {
   /** WAL frames at the last tick; unchanged over a tick means no writes since (idle). */
   private lastLog = -1;
   private truncated = false;
-  /** Checkpoints run (the bench reads them). */
-  readonly stats = { passive: 0, truncate: 0 };
+  /** Not under load yet (here); the worker once it is; "main" for good (asked for, or the worker failed). */
+  private thread: CheckpointThread | "main" | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private ticking: Promise<void> | undefined;
+  private stopped = false;
+  /**
+   * Checkpoints run, those run on this thread, the slowest one's milliseconds; the worker's PASSIVE
+   * checkpoints finished here (tails) and the slowest of those (the bench reads them).
+   */
+  readonly stats = { passive: 0, truncate: 0, onMainThread: 0, slowestMs: 0, tails: 0, slowestTailMs: 0 };
 
   constructor(
     private readonly db: SqliteDatabase,
     private readonly options: WalCheckpointOptions,
   ) {
     db.pragma("wal_autocheckpoint = 0");
-    this.timer = setInterval(() => this.tick(), options.intervalMs ?? 1000).unref();
+    if (options.thread === "main" || db.memory) this.thread = "main";
+    this.timer = setInterval(() => void this.tick(), options.intervalMs ?? 1000).unref();
   }
 
-  /** One tick: PASSIVE while there are writes, TRUNCATE once idle. Never throws. */
-  tick(): void {
+  /** Whether checkpoints run on the worker thread now. */
+  get onWorker(): boolean {
+    return this.thread instanceof CheckpointThread;
+  }
+
+  /** One tick: PASSIVE while there are writes, TRUNCATE once idle. Never rejects; one at a time. */
+  tick(): Promise<void> {
+    this.ticking ??= this.runTick().finally(() => {
+      this.ticking = undefined;
+    });
+    return this.ticking;
+  }
+
+  /** Stops the timer and closes the worker's connection to the file; the owner closes the database after. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.ticking;
+    this.unsubscribe?.();
+    if (this.thread instanceof CheckpointThread) await this.thread.release(this.db.name);
+  }
+
+  private async runTick(): Promise<void> {
     try {
-      const passive = this.checkpoint("PASSIVE");
-      this.stats.passive++;
+      const onWorker = this.onWorker;
+      const bulk = await this.checkpoint("PASSIVE");
+      // The tail: what was committed while the worker copied. A commit starts the WAL over only
+      // when every frame in it was copied back; under steady writes the worker never catches up (the
+      // WAL grew to 82,000 frames in 10 s at one user), so this thread copies the few frames left.
+      const passive = bulk && onWorker && this.onWorker ? this.tail() : bulk;
+      if (!passive) return;
       const idle = passive.log === this.lastLog;
+      // Checked here, the WAL restarts after each checkpoint that copied it all: its frames are
+      // those written since the last tick.
+      if (!idle && this.thread === undefined && passive.log >= (this.options.startWorkerAtFrames ?? 1000))
+        this.startWorker();
       this.lastLog = passive.log;
       if (passive.log > 0) this.truncated = false;
       if (idle && !this.truncated && passive.busy === 0) {
-        this.checkpoint("TRUNCATE");
-        this.stats.truncate++;
-        this.truncated = true;
-        this.lastLog = 0;
+        const truncate = await this.checkpoint("TRUNCATE");
+        // Busy (a commit under way): the next idle tick tries again.
+        if (truncate?.busy === 0) {
+          this.truncated = true;
+          this.lastLog = 0;
+        }
       }
     } catch (error) {
       this.options.logger.warn({ err: (error as Error).message }, "WAL checkpoint failed; retried next tick");
     }
   }
 
-  stop(): void {
-    clearInterval(this.timer);
+  /** Runs one checkpoint where checkpoints run now; undefined once stopped. */
+  private async checkpoint(mode: CheckpointMode): Promise<CheckpointResult["row"] | undefined> {
+    if (this.stopped) return undefined;
+    let result: CheckpointResult | undefined;
+    if (this.thread instanceof CheckpointThread)
+      result = await this.thread.checkpoint(this.file(), mode).catch((error) => this.gone(error));
+    if (!result) {
+      // Not on the worker (not started, or gone: this checkpoint falls back too), unless stopped meanwhile.
+      if (this.stopped) return undefined;
+      result = this.here(mode);
+      this.stats.onMainThread++;
+    }
+    if (mode === "PASSIVE") this.stats.passive++;
+    else this.stats.truncate++;
+    this.stats.slowestMs = Math.max(this.stats.slowestMs, result.ms);
+    return result.row;
   }
 
-  private checkpoint(mode: "PASSIVE" | "TRUNCATE"): CheckpointRow {
-    const [row] = this.db.pragma(`wal_checkpoint(${mode})`) as CheckpointRow[];
-    return row ?? { busy: 0, log: 0, checkpointed: 0 };
+  private tail(): CheckpointResult["row"] | undefined {
+    if (this.stopped) return undefined;
+    const { row, ms } = this.here("PASSIVE");
+    this.stats.tails++;
+    this.stats.slowestTailMs = Math.max(this.stats.slowestTailMs, ms);
+    return row;
+  }
+
+  private file(): CheckpointFile {
+    return { path: this.db.name, synchronous: Number(this.db.pragma("synchronous", { simple: true })) };
+  }
+
+  private startWorker(): void {
+    try {
+      const thread = (this.options.worker ?? sharedCheckpointThread)();
+      this.thread = thread;
+      this.unsubscribe = thread.onGone((reason) => this.fallBack(reason));
+    } catch (error) {
+      this.fallBack((error as Error).message);
+    }
+  }
+
+  /** A worker that is gone answers undefined (checkpoint here, from now on); other failures stay failures. */
+  private gone(error: unknown): undefined {
+    if (!(error instanceof CheckpointThreadGone)) throw error;
+    this.fallBack(error.message || "the checkpoint thread is gone");
+    return undefined;
+  }
+
+  private fallBack(reason: string): void {
+    if (this.thread === "main") return;
+    this.thread = "main";
+    this.unsubscribe?.();
+    this.options.logger.warn({ reason }, "WAL checkpoint thread stopped; checkpointing on the main thread");
+  }
+
+  private here(mode: CheckpointMode): CheckpointResult {
+    const started = performance.now();
+    const [row] = this.db.pragma(`wal_checkpoint(${mode})`) as CheckpointResult["row"][];
+    return { row: row ?? { busy: 0, log: 0, checkpointed: 0 }, ms: performance.now() - started };
   }
 }

@@ -1,4 +1,6 @@
 import { type Clock, systemClock } from "@phonework/runtime";
+import type { Check } from "./checks/check.ts";
+import { checkCheckpointThread } from "./checks/checkpoint-thread.ts";
 
 // What the checks depend on besides the config: injectable, so tests can pin the Node version,
 // the date, and short timeouts.
@@ -11,6 +13,8 @@ export interface DoctorDeps {
   timeoutMs: number;
   /** How long the model endpoint gets to answer one tiny request. */
   modelTimeoutMs: number;
+  /** The "checkpoints" check: a worker thread started (~100 ms of CPU), so in-process tests may pin it. */
+  checkpoints: () => Promise<Check>;
 }
 
 export interface DoctorContext extends DoctorDeps {
@@ -25,5 +29,6 @@ export function defaultDoctorDeps(): DoctorDeps {
     nodeVersion: process.version,
     timeoutMs: 5_000,
     modelTimeoutMs: 10_000,
+    checkpoints: () => checkCheckpointThread(),
   };
 }

@@ -30,6 +30,7 @@ export async function doctor(options: DoctorOptions, deps: DoctorDeps): Promise<
   const source = { ...options.args, env: options.env };
 
   printer.print(checkNodeVersion(deps.nodeVersion));
+  printer.print(await deps.checkpoints());
   if (options.app === "host") await (await import("./host-doctor.ts")).doctorHost(source, ctx, printer);
   else if (options.app === "router")
     await (await import("./router-doctor.ts")).doctorRouter(source, ctx, printer);
