@@ -1,4 +1,5 @@
 import { closeSync, fdatasync, fdatasyncSync, openSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Logger } from "./logger.ts";
 import type { SqliteDatabase } from "./sqlite.ts";
 
@@ -15,6 +16,8 @@ import type { SqliteDatabase } from "./sqlite.ts";
 export class BackgroundSyncCommit {
   private readonly normal;
   private readonly restore;
+  /** Resolved now, against the directory SQLite resolved it against when it opened the file. */
+  private readonly walPath: string;
   private walFd: number | undefined;
   /** Committed since the last flush started. */
   private dirty = false;
@@ -33,6 +36,7 @@ export class BackgroundSyncCommit {
     const setting = String(db.pragma("synchronous", { simple: true }));
     this.normal = db.prepare("PRAGMA synchronous = NORMAL");
     this.restore = db.prepare(`PRAGMA synchronous = ${setting}`);
+    this.walPath = `${resolve(db.name)}-wal`;
   }
 
   /**
@@ -97,7 +101,7 @@ export class BackgroundSyncCommit {
   private wal(): number | undefined {
     if (this.walFd !== undefined) return this.walFd;
     try {
-      this.walFd = openSync(`${this.db.name}-wal`, "r+"); // write access: Windows flushes only with it
+      this.walFd = openSync(this.walPath, "r+"); // write access: Windows flushes only with it
       return this.walFd;
     } catch (error) {
       this.fail(error as Error);
