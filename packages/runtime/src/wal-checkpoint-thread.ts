@@ -24,11 +24,8 @@ export interface CheckpointRow {
   checkpointed: number;
 }
 
-export interface CheckpointResult {
-  row: CheckpointRow;
-  /** How long the checkpoint took on its thread. */
-  ms: number;
-}
+/** What a checkpoint that returned no row reports: nothing in the WAL, nothing copied. */
+export const EMPTY_CHECKPOINT: CheckpointRow = { busy: 0, log: 0, checkpointed: 0 };
 
 /** The thread is gone (it failed to start, crashed, or was closed): checkpoint elsewhere. */
 export class CheckpointThreadGone extends Error {}
@@ -42,7 +39,7 @@ export interface CheckpointFile {
 type Request =
   | { op: "checkpoint"; path: string; synchronous: number; mode: CheckpointMode }
   | { op: "release"; path: string };
-type Reply = { row?: CheckpointRow; ms: number } | { error: string };
+type Reply = { row?: CheckpointRow } | { error: string };
 
 // busy_timeout 0: its lock waits would be free for the main thread, but a TRUNCATE that waits holds
 // the write lock meanwhile and the main thread's next commit would wait behind it; busy, it is
@@ -66,15 +63,14 @@ function connection(request) {
 parentPort.on("message", (request) => {
   let reply;
   try {
-    const started = performance.now();
     if (request.op === "release") {
       connections.get(request.path)?.close();
       connections.delete(request.path);
-      reply = { ms: performance.now() - started };
+      reply = {};
     } else {
       const mode = request.mode === "TRUNCATE" ? "TRUNCATE" : "PASSIVE";
       const [row] = connection(request).pragma("wal_checkpoint(" + mode + ")");
-      reply = { row: row ?? { busy: 0, log: 0, checkpointed: 0 }, ms: performance.now() - started };
+      reply = { row };
     }
   } catch (error) {
     reply = { error: String((error && error.message) || error) };
@@ -120,14 +116,14 @@ export class CheckpointThread {
   }
 
   /** Runs one checkpoint of `file` on the thread; rejects with CheckpointThreadGone if the thread is gone. */
-  async checkpoint(file: CheckpointFile, mode: CheckpointMode): Promise<CheckpointResult> {
+  async checkpoint(file: CheckpointFile, mode: CheckpointMode): Promise<CheckpointRow> {
     const reply = await this.request({
       op: "checkpoint",
       path: file.path,
       synchronous: file.synchronous,
       mode,
     });
-    return { row: reply.row ?? { busy: 0, log: 0, checkpointed: 0 }, ms: reply.ms };
+    return reply.row ?? EMPTY_CHECKPOINT;
   }
 
   /**
@@ -156,7 +152,7 @@ export class CheckpointThread {
     await this.exited;
   }
 
-  private request(request: Request): Promise<{ row?: CheckpointRow; ms: number }> {
+  private request(request: Request): Promise<{ row?: CheckpointRow }> {
     if (this.gone !== undefined || this.closing) return Promise.reject(new CheckpointThreadGone(this.gone));
     return new Promise((resolve, reject) => {
       if (this.waiting.length === 0) this.worker.ref();

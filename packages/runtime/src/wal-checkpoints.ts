@@ -3,9 +3,10 @@ import type { SqliteDatabase } from "./sqlite.ts";
 import {
   type CheckpointFile,
   type CheckpointMode,
-  type CheckpointResult,
+  type CheckpointRow,
   CheckpointThread,
   CheckpointThreadGone,
+  EMPTY_CHECKPOINT,
   sharedCheckpointThread,
 } from "./wal-checkpoint-thread.ts";
 
@@ -49,11 +50,10 @@ export class WalCheckpoints {
   private unsubscribe: (() => void) | undefined;
   private ticking: Promise<void> | undefined;
   private stopped = false;
-  /**
-   * Checkpoints run, those run on this thread, the slowest one's milliseconds; the worker's PASSIVE
-   * checkpoints finished here (tails) and the slowest of those (the bench reads them).
-   */
-  readonly stats = { passive: 0, truncate: 0, onMainThread: 0, slowestMs: 0, tails: 0, slowestTailMs: 0 };
+  /** Checkpoints run, those run on this thread, and the worker's PASSIVE ones finished here (tails). */
+  readonly stats = { passive: 0, truncate: 0, onMainThread: 0, tails: 0 };
+  /** The file as the worker opens it; its synchronous setting is the owner's, fixed at open. */
+  private readonly file: CheckpointFile;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -61,6 +61,7 @@ export class WalCheckpoints {
   ) {
     db.pragma("wal_autocheckpoint = 0");
     if (options.thread === "main" || db.memory) this.thread = "main";
+    this.file = { path: db.name, synchronous: Number(db.pragma("synchronous", { simple: true })) };
     this.timer = setInterval(() => void this.tick(), options.intervalMs ?? 1000).unref();
   }
 
@@ -116,11 +117,11 @@ export class WalCheckpoints {
   }
 
   /** Runs one checkpoint where checkpoints run now; undefined once stopped. */
-  private async checkpoint(mode: CheckpointMode): Promise<CheckpointResult["row"] | undefined> {
+  private async checkpoint(mode: CheckpointMode): Promise<CheckpointRow | undefined> {
     if (this.stopped) return undefined;
-    let result: CheckpointResult | undefined;
+    let result: CheckpointRow | undefined;
     if (this.thread instanceof CheckpointThread)
-      result = await this.thread.checkpoint(this.file(), mode).catch((error) => this.gone(error));
+      result = await this.thread.checkpoint(this.file, mode).catch((error) => this.gone(error));
     if (!result) {
       // Not on the worker (not started, or gone: this checkpoint falls back too), unless stopped meanwhile.
       if (this.stopped) return undefined;
@@ -129,20 +130,13 @@ export class WalCheckpoints {
     }
     if (mode === "PASSIVE") this.stats.passive++;
     else this.stats.truncate++;
-    this.stats.slowestMs = Math.max(this.stats.slowestMs, result.ms);
-    return result.row;
+    return result;
   }
 
-  private tail(): CheckpointResult["row"] | undefined {
+  private tail(): CheckpointRow | undefined {
     if (this.stopped) return undefined;
-    const { row, ms } = this.here("PASSIVE");
     this.stats.tails++;
-    this.stats.slowestTailMs = Math.max(this.stats.slowestTailMs, ms);
-    return row;
-  }
-
-  private file(): CheckpointFile {
-    return { path: this.db.name, synchronous: Number(this.db.pragma("synchronous", { simple: true })) };
+    return this.here("PASSIVE");
   }
 
   private startWorker(): void {
@@ -169,9 +163,8 @@ export class WalCheckpoints {
     this.options.logger.warn({ reason }, "WAL checkpoint thread stopped; checkpointing on the main thread");
   }
 
-  private here(mode: CheckpointMode): CheckpointResult {
-    const started = performance.now();
-    const [row] = this.db.pragma(`wal_checkpoint(${mode})`) as CheckpointResult["row"][];
-    return { row: row ?? { busy: 0, log: 0, checkpointed: 0 }, ms: performance.now() - started };
+  private here(mode: CheckpointMode): CheckpointRow {
+    const [row] = this.db.pragma(`wal_checkpoint(${mode})`) as CheckpointRow[];
+    return row ?? EMPTY_CHECKPOINT;
   }
 }

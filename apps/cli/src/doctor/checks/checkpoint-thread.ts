@@ -32,7 +32,7 @@ export async function checkCheckpointThread(options: CheckpointThreadCheckOption
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error("no answer in time")), options.timeoutMs ?? 10_000);
     });
-    const { row } = await Promise.race([thread.checkpoint({ path, synchronous: 1 }, "PASSIVE"), late]);
+    const row = await Promise.race([thread.checkpoint({ path, synchronous: 1 }, "PASSIVE"), late]);
     if (row.busy !== 0 || row.log === 0 || row.checkpointed !== row.log)
       return onMainThread(`the test checkpoint copied ${row.checkpointed} of ${row.log} WAL frames`);
     return ok(
