@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundledScript, spawnProcess } from "@phonework/testkit";
+import { bundledScript, spawnProcess, waitFor } from "@phonework/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { BackgroundSyncCommit } from "../src/background-sync-commit.ts";
 import { createLogger } from "../src/logger.ts";
@@ -29,14 +29,6 @@ function open(name: string) {
   };
 }
 
-const until = async (check: () => boolean) => {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-};
-
 describe("BackgroundSyncCommit", () => {
   it("commits at once, flushes the WAL in the background, and leaves the connection at FULL", async () => {
     const { db, insertAll } = open("a.db");
@@ -48,9 +40,9 @@ describe("BackgroundSyncCommit", () => {
     expect(reader.prepare("SELECT count(*) AS n FROM t").get()).toEqual({ n: 3 }); // committed, visible
     reader.close();
     expect(commits.stats.flushes).toBe(0); // nothing flushed inside the caller's turn
-    await until(() => commits.stats.flushes === 1);
+    await waitFor(() => commits.stats.flushes === 1, { intervalMs: 5, message: "the first flush" });
     commits.commit(() => insertAll(["four"]));
-    await until(() => commits.stats.flushes === 2); // a commit after a flush gets its own
+    await waitFor(() => commits.stats.flushes === 2, { intervalMs: 5, message: "the second flush" }); // a commit after a flush gets its own
     commits.close();
     db.close();
   });
