@@ -26,8 +26,8 @@ export class BackgroundSyncCommit {
   private closed = false;
   /** A failed background flush: every later commit waits for its own fsync again (FULL). */
   private failed = false;
-  /** Background flushes finished (tests and the bench read it). */
-  readonly stats = { flushes: 0 };
+  /** Commits made NORMAL here, and background flushes finished (tests read them). */
+  readonly stats = { commits: 0, flushes: 0 };
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -55,6 +55,7 @@ export class BackgroundSyncCommit {
     } finally {
       this.restore.run();
     }
+    this.stats.commits++;
     this.dirty = true;
     // Started once the caller is done acting on the commit: handing the flush to the thread pool
     // wakes a thread, which on a small VM can take the caller's core for ~0.1 ms.

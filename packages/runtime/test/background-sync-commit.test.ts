@@ -39,7 +39,7 @@ describe("BackgroundSyncCommit", () => {
     const reader = openDatabase(join(dir, "a.db"), { migrations: ["CREATE TABLE t (v TEXT NOT NULL)"] });
     expect(reader.prepare("SELECT count(*) AS n FROM t").get()).toEqual({ n: 3 }); // committed, visible
     reader.close();
-    expect(commits.stats.flushes).toBe(0); // nothing flushed inside the caller's turn
+    expect(commits.stats).toEqual({ commits: 2, flushes: 0 }); // nothing flushed inside the caller's turn
     await waitFor(() => commits.stats.flushes === 1, { intervalMs: 5, message: "the first flush" });
     commits.commit(() => insertAll(["four"]));
     await waitFor(() => commits.stats.flushes === 2, { intervalMs: 5, message: "the second flush" }); // a commit after a flush gets its own
@@ -55,6 +55,7 @@ describe("BackgroundSyncCommit", () => {
       expect(db.pragma("synchronous", { simple: true })).toBe(FULL);
     });
     outer();
+    expect(commits.stats.commits).toBe(0); // not made NORMAL, no background flush of its own
     expect(db.prepare("SELECT v FROM t").all()).toEqual([{ v: "inner" }]);
     commits.close();
     db.close();
