@@ -51,8 +51,10 @@ export const PACKAGE_DEPENDENCIES = [
  * @lydell/node-pty: terminals on a host, loaded on first use (node-pty with a prebuilt binary per platform).
  * sharp: images users send, decoded and scaled for the models (libvips, a prebuilt binary per
  * platform); without it images go by path only.
+ * sodium-native: the router's check of hosts' Ed25519 handshakes (libsodium, ~half OpenSSL's CPU);
+ * without it Node's OpenSSL checks them.
  */
-export const OPTIONAL_PACKAGE_DEPENDENCIES = ["@lydell/node-pty", "sharp"];
+export const OPTIONAL_PACKAGE_DEPENDENCIES = ["@lydell/node-pty", "sharp", "sodium-native"];
 
 /** The optional dependencies the published manifest lists. */
 export function packageOptionalDependencies(): Record<string, string> {

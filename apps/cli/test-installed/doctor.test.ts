@@ -41,6 +41,10 @@ describe("phonework doctor, installed", () => {
     expect(good.lines).toContain(
       "✅ checkpoints: off the main thread (a worker thread loaded better-sqlite3 and checkpointed a test database)",
     );
+    // The router checks hosts' handshakes with the package's optional sodium-native.
+    expect(good.lines).toContain(
+      "✅ node signatures: hosts' Ed25519 handshakes are checked by libsodium (sodium-native)",
+    );
     expect(good.lines).toContain(
       `✅ Telegram: ${telegram.url} accepts the bot token (@${telegram.bot.username})`,
     );

@@ -84,6 +84,9 @@ describe("doctor router: the chat platform", () => {
     });
     const good = await runDoctorIn("router", { ...env, FEISHU_APP_SECRET: feishu.appSecret });
     expect(good.line("chat")).toBe("✅ chat: feishu (feishu, ws)");
+    expect(good.line("node signatures")).toBe(
+      "✅ node signatures: hosts' Ed25519 handshakes are checked by libsodium (sodium-native)",
+    );
     expect(good.line("Feishu")).toBe(
       `✅ Feishu: ${feishu.url} accepts app ${feishu.appId} (a tenant token was issued)`,
     );

@@ -19,6 +19,12 @@ export { type ChatChoice, chooseChat, selectChatAdapters } from "./config/select
 export { createRouter, type Router, type RouterDeps } from "./create-router.ts";
 export { openRouterDatabase, routerDatabasePath } from "./database/router-db.ts";
 export { TERMINAL_PLATFORM } from "./ids/qualified-id.ts";
+export {
+  type Ed25519Backend,
+  ed25519Backend,
+  type NodeKey,
+  verifyEd25519,
+} from "./pairing/ed25519-verify.ts";
 export type {
   Capabilities,
   ChannelMessage,

@@ -14,7 +14,8 @@ describe("ParsedKeys", () => {
     const keys = new ParsedKeys();
     const first = spki("ed25519");
     const parsed = keys.ed25519(first);
-    expect(parsed?.asymmetricKeyType).toBe("ed25519");
+    expect(parsed?.object.asymmetricKeyType).toBe("ed25519");
+    expect(parsed?.raw.length).toBe(32);
     expect(keys.ed25519(first)).toBe(parsed);
     const repaired = spki("ed25519");
     expect(keys.ed25519(repaired)).not.toBe(parsed);

@@ -3,6 +3,7 @@ import { type ConfigSource, loadConfig } from "@phonework/runtime";
 import type { CheckPrinter } from "./check-printer.ts";
 import { checkAdmins } from "./checks/admins.ts";
 import { checkRouterChat } from "./checks/chat-platform.ts";
+import { checkNodeSignatures } from "./checks/node-signatures.ts";
 import { checkRouterCertificate } from "./checks/router-cert.ts";
 import { checkRouterPort } from "./checks/router-port.ts";
 import { checkDataDirAndConfig, dataDirSource, skippedForConfig } from "./config-stage.ts";
@@ -30,6 +31,7 @@ export async function doctorRouter(
     return;
   }
   await routerListenChecks(config, ctx, printer);
+  printer.print(checkNodeSignatures(await import("@phonework/router")));
   printer.print(await checkRouterChat(config, ctx));
   printer.print(checkAdmins(config.ADMINS, config.ALLOWED_USERS));
 }

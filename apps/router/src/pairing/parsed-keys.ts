@@ -1,4 +1,5 @@
-import { createPublicKey, type KeyObject } from "node:crypto";
+import { createPublicKey } from "node:crypto";
+import type { NodeKey } from "./ed25519-verify.ts";
 
 // Each node's public key parsed once: the SPKI parse cost as much as the signature check itself
 // (~116 µs of a ~240 µs handshake). Keyed by the key's own text, so an entry can never be stale:
@@ -8,18 +9,19 @@ import { createPublicKey, type KeyObject } from "node:crypto";
 const MAX_KEYS = 20_000;
 
 export class ParsedKeys {
-  private readonly keys = new Map<string, KeyObject | null>();
+  private readonly keys = new Map<string, NodeKey | null>();
 
   constructor(private readonly max = MAX_KEYS) {}
 
   /** The Ed25519 key for this base64 SPKI text; null if it is not one (remembered too). */
-  ed25519(publicKey: string): KeyObject | null {
+  ed25519(publicKey: string): NodeKey | null {
     const cached = this.keys.get(publicKey);
     if (cached !== undefined) return cached;
-    let key: KeyObject | null = null;
+    let key: NodeKey | null = null;
     try {
       const parsed = createPublicKey({ key: Buffer.from(publicKey, "base64"), format: "der", type: "spki" });
-      key = parsed.asymmetricKeyType === "ed25519" ? parsed : null;
+      const x = parsed.asymmetricKeyType === "ed25519" ? parsed.export({ format: "jwk" }).x : undefined;
+      key = x ? { object: parsed, raw: Buffer.from(x, "base64url") } : null;
     } catch {
       key = null;
     }

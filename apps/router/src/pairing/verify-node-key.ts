@@ -1,9 +1,10 @@
-import { verify } from "node:crypto";
 import { nodeAuthPayload } from "@phonework/protocol";
+import { verifyEd25519 } from "./ed25519-verify.ts";
 import { ParsedKeys } from "./parsed-keys.ts";
 
-// Checks a node's Ed25519 signature over the router's nonce. Any malformed key or signature is a
-// plain "no": a hostile frame must not be able to throw its way past the check.
+// Checks a node's Ed25519 signature over the router's nonce (by libsodium or OpenSSL: ed25519-verify.ts).
+// Any malformed key or signature is a plain "no": a hostile frame must not be able to throw its way
+// past the check.
 
 /** Parsed keys shared by every check: a pure cache (the same text always parses the same), not state. */
 const defaultKeys = new ParsedKeys();
@@ -19,7 +20,7 @@ export function signatureValid(
     const key = keys.ed25519(publicKey);
     if (!key) return false;
     const payload = Buffer.from(nodeAuthPayload(nonce, nodeId, publicKey));
-    return verify(null, payload, key, Buffer.from(signature, "base64"));
+    return verifyEd25519(payload, Buffer.from(signature, "base64"), key);
   } catch {
     return false;
   }
