@@ -8,6 +8,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { createTestLogger, makeTempDir } from "@phonework/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStateDatabase } from "../src/state-database.ts";
@@ -20,7 +21,7 @@ import { readJsonLines } from "../src/workspace/jsonl-file.ts";
 import { WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 
 // What the host keeps between messages instead of asking the disk each time: open channel logs
-// (jsonl-appender.ts), the grants it has written (channel-access.ts) and the scratch directories it
+// (jsonl-appender.ts, which looks at the path again at each turn of the event loop), the grants it has written (channel-access.ts) and the scratch directories it
 // has made (channel-intake.ts). Each is checked against what others can do behind its back (delete,
 // rotate, append to or loosen a log; remove a grant) and against a flood of chat ids.
 
@@ -33,12 +34,14 @@ const read = (path: string) => readFileSync(path, "utf8");
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 describe("an appender that keeps the log open", () => {
-  it("one line per value, a torn last line by someone else closed first, a whole one left alone", () => {
+  it("one line per value, a torn last line by someone else closed first, a whole one left alone", async () => {
     const appender = new JsonLinesAppender();
     const path = freshPath();
     appender.append(path, [{ a: 1 }]);
+    await nextTurn();
     appendFileSync(path, '{"torn":');
     appender.append(path, [{ b: 2 }, "c"]);
+    await nextTurn();
     appendFileSync(path, '{"whole":true}\n');
     appender.append(path, [3]);
     appender.append(path, []);
@@ -58,21 +61,25 @@ describe("an appender that keeps the log open", () => {
     fresh.close();
   });
 
-  it("a log deleted, or its directory, or rotated away, is made again and the next line lands in it", () => {
+  it("a log deleted, or its directory, or rotated away, is made again and the next turn's line lands in it", async () => {
     const appender = new JsonLinesAppender();
     const path = freshPath();
     appender.append(path, ["one"]);
+    await nextTurn();
     rmSync(path);
     appender.append(path, ["two"]);
     expect(read(path)).toBe('"two"\n');
+    await nextTurn();
     rmSync(join(path, ".."), { recursive: true });
     appender.append(path, ["three"]);
     expect(read(path)).toBe('"three"\n');
     expect(modeOf(join(path, ".."))).toBe(0o700);
+    await nextTurn();
     renameSync(path, `${path}.1`);
     appender.append(path, ["four"]);
     expect(read(`${path}.1`)).toBe('"three"\n');
     expect(read(path)).toBe('"four"\n');
+    await nextTurn();
     // Replaced by another file of the same size (a copy moved over it): still a different file.
     writeFileSync(`${path}.new`, '"fake"\n');
     renameSync(`${path}.new`, path);
@@ -81,13 +88,30 @@ describe("an appender that keeps the log open", () => {
     appender.close();
   });
 
-  it("a log made readable to others is made private again at the next line", () => {
+  it("a log made readable to others is made private again at the next turn's line", async () => {
     const appender = new JsonLinesAppender();
     const path = freshPath();
     appender.append(path, [1]);
+    await nextTurn();
     chmodSync(path, 0o644);
     appender.append(path, [2]);
     expect(modeOf(path)).toBe(0o600);
+    appender.close();
+  });
+
+  it("looks at the path once per turn: a rotation mid-turn is seen at the next turn, no line lost", async () => {
+    const appender = new JsonLinesAppender();
+    const path = freshPath();
+    appender.append(path, ["message"]);
+    // Rotated between a message and its answer in the same turn: the answer follows the message
+    // into the rotated file (as it would have if the rotation came between a stat and its write).
+    renameSync(path, `${path}.1`);
+    appender.append(path, ["answer"]);
+    expect(read(`${path}.1`)).toBe('"message"\n"answer"\n');
+    await nextTurn();
+    appender.append(path, ["next message"]);
+    expect(read(path)).toBe('"next message"\n');
+    expect(read(`${path}.1`)).toBe('"message"\n"answer"\n');
     appender.close();
   });
 
