@@ -1,6 +1,6 @@
 import type { ForwardFrame } from "@phonework/protocol";
 import { ensurePrivateDir } from "@phonework/runtime";
-import type { MessageHandler, ReceivedFile } from "../contracts/message-handler.ts";
+import type { MessageHandler, ReceivedFile, RequestContext } from "../contracts/message-handler.ts";
 import { toReply } from "../contracts/reply.ts";
 import type { ChannelAccess } from "./channel-access.ts";
 import type { ChannelLog } from "./channel-log.ts";
@@ -49,14 +49,25 @@ export function withChannelIntake(handler: MessageHandler, deps: ChannelIntakeDe
         : NOTHING_SAVED;
       deps.log.received(request, files.saved);
       for (const file of files.skipped) ctx.progress(`⚠️ ${file.name} was not saved: ${file.reason}`);
-      const { attachments: _saved, ...rest } = request;
-      const text = files === NOTHING_SAVED ? request.text : withAttachmentLines(request.text, files);
-      const received = files.saved.length > 0 ? { received: receivedFiles(request, files) } : {};
-      const reply = await handler.handle({ ...rest, text }, { ...ctx, ...received });
+      // A message without files goes on as it came (copies of it per message showed in the profile).
+      const reply = await (request.attachments === undefined
+        ? handler.handle(request, ctx)
+        : handler.handle(withoutAttachments(request, files), withReceived(ctx, request, files)));
       deps.log.answered(request, toReply(reply).text);
       return reply;
     },
   };
+}
+
+/** The request as the handler sees it: its files are in the text (a line each), not attached. */
+function withoutAttachments(request: ForwardFrame, files: InboxResult): ForwardFrame {
+  const { attachments: _saved, ...rest } = request;
+  const text = files === NOTHING_SAVED ? request.text : withAttachmentLines(request.text, files);
+  return { ...rest, text };
+}
+
+function withReceived(ctx: RequestContext, request: ForwardFrame, files: InboxResult): RequestContext {
+  return files.saved.length > 0 ? { ...ctx, received: receivedFiles(request, files) } : ctx;
 }
 
 /** The saved files with the type the platform gave each (matched by position: saved keeps the order). */

@@ -50,6 +50,8 @@ const REMEMBERED_PATHS = 256;
 export class ChannelLog {
   /** Written on every message: the busiest chats' logs stay open (jsonl-appender.ts). */
   private readonly files = new JsonLinesAppender();
+  /** The last line's time and its ISO text: lines written in the same millisecond share it. */
+  private stamped = { ms: Number.NaN, iso: "" };
   /** Log paths by `<platform>\0<chat id>`, oldest first; bounded, as chat ids come from outside. */
   private readonly paths = new Map<string, string>();
 
@@ -130,11 +132,17 @@ export class ChannelLog {
     return path;
   }
 
+  private stamp(): string {
+    const ms = this.options.now();
+    if (ms !== this.stamped.ms) this.stamped = { ms, iso: new Date(ms).toISOString() };
+    return this.stamped.iso;
+  }
+
   private write(platform: string, chatId: string, entry: Omit<LogEntry, "ts">): void {
     // In the format's key order: id and ts first (built field by field: a rest copy per line showed in the profile).
     const line: LogEntry = {
       id: entry.id,
-      ts: new Date(this.options.now()).toISOString(),
+      ts: this.stamp(),
       sender: entry.sender,
       text: entry.text,
       attachments: entry.attachments,
