@@ -14,12 +14,17 @@ import { atEndOfTurn, ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "
 // torn-line rule of jsonl-file.ts); a mode loosened since is made private again (restrictMode's
 // rule: only a file we own).
 // Once per turn, not per write: a message and its answer land in one turn when the answer comes at
-// once (a command; the round-trip bench's echo), and each stat (a path lookup) was 3.6 % of a
-// forwarded message's CPU there. A model's answer comes turns later and gets its own stat.
-// Within a turn nothing else in this process writes the file (it runs no code in between), and
-// another process acting there races our write just as it raced today's stat-then-write: a file
-// replaced, loosened or appended to mid-turn is seen at the next turn's first write, as one
-// changed between a stat and its write would have been at the next write.
+// once (a command; the round-trip bench's echo handler), and each stat (a path lookup) was 3.6 % of
+// a forwarded message's CPU there. A model's answer comes turns later and gets a stat of its own.
+// What that gives up is nothing today's code had: within a turn nothing else in this process
+// writes these files (each has one appender, and the turn runs none of our code in between), so
+// only another process can change one mid-turn, and such a change always raced us: one landing
+// between a stat and its write was seen at the next write, one landing mid-turn is seen at the next
+// turn's first write; the line written in between goes where it went then (a rotated file, glued
+// to a torn external line, into a file briefly too open).
+// The lines are still written at once, not gathered into one write at the turn's end: the model's
+// tools read log.jsonl and context.jsonl (file_ops in this process, run_shell in a child), and a
+// line the turn has written must be there for a tool call later in the same turn.
 // At most `maxOpen` files stay open, the least recently written closed first: the chat ids that
 // name these paths come from outside, so nothing here grows with them. More chats than that, all
 // busy, and each line costs an open and a close again (as every line did before), so the bound is
