@@ -15,6 +15,7 @@ import { openStateDatabase } from "../src/state-database.ts";
 import { ChannelAccess } from "../src/workspace/channel-access.ts";
 import { withChannelIntake } from "../src/workspace/channel-intake.ts";
 import { ChannelLog } from "../src/workspace/channel-log.ts";
+import { ChatCache } from "../src/workspace/chat-cache.ts";
 import { createInbox } from "../src/workspace/inbox.ts";
 import { JsonLinesAppender } from "../src/workspace/jsonl-appender.ts";
 import { readJsonLines } from "../src/workspace/jsonl-file.ts";
@@ -125,6 +126,27 @@ describe("an appender that keeps the log open", () => {
     appender.append(paths[0] as string, [3]);
     expect(appender.openFiles).toBe(0);
     for (const path of paths) expect(read(path)).toBe(path === paths[0] ? "1\n2\n3\n" : "1\n2\n");
+  });
+});
+
+describe("what is remembered per chat", () => {
+  it("each (adapter, chat) has its own entry, whatever the ids hold; a flood never holds more than max", () => {
+    const cache = new ChatCache<number>(3);
+    // One joined key (`${adapter}\0${chat}`) would make these two the same chat.
+    cache.set("a", "b\0c", 1);
+    cache.set("a\0b", "c", 2);
+    expect([cache.get("a", "b\0c"), cache.get("a\0b", "c")]).toEqual([1, 2]);
+    for (let i = 0; i < 10; i++) {
+      cache.set("memory", `c${i}`, i);
+      expect(cache.size).toBeLessThanOrEqual(3);
+    }
+    expect(cache.get("memory", "c9")).toBe(9);
+    expect(cache.get("a", "b\0c")).toBeUndefined();
+    // The layout's directories stay right through a flood of chat ids bigger than its cache.
+    const layout = new WorkspaceLayout(dir.path);
+    const chats = Array.from({ length: 600 }, (_, i) => ({ adapter: "memory", chat: `chat-${i % 300}` }));
+    for (const chat of chats)
+      expect(layout.channelDir(chat)).toBe(join(dir.path, "channels", "memory", chat.chat));
   });
 });
 

@@ -4,6 +4,7 @@ import type { MessageHandler, ReceivedFile, RequestContext } from "../contracts/
 import { toReply } from "../contracts/reply.ts";
 import type { ChannelAccess } from "./channel-access.ts";
 import type { ChannelLog } from "./channel-log.ts";
+import { ChatCache } from "./chat-cache.ts";
 import { type Inbox, type InboxResult, withAttachmentLines } from "./inbox.ts";
 import { channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
 
@@ -27,22 +28,19 @@ const REMEMBERED_SCRATCH = 256;
 
 export function withChannelIntake(handler: MessageHandler, deps: ChannelIntakeDeps): MessageHandler {
   /**
-   * Chats (`<adapter>\0<chat>`) whose scratch directory this intake made, oldest first: made at a
-   * chat's first message, not at every one. One removed while the host runs is made again before a
-   * command runs in it (sandbox-policy.ts) and at the chat's first message after a restart.
+   * Chats whose scratch directory this intake made: made at a chat's first message, not at every
+   * one. One removed while the host runs is made again before a command runs in it
+   * (sandbox-policy.ts) and at the chat's first message after a restart.
    */
-  const scratchMade = new Set<string>();
+  const scratchMade = new ChatCache<true>(REMEMBERED_SCRATCH);
   return {
     async handle(request, ctx) {
       const channel = channelOf(request.platform, request.chat_id);
       deps.access.grant(request.user_id, channel);
       // The one place in the workspace the chat's commands may write (the sandbox binds it).
-      const key = `${channel.adapter}\0${channel.chat}`;
-      if (!scratchMade.has(key)) {
+      if (scratchMade.get(channel.adapter, channel.chat) === undefined) {
         ensurePrivateDir(deps.layout.channelScratch(channel));
-        if (scratchMade.size >= REMEMBERED_SCRATCH)
-          scratchMade.delete(scratchMade.values().next().value as string);
-        scratchMade.add(key);
+        scratchMade.set(channel.adapter, channel.chat, true);
       }
       const files = request.attachments?.length
         ? await deps.inbox.save(request.attachments, deps.layout.channelAttachments(channel))

@@ -3,6 +3,7 @@ import type { ForwardFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import { z } from "zod";
 import type { OutboxItem } from "../delivery/outbox.ts";
+import { ChatCache } from "./chat-cache.ts";
 import type { SavedAttachment } from "./inbox.ts";
 import { JsonLinesAppender } from "./jsonl-appender.ts";
 import { channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
@@ -52,8 +53,8 @@ export class ChannelLog {
   private readonly files = new JsonLinesAppender();
   /** The last line's time and its ISO text: lines written in the same millisecond share it. */
   private stamped = { ms: Number.NaN, iso: "" };
-  /** Log paths by `<platform>\0<chat id>`, oldest first; bounded, as chat ids come from outside. */
-  private readonly paths = new Map<string, string>();
+  /** Log paths by platform and chat id as the frame names them; bounded, as chat ids come from outside. */
+  private readonly paths = new ChatCache<string>(REMEMBERED_PATHS);
 
   constructor(private readonly options: ChannelLogOptions) {}
 
@@ -122,12 +123,10 @@ export class ChannelLog {
 
   /** The chat's log.jsonl; remembered, as every message writes it twice. */
   private pathOf(platform: string, chatId: string): string {
-    const key = `${platform}\0${chatId}`;
-    let path = this.paths.get(key);
+    let path = this.paths.get(platform, chatId);
     if (path === undefined) {
       path = this.options.layout.channelLog(channelOf(platform, chatId));
-      if (this.paths.size >= REMEMBERED_PATHS) this.paths.delete(this.paths.keys().next().value as string);
-      this.paths.set(key, path);
+      this.paths.set(platform, chatId, path);
     }
     return path;
   }
