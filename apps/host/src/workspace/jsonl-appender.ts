@@ -24,7 +24,8 @@ import { atEndOfTurn, ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "
 // to a torn external line, into a file briefly too open).
 // The lines are still written at once, not gathered into one write at the turn's end: the model's
 // tools read log.jsonl and context.jsonl (file_ops in this process, run_shell in a child), and a
-// line the turn has written must be there for a tool call later in the same turn.
+// line the turn has written must be there for a tool call later in the same turn. Gathering a
+// message's line and its answer's into one write measured no gain either (within the noise).
 // At most `maxOpen` files stay open, the least recently written closed first: the chat ids that
 // name these paths come from outside, so nothing here grows with them. More chats than that, all
 // busy, and each line costs an open and a close again (as every line did before), so the bound is
