@@ -8,19 +8,21 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { createTestLogger, makeTempDir } from "@phonework/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStateDatabase } from "../src/state-database.ts";
 import { ChannelAccess } from "../src/workspace/channel-access.ts";
 import { withChannelIntake } from "../src/workspace/channel-intake.ts";
 import { ChannelLog } from "../src/workspace/channel-log.ts";
+import { ChatCache } from "../src/workspace/chat-cache.ts";
 import { createInbox } from "../src/workspace/inbox.ts";
 import { JsonLinesAppender } from "../src/workspace/jsonl-appender.ts";
 import { readJsonLines } from "../src/workspace/jsonl-file.ts";
 import { WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 
 // What the host keeps between messages instead of asking the disk each time: open channel logs
-// (jsonl-appender.ts), the grants it has written (channel-access.ts) and the scratch directories it
+// (jsonl-appender.ts, which looks at the path again at each turn of the event loop), the grants it has written (channel-access.ts) and the scratch directories it
 // has made (channel-intake.ts). Each is checked against what others can do behind its back (delete,
 // rotate, append to or loosen a log; remove a grant) and against a flood of chat ids.
 
@@ -33,12 +35,14 @@ const read = (path: string) => readFileSync(path, "utf8");
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 describe("an appender that keeps the log open", () => {
-  it("one line per value, a torn last line by someone else closed first, a whole one left alone", () => {
+  it("one line per value, a torn last line by someone else closed first, a whole one left alone", async () => {
     const appender = new JsonLinesAppender();
     const path = freshPath();
     appender.append(path, [{ a: 1 }]);
+    await nextTurn();
     appendFileSync(path, '{"torn":');
     appender.append(path, [{ b: 2 }, "c"]);
+    await nextTurn();
     appendFileSync(path, '{"whole":true}\n');
     appender.append(path, [3]);
     appender.append(path, []);
@@ -58,21 +62,25 @@ describe("an appender that keeps the log open", () => {
     fresh.close();
   });
 
-  it("a log deleted, or its directory, or rotated away, is made again and the next line lands in it", () => {
+  it("a log deleted, or its directory, or rotated away, is made again and the next turn's line lands in it", async () => {
     const appender = new JsonLinesAppender();
     const path = freshPath();
     appender.append(path, ["one"]);
+    await nextTurn();
     rmSync(path);
     appender.append(path, ["two"]);
     expect(read(path)).toBe('"two"\n');
+    await nextTurn();
     rmSync(join(path, ".."), { recursive: true });
     appender.append(path, ["three"]);
     expect(read(path)).toBe('"three"\n');
     expect(modeOf(join(path, ".."))).toBe(0o700);
+    await nextTurn();
     renameSync(path, `${path}.1`);
     appender.append(path, ["four"]);
     expect(read(`${path}.1`)).toBe('"three"\n');
     expect(read(path)).toBe('"four"\n');
+    await nextTurn();
     // Replaced by another file of the same size (a copy moved over it): still a different file.
     writeFileSync(`${path}.new`, '"fake"\n');
     renameSync(`${path}.new`, path);
@@ -81,13 +89,30 @@ describe("an appender that keeps the log open", () => {
     appender.close();
   });
 
-  it("a log made readable to others is made private again at the next line", () => {
+  it("a log made readable to others is made private again at the next turn's line", async () => {
     const appender = new JsonLinesAppender();
     const path = freshPath();
     appender.append(path, [1]);
+    await nextTurn();
     chmodSync(path, 0o644);
     appender.append(path, [2]);
     expect(modeOf(path)).toBe(0o600);
+    appender.close();
+  });
+
+  it("looks at the path once per turn: a rotation mid-turn is seen at the next turn, no line lost", async () => {
+    const appender = new JsonLinesAppender();
+    const path = freshPath();
+    appender.append(path, ["message"]);
+    // Rotated between a message and its answer in the same turn: the answer follows the message
+    // into the rotated file (as it would have if the rotation came between a stat and its write).
+    renameSync(path, `${path}.1`);
+    appender.append(path, ["answer"]);
+    expect(read(`${path}.1`)).toBe('"message"\n"answer"\n');
+    await nextTurn();
+    appender.append(path, ["next message"]);
+    expect(read(path)).toBe('"next message"\n');
+    expect(read(`${path}.1`)).toBe('"message"\n"answer"\n');
     appender.close();
   });
 
@@ -101,6 +126,27 @@ describe("an appender that keeps the log open", () => {
     appender.append(paths[0] as string, [3]);
     expect(appender.openFiles).toBe(0);
     for (const path of paths) expect(read(path)).toBe(path === paths[0] ? "1\n2\n3\n" : "1\n2\n");
+  });
+});
+
+describe("what is remembered per chat", () => {
+  it("each (adapter, chat) has its own entry, whatever the ids hold; a flood never holds more than max", () => {
+    const cache = new ChatCache<number>(3);
+    // One joined key (`${adapter}\0${chat}`) would make these two the same chat.
+    cache.set("a", "b\0c", 1);
+    cache.set("a\0b", "c", 2);
+    expect([cache.get("a", "b\0c"), cache.get("a\0b", "c")]).toEqual([1, 2]);
+    for (let i = 0; i < 10; i++) {
+      cache.set("memory", `c${i}`, i);
+      expect(cache.size).toBeLessThanOrEqual(3);
+    }
+    expect(cache.get("memory", "c9")).toBe(9);
+    expect(cache.get("a", "b\0c")).toBeUndefined();
+    // The layout's directories stay right through a flood of chat ids bigger than its cache.
+    const layout = new WorkspaceLayout(dir.path);
+    const chats = Array.from({ length: 600 }, (_, i) => ({ adapter: "memory", chat: `chat-${i % 300}` }));
+    for (const chat of chats)
+      expect(layout.channelDir(chat)).toBe(join(dir.path, "channels", "memory", chat.chat));
   });
 });
 

@@ -51,54 +51,36 @@ export class RequestRunner {
       this.deliver(done, replyDeliveryId(request.id));
       return;
     }
-    // Made when first used: a request that goes well logs nothing, and a child logger per request
-    // showed in the profile (pino sets up its redaction again for each).
-    let child: Logger | undefined;
-    const log = () => (child ??= this.logger.child({ requestId: request.id, userId: request.user_id }));
     if (!this.servesUser(request.user_id)) {
-      log().warn("request refused: this node's SERVES_USERS does not name the user");
+      this.log(request).warn("request refused: this node's SERVES_USERS does not name the user");
       this.fail(request, "UNAUTHORIZED", "this node does not serve you (its SERVES_USERS)");
       return;
     }
     const controller = new AbortController();
     this.running.set(request.id, controller);
-    const progress = (text: string) => {
-      if (!controller.signal.aborted) this.send({ type: "progress", id: request.id, text });
-    };
+    const { signal } = controller;
+    const progress = progressSink(this.send, request.id, signal);
     // Details only where the router asked for them: an older router would show them as status lines.
-    const detail: DetailSink = (kind, text) => {
-      if (!controller.signal.aborted) this.send({ type: "progress", id: request.id, text, kind });
-    };
-    // Cancelled (the router gave up, or the host is stopping): whatever the handler made of it,
-    // nobody waits for an answer, so it is reported live and not kept to be shown late.
-    const cancelled = () => {
-      const frame: HostFrame = {
-        type: "error",
-        id: request.id,
-        code: "CANCELLED",
-        message: "request cancelled",
-      };
-      if (!this.send(frame)) log().info("router link is down; cancellation not reported");
-    };
+    const detail = request.details ? detailSink(this.send, request.id, signal) : undefined;
     this.handler
-      .handle(request, { signal: controller.signal, progress, ...(request.details ? { detail } : {}) })
+      .handle(request, { signal, progress, ...(detail ? { detail } : {}) })
       // Each outcome ends the run itself (no `finally`: one promise and one microtask less per request).
       .then(
         (value) => {
           this.running.delete(request.id);
-          if (controller.signal.aborted) return cancelled();
+          if (signal.aborted) return this.cancelled(request);
           const { text, buttons } = toReply(value);
           this.answer(request, { text, ...(buttons?.length ? { buttons } : {}) });
         },
         (error: unknown) => {
           this.running.delete(request.id);
           if (error instanceof WireError) {
-            log().warn({ code: error.code, message: error.message }, "request refused");
+            this.log(request).warn({ code: error.code, message: error.message }, "request refused");
             this.fail(request, error.code, error.message);
-          } else if (controller.signal.aborted) {
-            cancelled();
+          } else if (signal.aborted) {
+            this.cancelled(request);
           } else {
-            log().error({ err: error }, "handler failed");
+            this.log(request).error({ err: error }, "handler failed");
             this.fail(request, "INTERNAL", `the host failed: ${(error as Error)?.message ?? error}`);
           }
         },
@@ -114,6 +96,29 @@ export class RequestRunner {
 
   cancelAll(reason: string): void {
     for (const id of this.running.keys()) this.cancel(id, reason);
+  }
+
+  /**
+   * The request's own logger, made only when something is logged: a request that goes well logs
+   * nothing, and a child logger per request showed in the profile (pino sets up its redaction
+   * again for each). Each way a request ends logs at most once, so it is not kept.
+   */
+  private log(request: ForwardFrame): Logger {
+    return this.logger.child({ requestId: request.id, userId: request.user_id });
+  }
+
+  /**
+   * Cancelled (the router gave up, or the host is stopping): whatever the handler made of it,
+   * nobody waits for an answer, so it is reported live and not kept to be shown late.
+   */
+  private cancelled(request: ForwardFrame): void {
+    const frame: HostFrame = {
+      type: "error",
+      id: request.id,
+      code: "CANCELLED",
+      message: "request cancelled",
+    };
+    if (!this.send(frame)) this.log(request).info("router link is down; cancellation not reported");
   }
 
   private answer(
@@ -141,6 +146,23 @@ export class RequestRunner {
     this.finished.set(answer.id, answer);
     if (this.finished.size > REMEMBERED) this.finished.delete(this.finished.keys().next().value as string);
   }
+}
+
+// A request's status lines and details: live frames until it is cancelled. Made by these functions,
+// not as named closures in `run`: the bundle keeps function names (keepNames), which costs a
+// property definition on every named closure made per request (it showed in the profile).
+type Send = (frame: HostFrame) => boolean;
+
+function progressSink(send: Send, id: string, signal: AbortSignal): (text: string) => void {
+  return (text) => {
+    if (!signal.aborted) send({ type: "progress", id, text });
+  };
+}
+
+function detailSink(send: Send, id: string, signal: AbortSignal): DetailSink {
+  return (kind, text) => {
+    if (!signal.aborted) send({ type: "progress", id, text, kind });
+  };
 }
 
 export const replyDeliveryId = (requestId: string) => `reply-${requestId}`;

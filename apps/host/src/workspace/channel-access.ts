@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { SqliteDatabase } from "@phonework/runtime";
 import type { ChatOwner } from "../contracts/chat-owner.ts";
+import { ChatCache } from "./chat-cache.ts";
 import { type Channel, channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
 
 // Which chat channels a user may look into in the workspace (per-channel isolation).
@@ -19,7 +20,7 @@ CREATE TABLE channel_members (
 ) WITHOUT ROWID;
 `;
 
-/** How many grants are remembered as done; past that the oldest is written again when it comes back. */
+/** How many grants are remembered as done; past that all are forgotten, each written again when it comes back. */
 const REMEMBERED_GRANTS = 4096;
 
 export class ChannelAccess {
@@ -27,13 +28,14 @@ export class ChannelAccess {
   private readonly insert;
   private readonly selectChannels;
   /**
-   * Grants written by this process (`<user>\0<adapter>\0<chat>`), oldest first: `grant` runs for every
-   * message and the row is nearly always there already, so the write is skipped. Only writes are
-   * skipped: who may see what is always read from the table. Nothing removes a row today; whatever
-   * comes to remove one must drop its key here too, or the user's next message would not grant it
-   * again. Bounded, as the ids come from outside.
+   * Grants written by this process, as the users granted each chat: `grant` runs for every message
+   * and the row is nearly always there already, so the write is skipped. Only writes are skipped:
+   * who may see what is always read from the table. Nothing removes a row today; whatever comes to
+   * remove one must drop it here too, or the user's next message would not grant it again.
+   * Bounded, as the ids come from outside: past REMEMBERED_GRANTS users in all it starts again.
    */
-  private readonly granted = new Set<string>();
+  private readonly granted = new ChatCache<Set<string>>(REMEMBERED_GRANTS);
+  private grants = 0;
 
   constructor(
     db: SqliteDatabase,
@@ -50,12 +52,20 @@ export class ChannelAccess {
 
   /** The user wrote in `channel`: they may see its directory from now on. */
   grant(userId: string, channel: Channel): void {
-    const key = `${userId}\0${channel.adapter}\0${channel.chat}`;
-    if (this.granted.has(key)) return;
+    let users = this.granted.get(channel.adapter, channel.chat);
+    if (users?.has(userId)) return;
     this.insert.run(userId, channel.adapter, channel.chat, this.now());
-    if (this.granted.size >= REMEMBERED_GRANTS)
-      this.granted.delete(this.granted.values().next().value as string);
-    this.granted.add(key);
+    if (this.grants >= REMEMBERED_GRANTS) {
+      this.granted.clear();
+      this.grants = 0;
+      users = undefined;
+    }
+    if (users === undefined) {
+      users = new Set();
+      this.granted.set(channel.adapter, channel.chat, users);
+    }
+    users.add(userId);
+    this.grants++;
   }
 
   channelsOf(userId: string): Channel[] {

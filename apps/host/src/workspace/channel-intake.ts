@@ -1,9 +1,10 @@
 import type { ForwardFrame } from "@phonework/protocol";
 import { ensurePrivateDir } from "@phonework/runtime";
-import type { MessageHandler, ReceivedFile } from "../contracts/message-handler.ts";
+import type { MessageHandler, ReceivedFile, RequestContext } from "../contracts/message-handler.ts";
 import { toReply } from "../contracts/reply.ts";
 import type { ChannelAccess } from "./channel-access.ts";
 import type { ChannelLog } from "./channel-log.ts";
+import { ChatCache } from "./chat-cache.ts";
 import { type Inbox, type InboxResult, withAttachmentLines } from "./inbox.ts";
 import { channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
 
@@ -27,36 +28,44 @@ const REMEMBERED_SCRATCH = 256;
 
 export function withChannelIntake(handler: MessageHandler, deps: ChannelIntakeDeps): MessageHandler {
   /**
-   * Chats (`<adapter>\0<chat>`) whose scratch directory this intake made, oldest first: made at a
-   * chat's first message, not at every one. One removed while the host runs is made again before a
-   * command runs in it (sandbox-policy.ts) and at the chat's first message after a restart.
+   * Chats whose scratch directory this intake made: made at a chat's first message, not at every
+   * one. One removed while the host runs is made again before a command runs in it
+   * (sandbox-policy.ts) and at the chat's first message after a restart.
    */
-  const scratchMade = new Set<string>();
+  const scratchMade = new ChatCache<true>(REMEMBERED_SCRATCH);
   return {
     async handle(request, ctx) {
       const channel = channelOf(request.platform, request.chat_id);
       deps.access.grant(request.user_id, channel);
       // The one place in the workspace the chat's commands may write (the sandbox binds it).
-      const key = `${channel.adapter}\0${channel.chat}`;
-      if (!scratchMade.has(key)) {
+      if (scratchMade.get(channel.adapter, channel.chat) === undefined) {
         ensurePrivateDir(deps.layout.channelScratch(channel));
-        if (scratchMade.size >= REMEMBERED_SCRATCH)
-          scratchMade.delete(scratchMade.values().next().value as string);
-        scratchMade.add(key);
+        scratchMade.set(channel.adapter, channel.chat, true);
       }
       const files = request.attachments?.length
         ? await deps.inbox.save(request.attachments, deps.layout.channelAttachments(channel))
         : NOTHING_SAVED;
       deps.log.received(request, files.saved);
       for (const file of files.skipped) ctx.progress(`⚠️ ${file.name} was not saved: ${file.reason}`);
-      const { attachments: _saved, ...rest } = request;
-      const text = files === NOTHING_SAVED ? request.text : withAttachmentLines(request.text, files);
-      const received = files.saved.length > 0 ? { received: receivedFiles(request, files) } : {};
-      const reply = await handler.handle({ ...rest, text }, { ...ctx, ...received });
+      // A message without files goes on as it came (copies of it per message showed in the profile).
+      const reply = await (request.attachments === undefined
+        ? handler.handle(request, ctx)
+        : handler.handle(withoutAttachments(request, files), withReceived(ctx, request, files)));
       deps.log.answered(request, toReply(reply).text);
       return reply;
     },
   };
+}
+
+/** The request as the handler sees it: its files are in the text (a line each), not attached. */
+function withoutAttachments(request: ForwardFrame, files: InboxResult): ForwardFrame {
+  const { attachments: _saved, ...rest } = request;
+  const text = files === NOTHING_SAVED ? request.text : withAttachmentLines(request.text, files);
+  return { ...rest, text };
+}
+
+function withReceived(ctx: RequestContext, request: ForwardFrame, files: InboxResult): RequestContext {
+  return files.saved.length > 0 ? { ...ctx, received: receivedFiles(request, files) } : ctx;
 }
 
 /** The saved files with the type the platform gave each (matched by position: saved keeps the order). */

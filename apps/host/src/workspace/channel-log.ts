@@ -3,9 +3,10 @@ import type { ForwardFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import { z } from "zod";
 import type { OutboxItem } from "../delivery/outbox.ts";
+import { ChatCache } from "./chat-cache.ts";
 import type { SavedAttachment } from "./inbox.ts";
 import { JsonLinesAppender } from "./jsonl-appender.ts";
-import { type Channel, channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
+import { channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
 
 // A chat channel's log.jsonl: every message in it as this host received or sent it, in the
 // workspace's shared format, append-only. The assistant can grep it (it is in the workspace); the model's
@@ -44,9 +45,16 @@ export interface ChannelLogOptions {
   logger: Logger;
 }
 
+/** How many chats' log paths are remembered (worked out twice per message otherwise). */
+const REMEMBERED_PATHS = 256;
+
 export class ChannelLog {
   /** Written on every message: the busiest chats' logs stay open (jsonl-appender.ts). */
   private readonly files = new JsonLinesAppender();
+  /** The last line's time and its ISO text: lines written in the same millisecond share it. */
+  private stamped = { ms: Number.NaN, iso: "" };
+  /** Log paths by platform and chat id as the frame names them; bounded, as chat ids come from outside. */
+  private readonly paths = new ChatCache<string>(REMEMBERED_PATHS);
 
   constructor(private readonly options: ChannelLogOptions) {}
 
@@ -57,18 +65,12 @@ export class ChannelLog {
 
   /** A user's message as it came: their text (not the lines the host adds) and the files saved. */
   received(request: ForwardFrame, saved: readonly SavedAttachment[]): void {
-    const channel = channelOf(request.platform, request.chat_id);
-    const dir = this.options.layout.channelDir(channel);
     const bare = request.user_id.slice(request.user_id.indexOf(":") + 1);
-    this.write(channel, {
+    this.write(request.platform, request.chat_id, {
       id: request.message_id ?? request.id,
       sender: { id: request.user_id, username: bare, isBot: false },
       text: request.text,
-      attachments: saved.map((file) => ({
-        filename: file.name,
-        localPath: relative(dir, file.path),
-        size: file.bytes,
-      })),
+      attachments: saved.length === 0 ? [] : this.logAttachments(request, saved),
       // The router forwards only what is meant for the bot: a direct message, a mention, a reply to it.
       isMention: true,
     });
@@ -76,21 +78,23 @@ export class ChannelLog {
 
   /** The host's answer to a message. */
   answered(request: ForwardFrame, text: string): void {
-    this.write(channelOf(request.platform, request.chat_id), this.fromBot(`${request.id}:reply`, text));
+    this.write(request.platform, request.chat_id, this.fromBot(`${request.id}:reply`, text));
   }
 
   /** A message the host sends on its own (a reminder, a finished task, a file, a plan's report). */
   pushed(frame: OutboxItem, deliveryId: string): void {
     if (!("chat_id" in frame) || !frame.chat_id || !frame.platform) return; // no chat named: none to log in
-    const channel = channelOf(frame.platform, frame.chat_id);
-    if (frame.type === "notify" && !frame.edit_key) this.write(channel, this.fromBot(deliveryId, frame.text));
+    const { platform, chat_id } = frame;
+    if (frame.type === "notify" && !frame.edit_key)
+      this.write(platform, chat_id, this.fromBot(deliveryId, frame.text));
     else if (frame.type === "task_complete")
       this.write(
-        channel,
+        platform,
+        chat_id,
         this.fromBot(deliveryId, `${frame.ok ? "✅" : "❌"} ${frame.description}\n${frame.output}`.trimEnd()),
       );
     else if (frame.type === "send_file")
-      this.write(channel, {
+      this.write(platform, chat_id, {
         ...this.fromBot(deliveryId, ""),
         attachments: [{ filename: frame.name, ...(frame.mime_type ? { mimeType: frame.mime_type } : {}) }],
       });
@@ -107,19 +111,46 @@ export class ChannelLog {
     };
   }
 
-  private write(channel: Channel, entry: Omit<LogEntry, "ts">): void {
+  /** The saved files, by their path in the chat's directory. */
+  private logAttachments(request: ForwardFrame, saved: readonly SavedAttachment[]): LogAttachment[] {
+    const dir = this.options.layout.channelDir(channelOf(request.platform, request.chat_id));
+    return saved.map((file) => ({
+      filename: file.name,
+      localPath: relative(dir, file.path),
+      size: file.bytes,
+    }));
+  }
+
+  /** The chat's log.jsonl; remembered, as every message writes it twice. */
+  private pathOf(platform: string, chatId: string): string {
+    let path = this.paths.get(platform, chatId);
+    if (path === undefined) {
+      path = this.options.layout.channelLog(channelOf(platform, chatId));
+      this.paths.set(platform, chatId, path);
+    }
+    return path;
+  }
+
+  private stamp(): string {
+    const ms = this.options.now();
+    if (ms !== this.stamped.ms) this.stamped = { ms, iso: new Date(ms).toISOString() };
+    return this.stamped.iso;
+  }
+
+  private write(platform: string, chatId: string, entry: Omit<LogEntry, "ts">): void {
     // In the format's key order: id and ts first (built field by field: a rest copy per line showed in the profile).
     const line: LogEntry = {
       id: entry.id,
-      ts: new Date(this.options.now()).toISOString(),
+      ts: this.stamp(),
       sender: entry.sender,
       text: entry.text,
       attachments: entry.attachments,
       isMention: entry.isMention,
     };
     try {
-      this.files.append(this.options.layout.channelLog(channel), [line]);
+      this.files.append(this.pathOf(platform, chatId), [line]);
     } catch (error) {
+      const channel = channelOf(platform, chatId);
       this.options.logger.warn({ err: error, channel }, "could not write the channel log");
     }
   }

@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, fstatSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import { ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "@phonework/runtime";
+import { atEndOfTurn, ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "@phonework/runtime";
 
 // Appends JSON Lines (a channel's log.jsonl and context.jsonl, written at every message and turn):
 // one JSON value per line, one write per batch; a file whose last line was torn (a crash mid-write,
@@ -8,10 +8,24 @@ import { ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "@phonework/ru
 // directory are private to the owner. Unlike a plain appendFileSync, it does not open the file, make
 // its directory and read its last byte at every line (those showed in the profile). A file
 // it has written stays open (append mode) with what it knows of it: its inode and its size after
-// its own last write. Before each write one stat of the path checks that knowledge: a file deleted,
-// renamed away or replaced (another inode) is closed and made again; a file of another size was
-// written by someone else, so its last byte is read again (the torn-line rule of jsonl-file.ts);
-// a mode loosened since is made private again (restrictMode's rule: only a file we own).
+// its own last write. Before the first write of each turn of the event loop one stat of the path
+// checks that knowledge: a file deleted, renamed away or replaced (another inode) is closed and made
+// again; a file of another size was written by someone else, so its last byte is read again (the
+// torn-line rule of jsonl-file.ts); a mode loosened since is made private again (restrictMode's
+// rule: only a file we own).
+// Once per turn, not per write: a message and its answer land in one turn when the answer comes at
+// once (a command; the round-trip bench's echo handler), and each stat (a path lookup) was 3.6 % of
+// a forwarded message's CPU there. A model's answer comes turns later and gets a stat of its own.
+// What that gives up is nothing today's code had: within a turn nothing else in this process
+// writes these files (each has one appender, and the turn runs none of our code in between), so
+// only another process can change one mid-turn, and such a change always raced us: one landing
+// between a stat and its write was seen at the next write, one landing mid-turn is seen at the next
+// turn's first write; the line written in between goes where it went then (a rotated file, glued
+// to a torn external line, into a file briefly too open).
+// The lines are still written at once, not gathered into one write at the turn's end: the model's
+// tools read log.jsonl and context.jsonl (file_ops in this process, run_shell in a child), and a
+// line the turn has written must be there for a tool call later in the same turn. Gathering a
+// message's line and its answer's into one write measured no gain either (within the noise).
 // At most `maxOpen` files stay open, the least recently written closed first: the chat ids that
 // name these paths come from outside, so nothing here grows with them. More chats than that, all
 // busy, and each line costs an open and a close again (as every line did before), so the bound is
@@ -23,12 +37,17 @@ interface OpenFile {
   ino: number;
   /** The file's size after our last write: another size means another writer. */
   size: number;
+  /** The turn (JsonLinesAppender.turn) in which the path was last checked against this file. */
+  checkedIn: number;
 }
 
 export class JsonLinesAppender {
   /** Open files, least recently written first (a Map keeps insertion order). */
   private readonly files = new Map<string, OpenFile>();
   private readonly uid = process.getuid?.();
+  /** The event loop's turn, as counted here: a new one starts after a turn that checked a path. */
+  private turn = 0;
+  private readonly endTurn = atEndOfTurn(() => this.turn++);
 
   constructor(private maxOpen = 128) {}
 
@@ -41,7 +60,7 @@ export class JsonLinesAppender {
     this.files.delete(path); // kept again below, as the most recently written
     try {
       let torn = false;
-      const state = file && this.recheck(path, file);
+      const state = file && file.checkedIn !== this.turn ? this.recheck(path, file) : "ok";
       if (file && state === "gone") {
         closeSync(file.fd);
         file = undefined;
@@ -50,6 +69,7 @@ export class JsonLinesAppender {
         file = this.open(path);
         torn = endsTorn(file.fd, file.size);
       }
+      if (file.checkedIn !== this.turn) this.checked(file);
       file.size += writeAll(file.fd, torn ? `\n${text}` : text);
     } catch (error) {
       if (file) closeSync(file.fd);
@@ -68,6 +88,12 @@ export class JsonLinesAppender {
   /** How many files are open now. */
   get openFiles(): number {
     return this.files.size;
+  }
+
+  /** The file is as the path says for the rest of this turn. */
+  private checked(file: OpenFile): void {
+    file.checkedIn = this.turn;
+    this.endTurn();
   }
 
   /**
@@ -91,7 +117,7 @@ export class JsonLinesAppender {
       // The mode above only applies when the file is created: an existing file keeps its own.
       restrictMode(path, PRIVATE_FILE_MODE);
       const stat = fstatSync(fd);
-      return { fd, dev: stat.dev, ino: stat.ino, size: stat.size };
+      return { fd, dev: stat.dev, ino: stat.ino, size: stat.size, checkedIn: -1 };
     } catch (error) {
       closeSync(fd);
       throw error;

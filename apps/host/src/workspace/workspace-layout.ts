@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import { ChatCache } from "./chat-cache.ts";
 
 // Where a host's workspace keeps things: MEMORY.md, skills/, tools/, events/ and one directory per
 // chat channel (channels/<adapter>/<chat>/ with MEMORY.md, log.jsonl, context.jsonl,
@@ -34,8 +35,8 @@ const REMEMBERED_CHANNELS = 256;
 
 export class WorkspaceLayout {
   readonly channelsDir: string;
-  /** Channel directories by `<adapter>\0<chat>`, oldest first; bounded, as chat ids come from outside. */
-  private readonly channelDirs = new Map<string, string>();
+  /** Channel directories (worked out on every message); bounded, as chat ids come from outside. */
+  private readonly channelDirs = new ChatCache<string>(REMEMBERED_CHANNELS);
 
   constructor(readonly root: string) {
     this.channelsDir = join(root, "channels");
@@ -55,13 +56,10 @@ export class WorkspaceLayout {
   }
 
   channelDir(channel: Channel): string {
-    const key = `${channel.adapter}\0${channel.chat}`;
-    let dir = this.channelDirs.get(key);
+    let dir = this.channelDirs.get(channel.adapter, channel.chat);
     if (dir === undefined) {
       dir = join(this.channelsDir, safeSegment(channel.adapter), safeSegment(channel.chat));
-      if (this.channelDirs.size >= REMEMBERED_CHANNELS)
-        this.channelDirs.delete(this.channelDirs.keys().next().value as string);
-      this.channelDirs.set(key, dir);
+      this.channelDirs.set(channel.adapter, channel.chat, dir);
     }
     return dir;
   }
