@@ -117,6 +117,21 @@ describe("outbox commits", () => {
     expect(wal() - before).toBe(pageSize + 24); // one frame: its header and the table's page
   });
 
+  it("a burst larger than one statement's rows: stored in order, each deleted by its own acknowledgement", async () => {
+    const { db, outbox } = open(dbPath());
+    const ids = Array.from({ length: 37 }, (_, i) => `burst-${i}`); // statements of 16, 16, 4 and 1 rows
+    for (const id of ids) outbox.enqueue(notify(id), id);
+    await nextTurn();
+    expect(outbox.stats).toMatchObject({ commits: 1, stored: 37 });
+    expect(db.prepare("SELECT delivery_id FROM outbox ORDER BY seq").pluck().all()).toEqual(ids);
+    const acked = ids.filter((_, i) => i % 3 !== 1);
+    for (const id of acked) outbox.acknowledge({ type: "push_ack", delivery_id: id, ok: true });
+    outbox.close();
+    expect(outbox.stats.deleted).toBe(acked.length);
+    const left = ids.filter((_, i) => i % 3 === 1);
+    expect(db.prepare("SELECT delivery_id FROM outbox ORDER BY seq").pluck().all()).toEqual(left);
+  });
+
   it("an acknowledged row is deleted by seq and id: a seq reused after a rollback keeps the other item", async () => {
     const path = dbPath();
     const first = open(path);
