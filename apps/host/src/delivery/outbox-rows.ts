@@ -38,7 +38,9 @@ export class OutboxRows {
       this.stored += rows.length;
     });
     this.deleteAll = db.transaction((acked) => {
-      const known = acked.filter((item): item is [string, number] => item[1] !== undefined);
+      const known = acked.filter(
+        (item: [string, number | undefined]): item is [string, number] => item[1] !== undefined,
+      );
       for (let at = 0, size = 0; at < known.length; at += size) {
         size = chunk(known.length - at);
         const seqs: number[] = [];
