@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from "@phonework/runtime";
 import { SESSIONS_MIGRATION } from "./coding/session-store.ts";
-import { OUTBOX_MIGRATION, OUTBOX_ORIGIN_MIGRATION } from "./delivery/outbox.ts";
+import { OUTBOX_LEAN_MIGRATION, OUTBOX_MIGRATION, OUTBOX_ORIGIN_MIGRATION } from "./delivery/outbox.ts";
 import { MODEL_VISION_MIGRATION } from "./images/vision-support.ts";
 import { SESSION_TURNS_MIGRATION } from "./overview/session-activity.ts";
 import { JOBS_EVENTS_MIGRATION, JOBS_MIGRATION } from "./schedule/job-store.ts";
@@ -25,6 +25,7 @@ export const HOST_MIGRATIONS = [
   SESSION_TURNS_MIGRATION,
   MODEL_VISION_MIGRATION,
   USAGE_MIGRATION,
+  OUTBOX_LEAN_MIGRATION,
 ];
 
 export function openStateDatabase(path: string): SqliteDatabase {

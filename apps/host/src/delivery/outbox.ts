@@ -10,6 +10,7 @@ import type {
 import { atEndOfTurn, BackgroundSyncCommit, type Logger, type SqliteDatabase } from "@phonework/runtime";
 import type { ChatOwner } from "../contracts/chat-owner.ts";
 import type { OutgoingFile } from "../contracts/tool.ts";
+import { type OutboxRow, OutboxRows } from "./outbox-rows.ts";
 
 // Everything the host pushes (answers, task completions, reminders, files) goes through this
 // durable outbox: written to SQLite first (committed before it leaves; the fsync that makes it
@@ -65,6 +66,24 @@ export const OUTBOX_ORIGIN_MIGRATION = `
    WHERE delivery_id GLOB 'job-[0-9]*-*';`;
 
 /**
+ * The table as it is now: no AUTOINCREMENT (its counter was a second page written per commit) and
+ * no index on `delivery_id` (a third): the outbox mirrors the table in memory, so it dedups ids
+ * itself and deletes a row by its `seq`. Each answer's commit writes one page of the WAL, not three.
+ */
+export const OUTBOX_LEAN_MIGRATION = `
+  CREATE TABLE outbox_lean (
+    seq INTEGER PRIMARY KEY,
+    delivery_id TEXT NOT NULL,
+    frame TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    origin TEXT
+  );
+  INSERT INTO outbox_lean (seq, delivery_id, frame, created_at, origin)
+    SELECT seq, delivery_id, frame, created_at, origin FROM outbox;
+  DROP TABLE outbox;
+  ALTER TABLE outbox_lean RENAME TO outbox;`;
+
+/**
  * Acknowledged rows are deleted in batches this often. A crash before the delete only means the
  * item is sent once more after a restart, and the router, which remembers delivered ids, answers
  * that with the same ack and shows the user nothing: so one fsync per batch, not per ack.
@@ -76,23 +95,20 @@ export class Outbox {
   private readonly unacked = new Map<string, string>();
   /** The origin of each unacknowledged item that has one. */
   private readonly origins = new Map<string, OutboxOrigin>();
+  /** The row of each unacknowledged item whose row is stored (a delete finds it by that). */
+  private readonly seqs = new Map<string, number | undefined>();
   /** Unacknowledged items not yet sent on the current connection; a reconnect refills it. */
   private unsent = new Set<string>();
-  /** Acknowledged items whose rows are still to be deleted. */
-  private readonly acked = new Set<string>();
+  /** Acknowledged items whose rows are still to be deleted, with their rows' seq. */
+  private readonly acked = new Map<string, number | undefined>();
   private ackTimer: NodeJS.Timeout | undefined;
   private link: OutboxLink | undefined;
   private readonly listeners = new Set<(result: DeliveryResult) => void>();
   private readonly storedListeners = new Set<(frame: OutboxItem, deliveryId: string) => void>();
   private readonly flushSoon = atEndOfTurn(() => this.flush());
   /** Stored at the next flush, all in one transaction: one fsync for a burst of answers. */
-  private toInsert: Array<[deliveryId: string, encoded: string, createdAt: number, origin: string | null]> =
-    [];
-  private readonly insert;
-  private readonly remove;
-  /** Built once (better-sqlite3 makes a wrapper for each `transaction` call). */
-  private readonly insertAll;
-  private readonly removeAll;
+  private toInsert: OutboxRow[] = [];
+  private readonly rows: OutboxRows;
   /** The outbox's own commits: durable against the process dying before a frame leaves, flushed beside the loop. */
   private readonly commits: BackgroundSyncCommit;
 
@@ -101,26 +117,18 @@ export class Outbox {
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
   ) {
-    this.insert = db.prepare(
-      "INSERT OR IGNORE INTO outbox (delivery_id, frame, created_at, origin) VALUES (?, ?, ?, ?)",
-    );
-    this.remove = db.prepare("DELETE FROM outbox WHERE delivery_id = ?");
-    this.insertAll = db.transaction((rows: typeof this.toInsert) => {
-      for (const row of rows) this.insert.run(...row);
-    });
-    this.removeAll = db.transaction((ids: readonly string[]) => {
-      for (const id of ids) this.remove.run(id);
-    });
+    this.rows = new OutboxRows(db);
     this.commits = new BackgroundSyncCommit(db, logger);
-    const rows = db.prepare("SELECT delivery_id, frame, origin FROM outbox ORDER BY seq").all() as Array<{
-      delivery_id: string;
-      frame: string;
-      origin: string | null;
-    }>;
-    for (const row of rows) {
+    for (const row of this.rows.load()) {
       this.unacked.set(row.delivery_id, row.frame);
+      this.seqs.set(row.delivery_id, row.seq);
       if (row.origin) this.origins.set(row.delivery_id, JSON.parse(row.origin) as OutboxOrigin);
     }
+  }
+
+  /** Rows stored and deleted, and the commits and background flushes that did it (tests and the bench read them). */
+  get stats(): { commits: number; flushes: number; stored: number; deleted: number } {
+    return { ...this.commits.stats, stored: this.rows.stored, deleted: this.rows.deleted };
   }
 
   attach(link: OutboxLink): void {
@@ -141,11 +149,15 @@ export class Outbox {
     const stored = this.unacked.get(deliveryId);
     const encoded = stored ?? JSON.stringify({ ...frame, delivery_id: deliveryId });
     // Acknowledged but its row not yet deleted, and asked for again: the row stays.
-    const rowKept = this.acked.delete(deliveryId);
-    if (stored === undefined && !rowKept) {
-      const row = [deliveryId, encoded, this.now(), origin ? JSON.stringify(origin) : null] as const;
-      if (this.db.inTransaction) this.insert.run(...row);
-      else this.toInsert.push([...row]);
+    if (stored === undefined && this.acked.has(deliveryId)) {
+      this.seqs.set(deliveryId, this.acked.get(deliveryId));
+      this.acked.delete(deliveryId);
+    } else if (stored === undefined) {
+      const row: OutboxRow = [deliveryId, encoded, this.now(), origin ? JSON.stringify(origin) : null];
+      // Inside a caller's transaction the row is its; the seq holds if it commits (a delete also
+      // checks the id, so a seq reused after a rollback deletes nothing of another item's).
+      if (this.db.inTransaction) this.seqs.set(deliveryId, this.rows.insertOne(row));
+      else this.toInsert.push(row);
       if (origin) this.origins.set(deliveryId, origin);
       for (const listener of this.storedListeners) listener(frame, deliveryId);
     }
@@ -160,7 +172,8 @@ export class Outbox {
   acknowledge(ack: PushAckFrame): void {
     if (!this.unacked.delete(ack.delivery_id)) return; // a repeated ack
     this.unsent.delete(ack.delivery_id);
-    this.acked.add(ack.delivery_id);
+    this.acked.set(ack.delivery_id, this.seqs.get(ack.delivery_id));
+    this.seqs.delete(ack.delivery_id);
     this.ackTimer ??= setTimeout(() => this.deleteAcked(), ACK_BATCH_MS).unref();
     if (!ack.ok) this.logger.warn({ deliveryId: ack.delivery_id, error: ack.error }, "push not delivered");
     const origin = this.origins.get(ack.delivery_id);
@@ -265,16 +278,16 @@ export class Outbox {
     if (this.toInsert.length === 0) return;
     const rows = this.toInsert;
     this.toInsert = [];
-    this.commits.commit(() => this.insertAll(rows));
+    this.commits.commit(() => this.rows.insertAll(rows, this.seqs));
   }
 
   private deleteAcked(): void {
     clearTimeout(this.ackTimer);
     this.ackTimer = undefined;
     if (this.acked.size === 0) return;
-    const ids = [...this.acked];
+    const acked = [...this.acked];
     this.acked.clear();
-    this.commits.commit(() => this.removeAll(ids));
+    this.commits.commit(() => this.rows.deleteAll(acked));
   }
 
   private flush(): void {
