@@ -22,7 +22,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const message = (id: string) => ({
   id,
   channel: { id: "c1", type: "private" as const },
-  sender: { id: "u1" },
+  sender: { id: "u1", isBot: false },
   text: `text of ${id}`,
   attachments: [],
   isMention: true,
