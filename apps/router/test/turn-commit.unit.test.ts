@@ -68,6 +68,48 @@ describe("TurnCommit", () => {
     expect(committed(reader)).toEqual(["x", "y"]);
   });
 
+  it("a one-statement write takes no savepoint, and failing fails alone: the others of its turn commit", async () => {
+    const { db, reader } = openPair();
+    const turn = TurnCommit.of(db);
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+    const one = { oneStatement: true };
+    const before = turn.stats.savepoints;
+    const results = await Promise.allSettled([
+      turn.run(() => insert.run("x"), one),
+      turn.run(() => insert.run("x"), one), // UNIQUE: SQLite undoes this statement alone
+      turn.run(() => {
+        insert.run("half-written");
+        insert.run("x"); // a write of several statements keeps its savepoint: rolled back whole
+      }),
+      turn.run(() => insert.run("y"), one),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled"]);
+    expect(committed(reader)).toEqual(["x", "y"]);
+    expect(turn.stats.savepoints - before).toBe(1); // the multi-statement write's only
+  });
+
+  it("a one-statement write whose error ended the transaction fails the whole batch, nothing half-committed", async () => {
+    const { db, reader } = openPair();
+    const turn = TurnCommit.of(db);
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+    const rollback = db.prepare("ROLLBACK");
+    const one = { oneStatement: true };
+    const results = await Promise.allSettled([
+      turn.run(() => insert.run("before"), one),
+      turn.run(() => {
+        // What SQLite does on an I/O error or a full disk: the whole transaction is rolled back.
+        rollback.run();
+        throw new Error("disk I/O error");
+      }, one),
+      turn.run(() => insert.run("after"), one), // must not run in autocommit and be committed alone
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected", "rejected"]);
+    expect(committed(reader)).toEqual([]);
+    expect(db.inTransaction).toBe(false);
+    await turn.run(() => insert.run("next"), one);
+    expect(committed(reader)).toEqual(["next"]);
+  });
+
   it("a write alone in its turn that throws leaves nothing behind, and the next turn commits", async () => {
     const { db, reader } = openPair();
     const turn = TurnCommit.of(db);

@@ -5,12 +5,16 @@ import { CONSOLE_MESSAGES_MIGRATION } from "../console/console-history.ts";
 import { CONSOLE_SESSIONS_MIGRATION } from "../console/console-sessions.ts";
 import { CONSOLE_LINKS_MIGRATION } from "../console/login-links.ts";
 import { WEB_PUSH_MIGRATION, WEB_PUSH_NODES_MIGRATION } from "../console/push/push-store.ts";
-import { DELIVERED_MIGRATION } from "../delivery/delivered-store.ts";
-import { REQUESTS_MIGRATION } from "../delivery/request-log.ts";
-import { CHAT_INBOX_MIGRATION, CHAT_INBOX_REQUEST_KEY_MIGRATION } from "../intake/chat-inbox.ts";
+import { DELIVERED_MIGRATION, DELIVERED_WITHOUT_ROWID_MIGRATION } from "../delivery/delivered-store.ts";
+import { REQUESTS_MIGRATION, REQUESTS_WITHOUT_ROWID_MIGRATION } from "../delivery/request-log.ts";
+import {
+  CHAT_INBOX_MIGRATION,
+  CHAT_INBOX_NO_AUTOINCREMENT_MIGRATION,
+  CHAT_INBOX_REQUEST_KEY_MIGRATION,
+} from "../intake/chat-inbox.ts";
 import { JOIN_CODES_REPLACE_MIGRATION, NODES_MIGRATION } from "../pairing/node-store.ts";
 import { ROUTING_USAGE_MIGRATION } from "../routing/routing-usage.ts";
-import { SEEN_EVENTS_MIGRATION } from "../storage/seen-events.ts";
+import { SEEN_EVENTS_MIGRATION, SEEN_EVENTS_WITHOUT_ROWID_MIGRATION } from "../storage/seen-events.ts";
 import {
   USER_STATE_DETAILS_MIGRATION,
   USER_STATE_MIGRATION,
@@ -20,7 +24,7 @@ import { VOICE_NOTES_MIGRATION } from "../voice/voice-notes.ts";
 import { PLAN_GRANTS_MIGRATION } from "../workers/plan-grants.ts";
 
 // The router's SQLite file. Append-only migrations: each entry moves the schema one version forward.
-const ROUTER_MIGRATIONS = [
+export const ROUTER_MIGRATIONS = [
   DELIVERED_MIGRATION,
   SEEN_EVENTS_MIGRATION,
   NODES_MIGRATION,
@@ -40,6 +44,12 @@ const ROUTER_MIGRATIONS = [
   ROUTING_USAGE_MIGRATION,
   USER_STATE_VOICE_MIGRATION,
   CHAT_INBOX_REQUEST_KEY_MIGRATION,
+  // The keyed tables of a message's path as WITHOUT ROWID, and the inbox without AUTOINCREMENT:
+  // fewer B-trees (and WAL pages) per message; each rebuilds its table and keeps its rows.
+  SEEN_EVENTS_WITHOUT_ROWID_MIGRATION,
+  DELIVERED_WITHOUT_ROWID_MIGRATION,
+  REQUESTS_WITHOUT_ROWID_MIGRATION,
+  CHAT_INBOX_NO_AUTOINCREMENT_MIGRATION,
 ];
 
 /**

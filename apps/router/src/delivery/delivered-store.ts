@@ -14,6 +14,20 @@ export const DELIVERED_MIGRATION = `
   );
   CREATE INDEX delivered_at ON delivered (at);`;
 
+/** The same table WITHOUT ROWID, rows kept: two B-trees per delivered item instead of three. */
+export const DELIVERED_WITHOUT_ROWID_MIGRATION = `
+  CREATE TABLE delivered_rebuilt (
+    key TEXT PRIMARY KEY,
+    state TEXT NOT NULL CHECK (state IN ('in_flight', 'delivered')),
+    message_id TEXT,
+    at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO delivered_rebuilt (key, state, message_id, at)
+    SELECT key, state, message_id, at FROM delivered WHERE key IS NOT NULL;
+  DROP TABLE delivered;
+  ALTER TABLE delivered_rebuilt RENAME TO delivered;
+  CREATE INDEX delivered_at ON delivered (at);`;
+
 export type DeliveryStart =
   | { state: "new" }
   | { state: "in_flight" }
@@ -68,7 +82,7 @@ export class DeliveredStore {
     this.inFlight.delete(key);
     const id = messageId ?? null;
     const committed = this.turn
-      .run(() => this.record.run(key, id, this.now()))
+      .run(() => this.record.run(key, id, this.now()), { oneStatement: true })
       .then(
         () => {
           this.toRecord.delete(key);

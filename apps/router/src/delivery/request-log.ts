@@ -17,6 +17,22 @@ export const REQUESTS_MIGRATION = `
   );
   CREATE INDEX requests_at ON requests (at);`;
 
+/** The same table WITHOUT ROWID, rows kept: two B-trees per forwarded request instead of three. */
+export const REQUESTS_WITHOUT_ROWID_MIGRATION = `
+  CREATE TABLE requests_rebuilt (
+    id TEXT PRIMARY KEY,
+    node_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    chat_id TEXT NOT NULL,
+    at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO requests_rebuilt (id, node_id, user_id, platform, chat_id, at)
+    SELECT id, node_id, user_id, platform, chat_id, at FROM requests WHERE id IS NOT NULL;
+  DROP TABLE requests;
+  ALTER TABLE requests_rebuilt RENAME TO requests;
+  CREATE INDEX requests_at ON requests (at);`;
+
 export interface RequestOrigin {
   nodeId: string;
   userId: string;
@@ -45,10 +61,13 @@ export class RequestLog {
 
   /** Resolves once the origin is committed (with the turn's other writes): only then is the request sent. */
   record(id: string, origin: RequestOrigin): Promise<void> {
-    return this.turn.run(() => {
-      this.expiring.sweepIfDue();
-      this.insert.run(id, origin.nodeId, origin.userId, origin.platform, origin.chatId, this.now());
-    });
+    this.expiring.sweepIfDue(); // its own commit, at most once an hour: the write below stays one statement
+    return this.turn.run(
+      () => {
+        this.insert.run(id, origin.nodeId, origin.userId, origin.platform, origin.chatId, this.now());
+      },
+      { oneStatement: true },
+    );
   }
 
   /** Where request `id` came from, if it was forwarded to `nodeId`. */

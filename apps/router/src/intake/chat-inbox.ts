@@ -1,4 +1,9 @@
-import { openDatabase, PreparedStatements, type SqliteDatabase } from "@phonework/runtime";
+import {
+  openDatabase,
+  PreparedStatements,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from "@phonework/runtime";
 import type { ChannelMessage } from "../platforms/platform-adapter.ts";
 import { TurnCommit } from "../storage/turn-commit.ts";
 
@@ -21,6 +26,27 @@ export const CHAT_INBOX_MIGRATION = `
 /** Each message's request key (IncomingMessage.requestKey): the same when a restart handles it again. */
 export const CHAT_INBOX_REQUEST_KEY_MIGRATION = "ALTER TABLE chat_inbox ADD COLUMN request_key TEXT;";
 
+/**
+ * The same table without AUTOINCREMENT, rows and their seq kept: AUTOINCREMENT rewrote the
+ * sqlite_sequence row on every store. Without it a new seq is the largest one + 1, so seqs still
+ * grow in arrival order (`unhandled` sorts by them); one can come again only after every row above
+ * it was pruned, and a pruned row is a handled one nobody marks any more.
+ */
+export const CHAT_INBOX_NO_AUTOINCREMENT_MIGRATION = `
+  CREATE TABLE chat_inbox_rebuilt (
+    seq INTEGER PRIMARY KEY,
+    adapter TEXT NOT NULL,
+    message TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    handled_at INTEGER,
+    request_key TEXT
+  );
+  INSERT INTO chat_inbox_rebuilt (seq, adapter, message, at, handled_at, request_key)
+    SELECT seq, adapter, message, at, handled_at, request_key FROM chat_inbox;
+  DROP TABLE chat_inbox;
+  ALTER TABLE chat_inbox_rebuilt RENAME TO chat_inbox;
+  CREATE INDEX chat_inbox_unhandled ON chat_inbox (adapter, handled_at);`;
+
 export interface StoredMessage {
   seq: number;
   adapter: string;
@@ -33,6 +59,8 @@ const KEEP_HANDLED_MS = 86_400_000;
 
 export class ChatInbox {
   private readonly sql: PreparedStatements;
+  private readonly insert: SqliteStatement;
+  private readonly markHandledNow: SqliteStatement;
   private lastPrune = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -40,12 +68,21 @@ export class ChatInbox {
     private readonly now: () => number,
   ) {
     this.sql = new PreparedStatements(db);
+    // The two statements of every message, prepared once (no lookup by text per call).
+    this.insert = db.prepare(
+      "INSERT INTO chat_inbox (adapter, message, at, request_key) VALUES (?, ?, ?, ?)",
+    );
+    this.markHandledNow = db.prepare("UPDATE chat_inbox SET handled_at = ? WHERE seq = ?");
   }
 
   static inMemory(now: () => number): ChatInbox {
     return new ChatInbox(
       openDatabase(":memory:", {
-        migrations: [CHAT_INBOX_MIGRATION, CHAT_INBOX_REQUEST_KEY_MIGRATION],
+        migrations: [
+          CHAT_INBOX_MIGRATION,
+          CHAT_INBOX_REQUEST_KEY_MIGRATION,
+          CHAT_INBOX_NO_AUTOINCREMENT_MIGRATION,
+        ],
       }),
       now,
     );
@@ -58,9 +95,12 @@ export class ChatInbox {
 
   /** `requestKey`: chosen before the store commits, since handling (and its forward) starts at once. */
   store(adapter: string, message: ChannelMessage, requestKey?: string): StoredMessage {
-    const { lastInsertRowid } = this.sql
-      .sql("INSERT INTO chat_inbox (adapter, message, at, request_key) VALUES (?, ?, ?, ?)")
-      .run(adapter, JSON.stringify(message), this.now(), requestKey ?? null);
+    const { lastInsertRowid } = this.insert.run(
+      adapter,
+      JSON.stringify(message),
+      this.now(),
+      requestKey ?? null,
+    );
     return { seq: Number(lastInsertRowid), adapter, message, ...(requestKey ? { requestKey } : {}) };
   }
 
@@ -70,13 +110,20 @@ export class ChatInbox {
    * start (at least once to its node, as before), never not at all.
    */
   markHandled(seq: number): void {
-    TurnCommit.of(this.db).soon(
-      () => {
-        this.sql.sql("UPDATE chat_inbox SET handled_at = ? WHERE seq = ?").run(this.now(), seq);
-        if (this.now() - this.lastPrune > 3_600_000) this.prune();
-      },
+    const turn = TurnCommit.of(this.db);
+    turn.soon(
+      () => this.markHandledNow.run(this.now(), seq),
       () => {}, // left unhandled: handled again at the next start
+      { oneStatement: true },
     );
+    if (this.now() - this.lastPrune > 3_600_000) {
+      this.lastPrune = this.now();
+      turn.soon(
+        () => this.prune(),
+        () => {}, // pruned next time
+        { oneStatement: true },
+      );
+    }
   }
 
   /** Messages of this adapter stored but never handled, oldest first (a restart in between). */

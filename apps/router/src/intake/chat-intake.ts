@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { KeyedQueue, type Logger } from "@phonework/runtime";
 import type { AccessPolicy } from "../access/adapter-access.ts";
 import type { ButtonStore } from "../chat/button-store.ts";
@@ -15,6 +14,7 @@ import {
   unsupportedMessageText,
 } from "../chat/user-messages.ts";
 import { qualifiedId } from "../ids/qualified-id.ts";
+import { timeOrderedId } from "../ids/time-ordered-id.ts";
 import type {
   ButtonPress,
   ChannelMessage,
@@ -56,7 +56,10 @@ export interface ChatIntakeDeps {
   maxAttachmentBytes: number;
   /** Hears voice notes; without it they are audio files like any other. */
   voice?: VoiceInput;
-  /** Each stored message's request key (default: a random uuid). */
+  /**
+   * Each stored message's request key (default: a time-ordered uuid, so the requests table, keyed by
+   * it, grows at one end instead of at a random page per message).
+   */
   newRequestKey?: () => string;
   logger: Logger;
 }
@@ -170,7 +173,7 @@ export class ChatIntake implements PlatformEvents {
   }
 
   private newRequestKey(): string {
-    return this.deps.newRequestKey?.() ?? randomUUID();
+    return this.deps.newRequestKey?.() ?? timeOrderedId();
   }
 
   private async handle(

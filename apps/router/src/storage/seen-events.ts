@@ -12,6 +12,20 @@ export const SEEN_EVENTS_MIGRATION = `
   );
   CREATE INDEX seen_events_at ON seen_events (at);`;
 
+/**
+ * The same table WITHOUT ROWID, rows kept: the key's B-tree holds the row itself, so a message's
+ * upsert writes two B-trees (the key's, the `at` index) instead of three.
+ */
+export const SEEN_EVENTS_WITHOUT_ROWID_MIGRATION = `
+  CREATE TABLE seen_events_rebuilt (
+    key TEXT PRIMARY KEY,
+    at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO seen_events_rebuilt (key, at) SELECT key, at FROM seen_events WHERE key IS NOT NULL;
+  DROP TABLE seen_events;
+  ALTER TABLE seen_events_rebuilt RENAME TO seen_events;
+  CREATE INDEX seen_events_at ON seen_events (at);`;
+
 export class SeenEvents {
   private readonly select;
   private readonly remember;
@@ -25,7 +39,7 @@ export class SeenEvents {
     private readonly ttlMs: number,
     private readonly now: () => number,
   ) {
-    this.select = db.prepare("SELECT at FROM seen_events WHERE key = ?");
+    this.select = db.prepare("SELECT at FROM seen_events WHERE key = ?").pluck();
     this.remember = db.prepare(
       "INSERT INTO seen_events (key, at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET at = excluded.at",
     );
@@ -34,8 +48,8 @@ export class SeenEvents {
     this.expiring.sweep();
     this.checkAndRememberAt = db.transaction((keys: string[], at: number) => {
       const repeat = keys.some((key) => {
-        const row = this.select.get(key) as { at: number } | undefined;
-        return row !== undefined && at - row.at < this.ttlMs;
+        const seenAt = this.select.get(key) as number | undefined;
+        return seenAt !== undefined && at - seenAt < this.ttlMs;
       });
       for (const key of keys) this.remember.run(key, at);
       return repeat;
@@ -44,7 +58,13 @@ export class SeenEvents {
 
   /** The same store on a private in-memory database (tests, headless use). */
   static inMemory(ttlMs: number, now: () => number): SeenEvents {
-    return new SeenEvents(openDatabase(":memory:", { migrations: [SEEN_EVENTS_MIGRATION] }), ttlMs, now);
+    return new SeenEvents(
+      openDatabase(":memory:", {
+        migrations: [SEEN_EVENTS_MIGRATION, SEEN_EVENTS_WITHOUT_ROWID_MIGRATION],
+      }),
+      ttlMs,
+      now,
+    );
   }
 
   /** Records the keys; returns true if any of them was seen within the TTL (a redelivery). */
@@ -58,8 +78,8 @@ export class SeenEvents {
     this.expiring.sweepIfDue();
     const now = this.now();
     return keys.some((key) => {
-      const row = this.select.get(key) as { at: number } | undefined;
-      return row !== undefined && now - row.at < this.ttlMs;
+      const seenAt = this.select.get(key) as number | undefined;
+      return seenAt !== undefined && now - seenAt < this.ttlMs;
     });
   }
 

@@ -3,7 +3,9 @@ import type { SqliteDatabase, SqliteStatement } from "@phonework/runtime";
 // One commit per turn of the event loop for what the router makes durable on a message's path
 // (the intake's stored message, the request's origin, the delivered id, the "handled" mark):
 // writes queued during a turn run, in the order they were queued, in one transaction right after
-// it (setImmediate), each in a savepoint of its own so one failing write fails only itself. The
+// it (setImmediate), each in a savepoint of its own so one failing write fails only itself (a write
+// that is one SQL statement needs none: SQLite undoes a failed statement by itself, and a savepoint
+// plus its release were two of a message's statements, the profile's largest SQLite share). The
 // promise `run` returns settles only after that transaction committed, so whoever acknowledges
 // (to the platform, to a host) does it from there: an ack never leaves before its row is durable,
 // and a crash between the commit and the ack costs a redelivery, never a loss.
@@ -13,6 +15,18 @@ import type { SqliteDatabase, SqliteStatement } from "@phonework/runtime";
 interface Queued {
   write: () => unknown;
   settle: (error: unknown, value: unknown) => void;
+  /** Runs one SQL statement and nothing else that can fail after it: needs no savepoint. */
+  oneStatement: boolean;
+}
+
+export interface WriteOptions {
+  /**
+   * The write runs exactly one SQL statement (and nothing that can throw after it): if it fails,
+   * SQLite has already undone it, so it gets no savepoint of its own. A write of several statements
+   * must not say so: one failing midway would leave the others' effects in the commit. (Nor may a
+   * statement with OR FAIL, which keeps what it changed before failing.)
+   */
+  oneStatement?: boolean;
 }
 
 /** How long a write that nobody waits for may wait for a commit that happens anyway. */
@@ -31,8 +45,8 @@ export class TurnCommit {
     return turn;
   }
 
-  /** Transactions committed and writes they carried, since the start (the bench's commits per message). */
-  readonly stats = { commits: 0, writes: 0 };
+  /** Transactions committed, writes they carried and savepoints taken, since the start (for the bench). */
+  readonly stats = { commits: 0, writes: 0, savepoints: 0 };
   private queue: Queued[] = [];
   private later: Queued[] = [];
   private scheduled = false;
@@ -57,9 +71,13 @@ export class TurnCommit {
   }
 
   /** Runs `write` in this turn's transaction; resolves with its result once that transaction committed. */
-  run<T>(write: () => T): Promise<T> {
+  run<T>(write: () => T, options: WriteOptions = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ write, settle: (error, value) => (error ? reject(error) : resolve(value as T)) });
+      this.queue.push({
+        write,
+        settle: (error, value) => (error ? reject(error) : resolve(value as T)),
+        oneStatement: options.oneStatement === true,
+      });
       this.schedule();
     });
   }
@@ -68,12 +86,13 @@ export class TurnCommit {
    * A write nobody waits for: it joins the next commit that happens anyway, or is committed within
    * LATER_MS. For marks whose loss in a crash only repeats work (a message handled again).
    */
-  soon(write: () => unknown, onError: (error: unknown) => void): void {
+  soon(write: () => unknown, onError: (error: unknown) => void, options: WriteOptions = {}): void {
     this.later.push({
       write,
       settle: (error) => {
         if (error) onError(error);
       },
+      oneStatement: options.oneStatement === true,
     });
     this.laterTimer ??= setTimeout(() => {
       this.laterTimer = undefined;
@@ -110,11 +129,23 @@ export class TurnCommit {
           return;
         }
       } else
-        for (const { write } of batch) {
+        for (const { write, oneStatement } of batch) {
+          if (oneStatement) {
+            try {
+              outcomes.push({ error: undefined, value: write() });
+            } catch (error) {
+              // A failed statement is undone by SQLite, unless the error ended the whole transaction
+              // (I/O error, disk full): then nothing of the batch is durable, as when the commit fails.
+              if (!this.db.inTransaction) throw error;
+              outcomes.push({ error: error ?? new Error("write failed"), value: undefined });
+            }
+            continue;
+          }
           // A savepoint per write, rolled back alone if it throws. (Statements, not db.transaction(),
           // which builds a new wrapper per call: that showed in the profile.) Writes that use
           // db.transaction() themselves get a nested savepoint from better-sqlite3.
           sql.savepoint.run();
+          this.stats.savepoints++;
           try {
             outcomes.push({ error: undefined, value: write() });
             sql.release.run();
