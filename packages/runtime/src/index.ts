@@ -24,5 +24,6 @@ export * from "./socket-text.ts";
 export * from "./sqlite.ts";
 export * from "./startup-error.ts";
 export * from "./token-bucket.ts";
+export * from "./turn-writes.ts";
 export * from "./wal-checkpoint-thread.ts";
 export * from "./wal-checkpoints.ts";

@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import {
   CloseCode,
@@ -13,7 +14,7 @@ import {
   type RegisterOkFrame,
   RouterFrame,
 } from "@phonework/protocol";
-import { type Logger, socketText } from "@phonework/runtime";
+import { type Logger, socketText, TurnWrites } from "@phonework/runtime";
 import { WebSocket } from "ws";
 import type { NodeIdentity } from "../identity/node-identity.ts";
 import { type BackoffPolicy, reconnectDelay, retryAfterDelay } from "./backoff.ts";
@@ -28,7 +29,8 @@ import {
 
 // The host's outbound connection to the router: connect, answer the router's challenge with a
 // signed `register`, keep alive, and reconnect forever with backoff. NAT-transparent because the
-// host always dials out.
+// host always dials out. Frames sent in one turn of the event loop (answers, progress, outbox
+// items, acks) leave in one write (TurnWrites), not one syscall each.
 
 /** How the host trusts the router's TLS certificate, beyond the system's CAs. */
 export interface RouterTls {
@@ -81,6 +83,9 @@ export type LinkState = "idle" | "connecting" | "registered" | "waiting" | "stop
 
 export class RouterLink {
   private socket: WebSocket | undefined;
+  /** The TCP (or TLS) socket under `socket`, known from its upgrade. */
+  private tcp: Socket | undefined;
+  private readonly writes = new TurnWrites();
   private attempt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private watchdog: NodeJS.Timeout | undefined;
@@ -125,6 +130,7 @@ export class RouterLink {
   /** A frame already encoded (the outbox stores frames as text). */
   sendEncoded(text: string): boolean {
     if (this.state !== "registered" || this.socket?.readyState !== WebSocket.OPEN) return false;
+    if (this.tcp) this.writes.hold(this.tcp);
     this.socket.send(text);
     return true;
   }
@@ -167,6 +173,7 @@ export class RouterLink {
     // Once a problem is reported for this socket, the error its teardown raises is not news.
     let reported = false;
     socket.on("upgrade", (response) => {
+      this.tcp = response.socket;
       reported = this.checkPin(socket, response.socket as TLSSocket);
     });
     /** The router's own "come back in": honoured over the usual backoff when it is longer. */
@@ -217,6 +224,7 @@ export class RouterLink {
         this.options.onRefused?.("this node was revoked");
       }
       this.socket = undefined;
+      this.tcp = undefined;
       if (this.state === "stopped") return;
       const delay = Math.max(
         reconnectDelay(this.attempt++, this.options.backoff, this.options.random),

@@ -12,7 +12,7 @@ import {
   type RegisterOkFrame,
   type RouterFrame,
 } from "@phonework/protocol";
-import type { Clock, Logger } from "@phonework/runtime";
+import type { Clock, CorkableStream, Logger, TurnWrites } from "@phonework/runtime";
 import type { WebSocket } from "ws";
 import { type Admission, admitNode } from "../pairing/admit-node.ts";
 import type { NodeStore, PairedNode } from "../pairing/node-store.ts";
@@ -56,6 +56,9 @@ export interface SocketOrigin {
   onRegistered?: () => void;
   /** When the register frame is handled: now, or in a later turn (HandshakeAdmission.scheduleRegistration). */
   paceRegistration?: (register: () => void) => void;
+  /** The TCP socket under the WebSocket, and who batches its writes by turn (NodeConnection). */
+  tcp: CorkableStream;
+  writes: TurnWrites;
 }
 
 export class NodeHandshake {
@@ -235,7 +238,8 @@ export class NodeHandshake {
     const { ctx } = this;
     // No child logger per node: it would be kept as long as the socket; lines name the node instead.
     const log = ctx.logger;
-    const connection = new NodeConnection(this.socket, frame.node_id, log, ctx.backpressure);
+    const { tcp, writes } = this.origin;
+    const connection = new NodeConnection(this.socket, frame.node_id, log, ctx.backpressure, tcp, writes);
     this.registered = true;
     clearTimeout(this.timer);
     this.origin.onRegistered?.();

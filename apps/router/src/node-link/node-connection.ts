@@ -5,12 +5,14 @@ import {
   type RouterFrame,
   WireError,
 } from "@phonework/protocol";
-import type { Clock, Logger } from "@phonework/runtime";
+import type { Clock, CorkableStream, Logger, TurnWrites } from "@phonework/runtime";
 import { WebSocket } from "ws";
 import type { NodeAnswer } from "../contracts/node-answer.ts";
 import { PendingRequests, type ProgressListener } from "../rpc/pending-requests.ts";
 
 // A registered node's socket: sending frames, its table of pending requests, and its heartbeat.
+// Frames sent in one turn of the event loop leave in one write (TurnWrites: the TCP socket is
+// corked until the turn's microtasks have run), not one syscall each.
 
 export interface HeartbeatPolicy {
   intervalMs: number;
@@ -49,6 +51,9 @@ export class NodeConnection {
     readonly nodeId: string,
     private readonly logger: Logger,
     private readonly backpressure: BackpressurePolicy,
+    /** The TCP socket under `socket`, corked by `writes` for the rest of a turn at its first frame. */
+    private readonly tcp: CorkableStream,
+    private readonly writes: TurnWrites,
   ) {
     this.pending = new PendingRequests<NodeAnswer>(nodeId);
   }
@@ -59,6 +64,7 @@ export class NodeConnection {
 
   send(frame: RouterFrame): boolean {
     if (!this.isOpen) return false;
+    this.writes.hold(this.tcp);
     this.socket.send(encodeFrame(frame));
     this.watchBuffer();
     return true;

@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import { NODE_ID_HEADER } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
-import { bearerMatches } from "@phonework/runtime";
+import { bearerMatches, TurnWrites } from "@phonework/runtime";
 import type { WebSocket } from "ws";
 import { REFUSAL_LOG_DEFAULTS, RefusalLog } from "../front-door/refusal-log.ts";
 import { type HandshakeAdmission, spreadRetryAfter } from "./handshake-admission.ts";
@@ -57,6 +57,8 @@ export function serveNodeSockets(
   const { admission } = sockets;
   // One for every socket: a closure per socket would be kept as long as the socket.
   const paceRegistration = (register: () => void) => admission.scheduleRegistration(register);
+  // One for every socket too: the sockets written to in a turn are uncorked together at its end.
+  const writes = new TurnWrites();
   sockets.serve((socket, request) => {
     const viaSecret = secret !== undefined && bearerMatches(request.headers.authorization, secret);
     // The TCP socket, not the request: the upgrade request (headers and all) is garbage once read.
@@ -69,6 +71,8 @@ export function serveNodeSockets(
         vouch(tcp);
       },
       paceRegistration,
+      tcp,
+      writes,
     });
   });
 }

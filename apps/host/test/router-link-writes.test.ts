@@ -1,0 +1,87 @@
+import { Socket } from "node:net";
+import { createTestLogger, type FakeRouter, startFakeRouter, waitFor } from "@phonework/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RouterLink } from "../src/link/router-link.ts";
+
+// The host's link writes the frames of one turn in one write of its TCP socket, intact and in
+// order, and a lone frame in its own turn — against a fake router over real sockets.
+
+const SECRET = "host-writes-secret";
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+let router: FakeRouter;
+let link: RouterLink;
+/** The host's writes to the router's port: counted on the socket's own methods, which still run. */
+let writes = 0;
+const real = { _write: Socket.prototype._write, _writev: Socket.prototype._writev };
+
+beforeAll(async () => {
+  router = await startFakeRouter({ secret: SECRET });
+  const routerPort = Number(new URL(router.url).port);
+  const prototype = Socket.prototype as unknown as Record<keyof typeof real, (...args: unknown[]) => void>;
+  for (const name of ["_write", "_writev"] as const)
+    prototype[name] = function (this: Socket, ...args: unknown[]) {
+      if (this.remotePort === routerPort) writes++;
+      (real[name] as (...args: unknown[]) => void).apply(this, args);
+    };
+  link = new RouterLink({
+    url: router.url,
+    nodeId: "laptop",
+    secret: SECRET,
+    maxPayloadBytes: 1024 * 1024,
+    backoff: { baseMs: 50, maxMs: 1000 },
+    logger: createTestLogger().logger,
+  });
+  link.start({
+    registration: () => ({
+      type: "register",
+      node_id: "laptop",
+      display_name: "Laptop",
+      serves_users: [],
+      working_dir: "/tmp",
+      capabilities: [],
+      protocol_versions: [3],
+      sessions: [],
+    }),
+    frames: {} as never, // this test's router sends nothing a feature handles
+    pushError: () => {},
+  });
+  await link.registered();
+});
+
+afterAll(async () => {
+  Object.assign(Socket.prototype, real);
+  await link.stop();
+  await router.close();
+});
+
+const progress = (n: number) => ({ type: "progress", id: "r1", text: `step ${n}` }) as const;
+
+describe("router link writes", () => {
+  it("sends the frames of one turn (its microtasks too) in one write, intact and in order", async () => {
+    const inbox = router.latest().inbox;
+    await nextTurn();
+    writes = 0;
+    setImmediate(() => {
+      for (let n = 0; n < 10; n++) link.send(progress(n));
+      void Promise.resolve().then(() => {
+        for (let n = 10; n < 20; n++) link.send(progress(n));
+      });
+    });
+    await nextTurn();
+    expect(writes).toBe(1);
+    expect(link.bufferedAmount()).toBe(0);
+    for (let n = 0; n < 20; n++) expect(await inbox.next("progress")).toMatchObject(progress(n));
+  });
+
+  it("sends a lone frame in its own turn", async () => {
+    const inbox = router.latest().inbox;
+    await nextTurn();
+    writes = 0;
+    setImmediate(() => link.send(progress(42)));
+    await nextTurn();
+    expect([writes, link.bufferedAmount()]).toEqual([1, 0]);
+    expect(await inbox.next("progress")).toMatchObject(progress(42));
+    await waitFor(() => link.state === "registered");
+  });
+});

@@ -1,0 +1,165 @@
+import { once } from "node:events";
+import { createServer, type Server, Socket } from "node:net";
+import { waitFor } from "@phonework/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_HELD_BYTES, TurnWrites } from "../src/turn-writes.ts";
+
+// TurnWrites over a real TCP pair on loopback: what one turn writes leaves in one write, in
+// order, and a lone write is not held past its turn.
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+let server: Server;
+const accepted: Socket[] = [];
+
+beforeAll(async () => {
+  server = createServer((socket) => accepted.push(socket));
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+});
+
+afterAll(async () => {
+  for (const socket of accepted) socket.destroy();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+/** A connected client whose writes to the kernel are counted, and what its peer has read. */
+async function pair() {
+  const address = server.address();
+  if (!address || typeof address === "string") throw new Error("no port");
+  const client = new Socket();
+  client.setNoDelay(true);
+  const peerCount = accepted.length;
+  client.connect(address.port, "127.0.0.1");
+  await once(client, "connect");
+  while (accepted.length === peerCount) await nextTurn();
+  const peer = accepted[accepted.length - 1] as Socket;
+  let received = "";
+  peer.setEncoding("utf8").on("data", (chunk: string) => {
+    received += chunk;
+  });
+  // Counting, not replacing: each call still goes to the real handle.
+  const counted = client as unknown as Record<"_write" | "_writev", (...args: unknown[]) => void>;
+  let writes = 0;
+  for (const name of ["_write", "_writev"] as const) {
+    const real = counted[name].bind(client);
+    counted[name] = (...args: unknown[]) => {
+      writes++;
+      real(...args);
+    };
+  }
+  return { client, received: () => received, writes: () => writes };
+}
+
+describe("TurnWrites", () => {
+  it("writes everything one turn sent (its microtasks too) in one write, in order", async () => {
+    const writes = new TurnWrites();
+    const { client, received, writes: count } = await pair();
+    let sent = "";
+    const send = (text: string) => {
+      writes.hold(client);
+      client.write(text);
+      sent += text;
+    };
+    let countInMicrotasks = -1;
+    // From a macrotask, as a socket read is: its code, then its ticks, then its microtasks.
+    setImmediate(() => {
+      send("a;");
+      send("b;");
+      void Promise.resolve().then(() => send("c;"));
+      void Promise.resolve()
+        .then(() => undefined)
+        .then(() => {
+          send("d;");
+          countInMicrotasks = count();
+        });
+      process.nextTick(() => send("e;"));
+    });
+    await nextTurn();
+    expect(countInMicrotasks).toBe(0); // still held while the turn's microtasks ran
+    expect(count()).toBe(1);
+    expect(client.writableLength).toBe(0);
+    expect(sent).toBe("a;b;e;c;d;");
+    await waitFor(() => received().length >= sent.length);
+    expect(received()).toBe(sent);
+    // Without the batch, the same five writes are five writes.
+    for (const text of ["1", "2", "3", "4", "5"]) client.write(text);
+    await nextTurn();
+    expect(count()).toBe(6);
+    client.destroy();
+  });
+
+  it("a lone write leaves in its own turn, before the next turn's I/O and timers", async () => {
+    const writes = new TurnWrites();
+    const { client, received, writes: count } = await pair();
+    setImmediate(() => {
+      writes.hold(client);
+      client.write("lone");
+    });
+    // setImmediate is queued after the one above: it runs in the same check phase, after the
+    // write's turn, and before any I/O of the next loop.
+    await nextTurn();
+    expect(count()).toBe(1);
+    expect(client.writableLength).toBe(0);
+    await waitFor(() => received() === "lone");
+    client.destroy();
+  });
+
+  it("batches several sockets in one turn, each with one write", async () => {
+    const writes = new TurnWrites();
+    const a = await pair();
+    const b = await pair();
+    for (let i = 0; i < 10; i++)
+      for (const { client } of [a, b]) {
+        writes.hold(client);
+        client.write(`${i},`);
+      }
+    await nextTurn();
+    expect([a.writes(), b.writes()]).toEqual([1, 1]);
+    const expected = "0,1,2,3,4,5,6,7,8,9,";
+    await waitFor(() => a.received() === expected && b.received() === expected);
+    a.client.destroy();
+    b.client.destroy();
+  });
+
+  it("writes a batch at once past MAX_HELD_BYTES, so a writer watching the backlog is not held", async () => {
+    const writes = new TurnWrites();
+    const { client, received, writes: count } = await pair();
+    const chunk = "x".repeat(MAX_HELD_BYTES / 2);
+    for (let i = 0; i < 4; i++) {
+      writes.hold(client);
+      client.write(chunk);
+    }
+    expect(count()).toBe(1); // the first two went when the third came
+    expect(client.writableLength).toBeLessThanOrEqual(MAX_HELD_BYTES);
+    await nextTurn();
+    expect(count()).toBe(2);
+    await waitFor(() => received().length === chunk.length * 4);
+    client.destroy();
+  });
+
+  it("a socket ended while corked writes what it held first; one destroyed fails its held writes", async () => {
+    const writes = new TurnWrites();
+    const ended = await pair();
+    writes.hold(ended.client);
+    ended.client.write("kept;");
+    writes.hold(ended.client);
+    ended.client.end("last");
+    await waitFor(() => ended.received() === "kept;last");
+
+    const destroyed = await pair();
+    const errors: unknown[] = [];
+    writes.hold(destroyed.client);
+    destroyed.client.write("held", (error) => errors.push(error));
+    destroyed.client.destroy();
+    await nextTurn();
+    expect(errors).toEqual([expect.objectContaining({ code: "ERR_STREAM_DESTROYED" })]);
+    expect(destroyed.writes()).toBe(0);
+    // The batch goes on for other sockets.
+    const other = await pair();
+    writes.hold(other.client);
+    other.client.write("after");
+    await waitFor(() => other.received() === "after");
+    other.client.destroy();
+  });
+});
