@@ -71,10 +71,12 @@ export class MessageDispatcher {
   private readonly startedAt: number;
   /** The clock for every turn's progress (made once: a closure per message showed in the profile). */
   private readonly now: () => number;
+  private readonly fallback: ReturnType<typeof fallbackToActiveNode>;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.startedAt = deps.clock.now();
     this.now = () => deps.clock.now();
+    this.fallback = fallbackToActiveNode(deps.clock);
   }
 
   /**
@@ -143,7 +145,7 @@ export class MessageDispatcher {
     const decision = await routeMessage(
       { userId: message.userId, text: message.text, nodes, activeNodeId },
       deps.routing,
-      fallbackToActiveNode(deps.clock),
+      this.fallback,
     );
     if (decision.kind === "reply") {
       if (decision.activeNodeId) deps.userState.setActiveNode(message.userId, decision.activeNodeId);
