@@ -136,7 +136,8 @@ export class MessageDispatcher {
       return { answered: this.answer(message, to, runRouterCommand(asker, command, deps)).then(ignore) };
     }
 
-    await this.nodeReturning(message.userId);
+    const returning = this.nodeReturning(message.userId);
+    if (returning) await returning;
     const nodes = deps.registry.nodesForUser(message.userId);
     // "/tasks" from a user with several nodes: every online one is asked, and answers in one message.
     if (isAcrossNodesCommand(message.text) && severalNodes(nodes) && onlineNodes(nodes).length > 0)
@@ -263,16 +264,18 @@ export class MessageDispatcher {
    * router was down arrive at once: one for the node the user was talking to, not back since the
    * start, waits for it (bounded by the grace) rather than being told that node is offline.
    */
-  private async nodeReturning(userId: string): Promise<void> {
+  private nodeReturning(userId: string): Promise<void> | undefined {
     const { deps } = this;
     const nodeId = deps.userState.activeNode(userId);
     const left = this.startedAt + (deps.reconnectGraceMs ?? RECONNECT_GRACE_MS) - deps.clock.now();
-    if (!nodeId || left <= 0) return;
+    // Undefined, not a resolved promise, when there is nothing to wait for: no await per message.
+    if (!nodeId || left <= 0) return undefined;
     const node = deps.registry.get(nodeId);
     // Online, revoked, or seen going offline since the start: not on its way back.
-    if (node && (node.status === "online" || node.revoked || node.lastSeen >= this.startedAt)) return;
+    if (node && (node.status === "online" || node.revoked || node.lastSeen >= this.startedAt))
+      return undefined;
     deps.logger.info({ userId, nodeId }, "waiting for the node to reconnect after the start");
-    await new Promise<void>((resolve) => {
+    return new Promise<void>((resolve) => {
       const unsubscribe = deps.registry.subscribe((event) => {
         if (event.type === "online" && event.node.nodeId === nodeId) done();
       });
