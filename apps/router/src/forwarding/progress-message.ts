@@ -19,7 +19,8 @@ export class ProgressMessage {
   private lastOutAt = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | undefined;
   private finished = false;
-  private flushing: Promise<void> = Promise.resolve();
+  /** The update on its way, if one was sent (most answers come before any: nothing to wait for). */
+  private flushing: Promise<void> | undefined;
 
   constructor(
     private readonly chat: ChatHub,
@@ -81,7 +82,7 @@ export class ProgressMessage {
     options: SendOptions,
   ): Promise<SentMessage | undefined> {
     this.finish();
-    await this.flushing;
+    if (this.flushing) await this.flushing;
     const id = this.messageId ? await this.messageId : undefined;
     if (!id) return this.send(reply, options);
     const noButtons = !reply.buttons || reply.buttons.length === 0;
