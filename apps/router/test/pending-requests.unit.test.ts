@@ -15,9 +15,29 @@ describe("PendingRequests", () => {
   it("times out with TIMEOUT and calls onTimeout", async () => {
     const table = new PendingRequests<string>("n1");
     let timedOut = false;
-    const answer = table.wait("a", { timeoutMs: 10, onTimeout: () => (timedOut = true) });
+    const answer = table.wait("a", { timeoutMs: 10, onTimeout: (id) => (timedOut = id === "a") });
     await expect(answer).rejects.toMatchObject({ code: "TIMEOUT", nodeId: "n1" });
     expect(timedOut).toBe(true);
+  });
+
+  it("is cancelled at once by a signal already aborted", async () => {
+    const table = new PendingRequests<string>("n1");
+    const answer = table.wait("a", { timeoutMs: 1000, signal: AbortSignal.abort() });
+    await expect(answer).rejects.toMatchObject({ code: "CANCELLED" });
+    expect(table.size).toBe(0);
+  });
+
+  it("lets go of the signal once settled: a later abort cancels nothing", async () => {
+    const table = new PendingRequests<string>("n1");
+    const controller = new AbortController();
+    const first = table.wait("a", { timeoutMs: 1000, signal: controller.signal });
+    table.resolve("a", "done");
+    await expect(first).resolves.toBe("done");
+    const second = table.wait("a", { timeoutMs: 1000 }); // the same id again (a redelivery)
+    controller.abort();
+    expect(table.has("a")).toBe(true);
+    table.resolve("a", "again");
+    await expect(second).resolves.toBe("again");
   });
 
   it("is cancelled by its AbortSignal", async () => {

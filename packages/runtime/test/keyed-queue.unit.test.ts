@@ -37,4 +37,23 @@ describe("KeyedQueue", () => {
     await expect(queue.run("a", async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
     await expect(queue.run("a", async () => "next")).resolves.toBe("next");
   });
+
+  it("forgets a key once its line is empty, and not before", async () => {
+    const queue = new KeyedQueue();
+    const gate = deferred();
+    const first = queue.run("a", () => gate.promise);
+    const second = queue.run("a", async () => "second");
+    await Promise.resolve();
+    expect(queue.size).toBe(1);
+    gate.resolve();
+    await first;
+    const third = queue.run("a", async () => "third"); // queued behind the second, not beside it
+    await expect(second).resolves.toBe("second");
+    await expect(third).resolves.toBe("third");
+    await Promise.resolve();
+    expect(queue.size).toBe(0);
+    await expect(queue.run("b", async () => Promise.reject(new Error("x")))).rejects.toThrow("x");
+    await Promise.resolve();
+    expect(queue.size).toBe(0);
+  });
 });

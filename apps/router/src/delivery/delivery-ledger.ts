@@ -183,16 +183,23 @@ export class DeliveryLedger {
    * the chat all the same: it is acknowledged anyway (a resend would show it twice), and said.
    */
   private afterCommit(nodeId: string, deliveryId: string, committed: Promise<void>, ack: PushAckFrame): void {
-    const work = committed
-      .catch((error: unknown) =>
+    // One settle handler each way (not catch, then, finally: four promises more per answer).
+    const work: Promise<void> = committed.then(
+      () => this.acked(work, nodeId, ack),
+      (error: unknown) => {
         this.deps.logger.error(
           { err: error, nodeId, deliveryId },
           "delivered id not committed; acknowledged",
-        ),
-      )
-      .then(() => this.ack(nodeId, ack));
+        );
+        this.acked(work, nodeId, ack);
+      },
+    );
     this.inFlight.add(work);
-    void work.finally(() => this.inFlight.delete(work));
+  }
+
+  private acked(work: Promise<void>, nodeId: string, ack: PushAckFrame): void {
+    this.inFlight.delete(work);
+    this.ack(nodeId, ack);
   }
 
   private ack(nodeId: string, frame: PushAckFrame): void {

@@ -1,3 +1,4 @@
+import type { ForwardFrame } from "@phonework/protocol";
 import type { Logger } from "@phonework/runtime";
 import type { IncomingMessage } from "../chat/chat-types.ts";
 import type { NodeAnswer } from "../contracts/node-answer.ts";
@@ -51,29 +52,24 @@ export async function forwardRequest(
   });
   // Committed with the origin (handling began in the turn the message came), or before it.
   await message.stored;
-  const reply = deps.forward(
-    nodeId,
-    {
-      type: "forward",
-      id,
-      user_id: message.userId,
-      chat_id: message.chatId,
-      platform: message.platform,
-      text: to.text,
-      message_id: message.messageId,
-      nodes: peersOf(to.nodes, nodeId),
-      ...(to.details ? { details: true } : {}),
-      ...(message.attachments
-        ? {
-            attachments: message.attachments.map((file) => ({
-              name: file.name,
-              data_base64: file.data.toString("base64"),
-              ...(file.mimeType ? { mime_type: file.mimeType } : {}),
-            })),
-          }
-        : {}),
-    },
-    { timeoutMs: deps.requestTimeoutMs, onProgress },
-  );
+  const frame: ForwardFrame = {
+    type: "forward",
+    id,
+    user_id: message.userId,
+    chat_id: message.chatId,
+    platform: message.platform,
+    text: to.text,
+    message_id: message.messageId,
+    nodes: peersOf(to.nodes, nodeId),
+  };
+  // Optional fields set only when present, in the schema's order (no empty object spread per message).
+  if (to.details) frame.details = true;
+  if (message.attachments)
+    frame.attachments = message.attachments.map((file) => ({
+      name: file.name,
+      data_base64: file.data.toString("base64"),
+      ...(file.mimeType ? { mime_type: file.mimeType } : {}),
+    }));
+  const reply = deps.forward(nodeId, frame, { timeoutMs: deps.requestTimeoutMs, onProgress });
   return { about, reply };
 }

@@ -32,6 +32,8 @@ import { presentationMode, TurnPresentation } from "./turn-presentation.ts";
 // Answers from different nodes, and the router's own answers, are not held back behind a slow
 // node's: they may overtake, and the reply (or the terminal's quote) says which message they answer.
 
+const ignore = (): undefined => undefined;
+
 /** How long after a start a message waits for its user's node to reconnect: a host's longest backoff. */
 const RECONNECT_GRACE_MS = 30_000;
 
@@ -67,9 +69,14 @@ export class MessageDispatcher {
   /** Each user's messages, routed and forwarded one at a time. */
   private readonly intake = new KeyedQueue();
   private readonly startedAt: number;
+  /** The clock for every turn's progress (made once: a closure per message showed in the profile). */
+  private readonly now: () => number;
+  private readonly fallback: ReturnType<typeof fallbackToActiveNode>;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.startedAt = deps.clock.now();
+    this.now = () => deps.clock.now();
+    this.fallback = fallbackToActiveNode(deps.clock);
   }
 
   /**
@@ -78,17 +85,19 @@ export class MessageDispatcher {
    */
   handle(message: IncomingMessage): Promise<void> {
     const accepted = this.intake.run(`${message.platform}/${message.userId}`, () => this.accept(message));
-    const work = accepted
+    // One settle handler both logs a failure and leaves the in-flight set (a `catch` then a
+    // `finally` made four promises more per message).
+    const work: Promise<void> = accepted
       .then((taken) => taken.answered)
-      .catch((error: unknown) => {
-        this.deps.logger.error({ err: error, userId: message.userId }, "message handling failed");
-      });
+      .then(
+        () => void this.inFlight.delete(work),
+        (error: unknown) => {
+          this.inFlight.delete(work);
+          this.deps.logger.error({ err: error, userId: message.userId }, "message handling failed");
+        },
+      );
     this.inFlight.add(work);
-    void work.finally(() => this.inFlight.delete(work));
-    return accepted.then(
-      () => undefined,
-      () => undefined,
-    );
+    return accepted.then(ignore, ignore);
   }
 
   get pending(): number {
@@ -107,14 +116,6 @@ export class MessageDispatcher {
   private async accept(message: IncomingMessage): Promise<{ answered: Promise<void> }> {
     const { deps } = this;
     const to: ChatAddress = { platform: message.platform, userId: message.userId, chatId: message.chatId };
-    // Not before the message is stored (IncomingMessage.stored): a reply never outruns its message.
-    const answer = async (reply: ChatReply) => {
-      await message.stored;
-      return deps.chat.sendText(to, reply.text, {
-        replyTo: message.messageId,
-        ...(reply.buttons ? { buttons: reply.buttons } : {}),
-      });
-    };
     // A companion (the web console) is a chat pushes may name, not where the user's notices move to.
     const latest = deps.chat.adapter(message.platform)?.companion !== true;
     deps.userState.rememberChat(
@@ -132,10 +133,11 @@ export class MessageDispatcher {
         chatType: message.chatType,
         threads: deps.chat.adapter(message.platform)?.capabilities.threads ?? "none",
       };
-      return { answered: answer(runRouterCommand(asker, command, deps)).then(() => undefined) };
+      return { answered: this.answer(message, to, runRouterCommand(asker, command, deps)).then(ignore) };
     }
 
-    await this.nodeReturning(message.userId);
+    const returning = this.nodeReturning(message.userId);
+    if (returning) await returning;
     const nodes = deps.registry.nodesForUser(message.userId);
     // "/tasks" from a user with several nodes: every online one is asked, and answers in one message.
     if (isAcrossNodesCommand(message.text) && severalNodes(nodes) && onlineNodes(nodes).length > 0)
@@ -144,14 +146,23 @@ export class MessageDispatcher {
     const decision = await routeMessage(
       { userId: message.userId, text: message.text, nodes, activeNodeId },
       deps.routing,
-      fallbackToActiveNode(deps.clock),
+      this.fallback,
     );
     if (decision.kind === "reply") {
       if (decision.activeNodeId) deps.userState.setActiveNode(message.userId, decision.activeNodeId);
-      return { answered: answer({ text: decision.text }).then(() => undefined) };
+      return { answered: this.answer(message, to, { text: decision.text }).then(ignore) };
     }
     deps.userState.setActiveNode(message.userId, decision.nodeId);
     return this.forwardTo(message, to, decision, nodes);
+  }
+
+  /** The router's own reply; not before the message is stored (a reply never outruns its message). */
+  private async answer(message: IncomingMessage, to: ChatAddress, reply: ChatReply) {
+    await message.stored;
+    return this.deps.chat.sendText(to, reply.text, {
+      replyTo: message.messageId,
+      ...(reply.buttons ? { buttons: reply.buttons } : {}),
+    });
   }
 
   /**
@@ -188,7 +199,6 @@ export class MessageDispatcher {
   ): Promise<void> {
     const { deps } = this;
     const { nodeId } = about;
-    const log = { warn: (fields: object, line: string) => deps.logger.warn({ ...about, ...fields }, line) };
     // With more than one node, every answer says (by id) which node it came from.
     const several = severalNodes(nodes);
     try {
@@ -200,7 +210,11 @@ export class MessageDispatcher {
       let text: string;
       if (result.ok) text = several ? fromNode(nodeId, result.text) : result.text;
       else {
-        log.warn({ code: result.error.code, message: result.error.message }, "node answered with a failure");
+        this.warn(
+          about,
+          { code: result.error.code, message: result.error.message },
+          "node answered with a failure",
+        );
         text = rpcErrorText(result.error, nodeId);
       }
       const shown = await progress.conclude(
@@ -218,11 +232,15 @@ export class MessageDispatcher {
         );
     } catch (error) {
       if (!(error instanceof WireError)) throw error;
-      log.warn({ code: error.code, message: error.message }, "forward failed");
+      this.warn(about, { code: error.code, message: error.message }, "forward failed");
       await progress.conclude({ ok: false, text: rpcErrorText(error, nodeId) }, "send", {
         replyTo: message.messageId,
       });
     }
+  }
+
+  private warn(about: RequestFields, fields: object, line: string): void {
+    this.deps.logger.warn({ ...about, ...fields }, line);
   }
 
   /** How this chat shows the turn: its /details choice, as far as its platform allows. */
@@ -237,7 +255,7 @@ export class MessageDispatcher {
     return new TurnPresentation(deps.chat, to, {
       mode: presentationMode(chosen, platform),
       intervalMs: deps.progressIntervalMs,
-      now: () => deps.clock.now(),
+      now: this.now,
     });
   }
 
@@ -246,16 +264,18 @@ export class MessageDispatcher {
    * router was down arrive at once: one for the node the user was talking to, not back since the
    * start, waits for it (bounded by the grace) rather than being told that node is offline.
    */
-  private async nodeReturning(userId: string): Promise<void> {
+  private nodeReturning(userId: string): Promise<void> | undefined {
     const { deps } = this;
     const nodeId = deps.userState.activeNode(userId);
     const left = this.startedAt + (deps.reconnectGraceMs ?? RECONNECT_GRACE_MS) - deps.clock.now();
-    if (!nodeId || left <= 0) return;
+    // Undefined, not a resolved promise, when there is nothing to wait for: no await per message.
+    if (!nodeId || left <= 0) return undefined;
     const node = deps.registry.get(nodeId);
     // Online, revoked, or seen going offline since the start: not on its way back.
-    if (node && (node.status === "online" || node.revoked || node.lastSeen >= this.startedAt)) return;
+    if (node && (node.status === "online" || node.revoked || node.lastSeen >= this.startedAt))
+      return undefined;
     deps.logger.info({ userId, nodeId }, "waiting for the node to reconnect after the start");
-    await new Promise<void>((resolve) => {
+    return new Promise<void>((resolve) => {
       const unsubscribe = deps.registry.subscribe((event) => {
         if (event.type === "online" && event.node.nodeId === nodeId) done();
       });

@@ -19,7 +19,8 @@ export class ProgressMessage {
   private lastOutAt = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | undefined;
   private finished = false;
-  private flushing: Promise<void> = Promise.resolve();
+  /** The update on its way, if one was sent (most answers come before any: nothing to wait for). */
+  private flushing: Promise<void> | undefined;
 
   constructor(
     private readonly chat: ChatHub,
@@ -81,21 +82,24 @@ export class ProgressMessage {
     options: SendOptions,
   ): Promise<SentMessage | undefined> {
     this.finish();
-    await this.flushing;
+    if (this.flushing) await this.flushing;
     const id = this.messageId ? await this.messageId : undefined;
-    const send = () =>
-      this.chat.sendText(this.to, reply.text, {
-        ...options,
-        ...(reply.buttons ? { buttons: reply.buttons } : {}),
-      });
-    if (!id) return send();
+    if (!id) return this.send(reply, options);
     const noButtons = !reply.buttons || reply.buttons.length === 0;
     if (mode === "replace" && noButtons && this.chat.fitsOneMessage(this.to.platform, reply.text)) {
       if (await this.chat.editText(this.to, id, reply.text)) return { messageId: id };
-      return send();
+      return this.send(reply, options);
     }
     await this.chat.editText(this.to, id, `${this.render()}\n${reply.ok ? "✅ done" : "❌ failed"}`);
-    return send();
+    return this.send(reply, options);
+  }
+
+  /** The answer as a message of its own (a method, not a closure made per answer). */
+  private send(reply: ChatReply, options: SendOptions): Promise<SentMessage | undefined> {
+    return this.chat.sendText(this.to, reply.text, {
+      ...options,
+      ...(reply.buttons ? { buttons: reply.buttons } : {}),
+    });
   }
 
   private get editable(): boolean {

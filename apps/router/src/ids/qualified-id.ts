@@ -29,8 +29,14 @@ export function splitQualified(value: string, adapterNames?: Iterable<string>): 
   const colon = value.indexOf(":");
   if (colon < 0) return undefined;
   const adapter = value.slice(0, colon);
-  const known = adapterNames ? new Set(adapterNames).has(adapter) : ADAPTER_NAME.test(adapter);
+  const known = adapterNames ? includes(adapterNames, adapter) : ADAPTER_NAME.test(adapter);
   return known ? { adapter, id: value.slice(colon + 1) } : undefined;
+}
+
+/** A look through the few names there are (no Set made per call: each send splits its ids). */
+function includes(names: Iterable<string>, name: string): boolean {
+  for (const known of names) if (known === name) return true;
+  return false;
 }
 
 export function isQualified(value: string, adapterNames?: Iterable<string>): boolean {

@@ -28,10 +28,17 @@ export async function routeMessage(
   fallback: (ctx: RoutingContext) => RoutingDecision,
 ): Promise<RoutingDecision> {
   for (const step of steps) {
-    const decision = await step(ctx);
+    const result = step(ctx);
+    // Awaited only when the step is asynchronous (the routing LLM): the cheap steps answer at once,
+    // and an await each would cost every forwarded message a turn of the microtask queue.
+    const decision = isThenable(result) ? await result : result;
     if (decision) return decision;
   }
   return fallback(ctx);
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === "function";
 }
 
 export const onlineNodes = (nodes: readonly NodeInfo[]) => nodes.filter((n) => n.status === "online");

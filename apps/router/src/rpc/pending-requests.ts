@@ -2,6 +2,10 @@ import { type ProgressKind, WireError } from "@phonework/protocol";
 
 // The table of requests awaiting an answer on one node connection. Every entry is settled
 // exactly once: by its answer, by its timeout, by abort, or all at once when the socket closes.
+// Every forwarded message waits here, so a wait makes no named closure (the bundle's keepNames
+// wraps each one in a defineProperty when it is made): the abort listener is made only where a
+// signal is given, and the timeout calls `onTimeout` with the id, so a caller can hand the same
+// function to every wait.
 
 /** A status line, or (with a kind other than "status") one of the turn's details. */
 export type ProgressListener = (text: string, kind?: ProgressKind) => void;
@@ -9,17 +13,22 @@ export type ProgressListener = (text: string, kind?: ProgressKind) => void;
 export interface PendingOptions {
   timeoutMs: number;
   onProgress?: ProgressListener;
-  onTimeout?: () => void;
+  /** Told the id whose wait timed out (one function can serve every request). */
+  onTimeout?: (id: string) => void;
   signal?: AbortSignal;
 }
 
 interface Entry<T> {
   resolve: (answer: T) => void;
   reject: (error: WireError) => void;
-  onProgress?: ProgressListener;
+  onProgress: ProgressListener | undefined;
   timer: NodeJS.Timeout;
-  cleanup: () => void;
+  /** The caller's signal and the listener this table put on it, removed when the entry settles. */
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
 }
+
+const ONCE = { once: true };
 
 /** `T`: what an answer is (the connection's table holds NodeAnswers). */
 export class PendingRequests<T> {
@@ -42,25 +51,22 @@ export class PendingRequests<T> {
   /** Registers `id` and returns a promise for its answer. The caller sends the request afterwards. */
   wait(id: string, options: PendingOptions): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const onAbort = () => this.reject(id, new WireError("CANCELLED", "request cancelled", this.nodeId));
-      const timer = setTimeout(() => {
-        options.onTimeout?.();
-        this.reject(
-          id,
-          new WireError("TIMEOUT", `no answer within ${Math.round(options.timeoutMs / 1000)}s`, this.nodeId),
-        );
-      }, options.timeoutMs);
       const entry: Entry<T> = {
         resolve,
         reject,
-        timer,
-        cleanup: () => options.signal?.removeEventListener("abort", onAbort),
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        onProgress: options.onProgress,
+        timer: setTimeout(() => this.timedOut(id, options), options.timeoutMs),
+        signal: undefined,
+        onAbort: undefined,
       };
       this.entries ??= new Map();
       this.entries.set(id, entry);
-      if (options.signal?.aborted) onAbort();
-      else options.signal?.addEventListener("abort", onAbort, { once: true });
+      const { signal } = options;
+      if (!signal) return;
+      if (signal.aborted) return void this.cancelled(id);
+      entry.signal = signal;
+      entry.onAbort = () => this.cancelled(id);
+      signal.addEventListener("abort", entry.onAbort, ONCE);
     });
   }
 
@@ -92,7 +98,19 @@ export class PendingRequests<T> {
     if (!entry) return undefined;
     this.entries?.delete(id);
     clearTimeout(entry.timer);
-    entry.cleanup();
+    if (entry.onAbort) entry.signal?.removeEventListener("abort", entry.onAbort);
     return entry;
+  }
+
+  private timedOut(id: string, options: PendingOptions): void {
+    options.onTimeout?.(id);
+    this.reject(
+      id,
+      new WireError("TIMEOUT", `no answer within ${Math.round(options.timeoutMs / 1000)}s`, this.nodeId),
+    );
+  }
+
+  private cancelled(id: string): void {
+    this.reject(id, new WireError("CANCELLED", "request cancelled", this.nodeId));
   }
 }
