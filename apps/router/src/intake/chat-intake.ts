@@ -82,8 +82,10 @@ export class ChatIntake implements PlatformEvents {
     // Counted in flight from the start: a drain also waits for a message whose commit is pending.
     const taking = this.take(message);
     this.inFlight.add(taking);
-    const done = () => this.inFlight.delete(taking);
-    taking.then(done, done);
+    taking.then(
+      () => this.inFlight.delete(taking),
+      () => this.inFlight.delete(taking),
+    );
     return taking;
   }
 

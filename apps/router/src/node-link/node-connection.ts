@@ -1,10 +1,4 @@
-import {
-  type CancelFrame,
-  encodeFrame,
-  type ForwardFrame,
-  type RouterFrame,
-  WireError,
-} from "@phonework/protocol";
+import { encodeFrame, type ForwardFrame, type RouterFrame, WireError } from "@phonework/protocol";
 import type { Clock, CorkableStream, Logger, TurnWrites } from "@phonework/runtime";
 import { WebSocket } from "ws";
 import type { NodeAnswer } from "../contracts/node-answer.ts";
@@ -45,6 +39,7 @@ export class NodeConnection {
    * Made at the first request (see PendingRequests.entries: an idle host needs none).
    */
   private pendingPerUser: Map<string, number> | undefined;
+  private cancelTimedOut: ((id: string) => void) | undefined;
 
   constructor(
     private readonly socket: WebSocket,
@@ -102,12 +97,14 @@ export class NodeConnection {
         new WireError("QUEUE_FULL", `queue full (max ${this.backpressure.maxPending})`, this.nodeId),
       );
     perUser.set(user, waiting + 1);
-    const cancel: CancelFrame = { type: "cancel", id: frame.id, reason: "timed out" };
+    // One function per connection, made at its first request, tells the node a timed-out id (not a
+    // named closure per forward: keepNames makes each one a defineProperty).
+    this.cancelTimedOut ??= (id: string) => this.send({ type: "cancel", id, reason: "timed out" });
     const answer = this.pending.wait(frame.id, {
       timeoutMs: options.timeoutMs,
-      onTimeout: () => this.send(cancel),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
+      onTimeout: this.cancelTimedOut,
+      onProgress: options.onProgress,
+      signal: options.signal,
     });
     if (!this.send(frame)) {
       this.pending.reject(
@@ -115,11 +112,23 @@ export class NodeConnection {
         new WireError("NODE_OFFLINE", `node "${this.nodeId}" is not connected`, this.nodeId),
       );
     }
-    return answer.finally(() => {
-      const left = (perUser.get(user) ?? 1) - 1;
-      if (left > 0) perUser.set(user, left);
-      else perUser.delete(user);
-    });
+    // Settled either way in one handler pair (`finally` makes three promises more per message).
+    return answer.then(
+      (value) => {
+        this.release(perUser, user);
+        return value;
+      },
+      (error: unknown) => {
+        this.release(perUser, user);
+        throw error;
+      },
+    );
+  }
+
+  private release(perUser: Map<string, number>, user: string): void {
+    const left = (perUser.get(user) ?? 1) - 1;
+    if (left > 0) perUser.set(user, left);
+    else perUser.delete(user);
   }
 
   /** Pings every interval; a node that does not pong within the timeout is cut off. */

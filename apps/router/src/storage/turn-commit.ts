@@ -12,11 +12,20 @@ import type { SqliteDatabase, SqliteStatement } from "@phonework/runtime";
 //
 // A connection has one transaction, so there is one batcher per connection (`TurnCommit.of`).
 
+/** A queued write and whoever hears how it went: a waiter (`run`), or only an error (`soon`). */
 interface Queued {
   write: () => unknown;
-  settle: (error: unknown, value: unknown) => void;
+  resolve: ((value: unknown) => void) | undefined;
+  reject: ((error: unknown) => void) | undefined;
+  onError: ((error: unknown) => void) | undefined;
   /** Runs one SQL statement and nothing else that can fail after it: needs no savepoint. */
   oneStatement: boolean;
+}
+
+/** Not a closure per write: the bundle's keepNames makes each named one a defineProperty. */
+function settle(queued: Queued, error: unknown, value: unknown): void {
+  if (error) (queued.reject ?? queued.onError)?.(error);
+  else queued.resolve?.(value);
 }
 
 export interface WriteOptions {
@@ -75,7 +84,9 @@ export class TurnCommit {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({
         write,
-        settle: (error, value) => (error ? reject(error) : resolve(value as T)),
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        onError: undefined,
         oneStatement: options.oneStatement === true,
       });
       this.schedule();
@@ -89,9 +100,9 @@ export class TurnCommit {
   soon(write: () => unknown, onError: (error: unknown) => void, options: WriteOptions = {}): void {
     this.later.push({
       write,
-      settle: (error) => {
-        if (error) onError(error);
-      },
+      resolve: undefined,
+      reject: undefined,
+      onError,
       oneStatement: options.oneStatement === true,
     });
     this.laterTimer ??= setTimeout(() => {
@@ -111,7 +122,7 @@ export class TurnCommit {
     if (batch.length === 0) return;
     if (!this.db.open) {
       // Closed without a flush first (a test's teardown): nothing can be committed any more.
-      for (const queued of batch) queued.settle(new Error("the database is closed"), undefined);
+      for (const queued of batch) settle(queued, new Error("the database is closed"), undefined);
       return;
     }
     const outcomes: Array<{ error: unknown; value: unknown }> = [];
@@ -125,7 +136,7 @@ export class TurnCommit {
           outcomes.push({ error: undefined, value: only.write() });
         } catch (error) {
           if (this.db.inTransaction) sql.rollback.run();
-          only.settle(error ?? new Error("write failed"), undefined);
+          settle(only, error ?? new Error("write failed"), undefined);
           return;
         }
       } else
@@ -159,12 +170,15 @@ export class TurnCommit {
     } catch (error) {
       // The commit itself failed (disk full, I/O error): nothing of the batch is durable.
       if (this.db.inTransaction) sql.rollback.run();
-      for (const queued of batch) queued.settle(error ?? new Error("commit failed"), undefined);
+      for (const queued of batch) settle(queued, error ?? new Error("commit failed"), undefined);
       return;
     }
     this.stats.commits++;
     this.stats.writes += batch.length;
-    for (const [i, queued] of batch.entries()) queued.settle(outcomes[i]?.error, outcomes[i]?.value);
+    for (let i = 0; i < batch.length; i++) {
+      const queued = batch[i];
+      if (queued) settle(queued, outcomes[i]?.error, outcomes[i]?.value);
+    }
   }
 
   private schedule(): void {
