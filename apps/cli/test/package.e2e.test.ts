@@ -113,7 +113,11 @@ describe("pnpm package", () => {
     // (no terminals there; images go to the model by path only; OpenSSL checks hosts' signatures).
     const declared = { ...manifest.dependencies, ...manifest.optionalDependencies };
     expect([...imported].filter((name) => !(name in declared))).toEqual([]);
-    expect(Object.keys(manifest.optionalDependencies ?? {})).toEqual(["@lydell/node-pty", "sharp", "sodium-native"]);
+    expect(Object.keys(manifest.optionalDependencies ?? {})).toEqual([
+      "@lydell/node-pty",
+      "sharp",
+      "sodium-native",
+    ]);
     // The router requires sodium-native on its first handshake, so the bundle names it.
     expect(imported).toContain("sodium-native");
   });
