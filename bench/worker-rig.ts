@@ -96,7 +96,7 @@ export async function startWorkerRig(cleanup: Cleanup): Promise<WorkerRig> {
     });
   };
   const newest = db.prepare(
-    "SELECT id, user_id, chat_id, platform FROM requests WHERE node_id = ? ORDER BY rowid DESC LIMIT 1",
+    "SELECT id, user_id, chat_id, platform FROM requests WHERE node_id = ? ORDER BY at DESC, id DESC LIMIT 1",
   );
   type Row = { id: string; user_id: string; chat_id: string; platform: string };
   const request = async (): Promise<ForwardedRequest> => {
