@@ -23,6 +23,7 @@ export * from "./secret-values.ts";
 export * from "./socket-text.ts";
 export * from "./sqlite.ts";
 export * from "./startup-error.ts";
+export * from "./time-ordered-id.ts";
 export * from "./token-bucket.ts";
 export * from "./turn-writes.ts";
 export * from "./wal-checkpoint-thread.ts";

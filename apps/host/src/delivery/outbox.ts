@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type {
   Button,
   DeliverableFrame,
@@ -7,7 +6,13 @@ import type {
   PushAckFrame,
   RouterFrame,
 } from "@phonework/protocol";
-import { atEndOfTurn, BackgroundSyncCommit, type Logger, type SqliteDatabase } from "@phonework/runtime";
+import {
+  atEndOfTurn,
+  BackgroundSyncCommit,
+  type Logger,
+  type SqliteDatabase,
+  timeOrderedId,
+} from "@phonework/runtime";
 import type { ChatOwner } from "../contracts/chat-owner.ts";
 import type { OutgoingFile } from "../contracts/tool.ts";
 import { type OutboxRow, OutboxRows } from "./outbox-rows.ts";
@@ -145,7 +150,7 @@ export class Outbox {
    * turn of the event loop are committed together (group commit) just before they are sent.
    * Returns the delivery id (given, or a new uuid). `origin` comes back with the item's result.
    */
-  enqueue(frame: OutboxItem, deliveryId: string = randomUUID(), origin?: OutboxOrigin): string {
+  enqueue(frame: OutboxItem, deliveryId: string = timeOrderedId(), origin?: OutboxOrigin): string {
     const stored = this.unacked.get(deliveryId);
     const encoded = stored ?? JSON.stringify({ ...frame, delivery_id: deliveryId });
     // Acknowledged but its row not yet deleted, and asked for again: the row stays.

@@ -1,4 +1,4 @@
-import { KeyedQueue, type Logger } from "@phonework/runtime";
+import { KeyedQueue, type Logger, timeOrderedId } from "@phonework/runtime";
 import type { AccessPolicy } from "../access/adapter-access.ts";
 import type { ButtonStore } from "../chat/button-store.ts";
 import type { ChatHub } from "../chat/chat-hub.ts";
@@ -14,7 +14,6 @@ import {
   unsupportedMessageText,
 } from "../chat/user-messages.ts";
 import { qualifiedId } from "../ids/qualified-id.ts";
-import { timeOrderedId } from "../ids/time-ordered-id.ts";
 import type {
   ButtonPress,
   ChannelMessage,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { timeOrderedId } from "../src/ids/time-ordered-id.ts";
+import { timeOrderedId } from "../src/time-ordered-id.ts";
 
-// Request keys key router.db's requests table: made later, they sort later (the B-tree grows at its
-// right edge), and they stay unguessable UUIDs.
+// Keys of databases (router.db's request keys, hosts' delivery ids): made later, they sort later
+// (the B-tree grows at its right edge), and they stay unguessable UUIDs.
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
