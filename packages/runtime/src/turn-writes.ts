@@ -31,8 +31,18 @@ export class TurnWrites {
     const streams = this.held;
     this.held = this.releasing;
     this.releasing = streams;
-    for (const stream of streams) stream.uncork();
+    // Every stream is uncorked and the set emptied even if one uncork throws: a stream left in
+    // the set would keep `held` non-empty for good (no release queued again), so every socket of
+    // the process would stay corked. The first error is thrown after, as it would have been.
+    let failure: { error: unknown } | undefined;
+    for (const stream of streams)
+      try {
+        stream.uncork();
+      } catch (error) {
+        failure ??= { error };
+      }
     streams.clear();
+    if (failure) throw failure.error;
   };
   private readonly releaseAfterMicrotasks = () => process.nextTick(this.releaseAll);
 

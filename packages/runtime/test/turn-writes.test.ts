@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { createServer, type Server, Socket } from "node:net";
 import { waitFor } from "@phonework/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { MAX_HELD_BYTES, TurnWrites } from "../src/turn-writes.ts";
 
 // TurnWrites over a real TCP pair on loopback: what one turn writes leaves in one write, in
@@ -161,5 +161,46 @@ describe("TurnWrites", () => {
     other.client.write("after");
     await waitFor(() => other.received() === "after");
     other.client.destroy();
+  });
+  it("a stream whose uncork throws leaves no other stream corked, and later turns still release", async () => {
+    // One TurnWrites serves every node socket of a process: a throw in one uncork must neither
+    // strand the turn's other sockets corked nor keep the batcher from releasing later turns.
+    const writes = new TurnWrites();
+    const fake = (throwOnce: boolean) => {
+      const stream = {
+        corked: 0,
+        writableLength: 0,
+        cork: () => void stream.corked++,
+        uncork: () => {
+          stream.corked--;
+          if (throwOnce) {
+            throwOnce = false;
+            throw new Error("uncork failed");
+          }
+        },
+      };
+      return stream;
+    };
+    const bad = fake(true);
+    const good = fake(false);
+    // The release runs from a process.nextTick: caught here, so its throw is this test's to see.
+    const ticks: Array<() => void> = [];
+    const spy = vi.spyOn(process, "nextTick").mockImplementation(((callback: () => void) => {
+      ticks.push(callback);
+    }) as typeof process.nextTick);
+    try {
+      writes.hold(bad);
+      writes.hold(good);
+      await Promise.resolve(); // the microtask hold queued has run: the release is queued
+    } finally {
+      spy.mockRestore();
+    }
+    expect(ticks).toHaveLength(1);
+    expect(() => ticks[0]?.()).toThrow("uncork failed");
+    expect([bad.corked, good.corked]).toEqual([0, 0]);
+    writes.hold(good);
+    expect(good.corked).toBe(1);
+    await nextTurn();
+    expect(good.corked).toBe(0);
   });
 });
