@@ -34,4 +34,12 @@ describe("ParsedKeys", () => {
     for (let i = 0; i < 50; i++) keys.ed25519(Buffer.from(`junk-${i}`).toString("base64"));
     expect(keys.size).toBe(3);
   });
+
+  it("a cached key's raw bytes own their memory, not a slice of Buffer's shared pool", () => {
+    // Keys are cached by the thousand from strangers' handshakes (the join-code path checks the
+    // signature first): a 32-byte slice of the 8 KiB pool would keep its whole slab alive.
+    const key = new ParsedKeys().ed25519(spki("ed25519"));
+    expect(key?.raw.length).toBe(32);
+    expect(key?.raw.buffer.byteLength).toBe(32);
+  });
 });

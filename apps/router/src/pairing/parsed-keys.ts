@@ -21,7 +21,9 @@ export class ParsedKeys {
     try {
       const parsed = createPublicKey({ key: Buffer.from(publicKey, "base64"), format: "der", type: "spki" });
       const x = parsed.asymmetricKeyType === "ed25519" ? parsed.export({ format: "jwk" }).x : undefined;
-      key = x ? { object: parsed, raw: Buffer.from(x, "base64url") } : null;
+      // Copied out of Buffer's shared pool: a cached slice of it would keep its whole slab
+      // (64 KiB on Node 24) alive, for each of up to MAX_KEYS keys strangers can bring: ~160 MB.
+      key = x ? { object: parsed, raw: ownBytes(Buffer.from(x, "base64url")) } : null;
     } catch {
       key = null;
     }
@@ -33,4 +35,11 @@ export class ParsedKeys {
   get size(): number {
     return this.keys.size;
   }
+}
+
+/** The bytes in a buffer of their own (Buffer.alloc never takes from the pool). */
+function ownBytes(bytes: Buffer): Buffer {
+  const own = Buffer.alloc(bytes.length);
+  bytes.copy(own);
+  return own;
 }
