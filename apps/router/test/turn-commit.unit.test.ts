@@ -110,6 +110,28 @@ describe("TurnCommit", () => {
     expect(committed(reader)).toEqual(["next"]);
   });
 
+  it("a full disk under a write of several statements fails the batch with that error, not a savepoint's", async () => {
+    const { db, reader } = openPair();
+    const turn = TurnCommit.of(db);
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+    // A real SQLITE_FULL: SQLite rolls the whole transaction back, savepoint and all.
+    db.pragma(`max_page_count = ${Number(db.pragma("page_count", { simple: true })) + 3}`);
+    const results = await Promise.allSettled([
+      turn.run(() => insert.run("before")),
+      turn.run(() => {
+        insert.run("first of two");
+        insert.run("x".repeat(200_000));
+      }),
+      turn.run(() => insert.run("after"), { oneStatement: true }),
+    ]);
+    const reasons = results.map((r) => (r.status === "rejected" ? String(r.reason) : "fulfilled"));
+    expect(reasons).toEqual(Array(3).fill(expect.stringMatching(/full/)));
+    expect(committed(reader)).toEqual([]);
+    db.pragma("max_page_count = 1073741823");
+    await turn.run(() => insert.run("next"));
+    expect(committed(reader)).toEqual(["next"]);
+  });
+
   it("a write alone in its turn that throws leaves nothing behind, and the next turn commits", async () => {
     const { db, reader } = openPair();
     const turn = TurnCommit.of(db);

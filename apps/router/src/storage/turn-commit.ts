@@ -161,6 +161,9 @@ export class TurnCommit {
             outcomes.push({ error: undefined, value: write() });
             sql.release.run();
           } catch (error) {
+            // An error that ended the transaction took the savepoint with it: the batch fails with
+            // that error (a full disk), not with the rollback's "no such savepoint".
+            if (!this.db.inTransaction) throw error;
             sql.rollbackTo.run();
             sql.release.run();
             outcomes.push({ error: error ?? new Error("write failed"), value: undefined });
