@@ -132,6 +132,17 @@ describe("outbox commits", () => {
     expect(db.prepare("SELECT delivery_id FROM outbox ORDER BY seq").pluck().all()).toEqual(left);
   });
 
+  it("an item acknowledged before its row's commit: the row is deleted by id and no seq stays behind", async () => {
+    const { db, outbox } = open(dbPath());
+    outbox.enqueue(notify("raced"), "raced");
+    outbox.acknowledge({ type: "push_ack", delivery_id: "raced", ok: true }); // before the turn's commit
+    await nextTurn();
+    expect(outbox.stats).toMatchObject({ stored: 1, seqsKnown: 0 });
+    outbox.close();
+    expect(outbox.stats.deleted).toBe(1);
+    expect(db.prepare("SELECT count(*) FROM outbox").pluck().get()).toBe(0);
+  });
+
   it("an acknowledged row is deleted by seq and id: a seq reused after a rollback keeps the other item", async () => {
     const path = dbPath();
     const first = open(path);

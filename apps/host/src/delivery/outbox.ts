@@ -132,8 +132,13 @@ export class Outbox {
   }
 
   /** Rows stored and deleted, and the commits and background flushes that did it (tests and the bench read them). */
-  get stats(): { commits: number; flushes: number; stored: number; deleted: number } {
-    return { ...this.commits.stats, stored: this.rows.stored, deleted: this.rows.deleted };
+  get stats(): { commits: number; flushes: number; stored: number; deleted: number; seqsKnown: number } {
+    return {
+      ...this.commits.stats,
+      stored: this.rows.stored,
+      deleted: this.rows.deleted,
+      seqsKnown: this.seqs.size,
+    };
   }
 
   attach(link: OutboxLink): void {
@@ -284,6 +289,9 @@ export class Outbox {
     const rows = this.toInsert;
     this.toInsert = [];
     this.commits.commit(() => this.rows.insertAll(rows, this.seqs));
+    // Acknowledged before its row was committed (a stale ack racing a re-enqueue): the ack deletes
+    // the row by its id, so its seq is not kept (it would stay for good).
+    for (const [deliveryId] of rows) if (!this.unacked.has(deliveryId)) this.seqs.delete(deliveryId);
   }
 
   private deleteAcked(): void {
