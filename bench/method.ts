@@ -101,7 +101,8 @@ export const METHOD = `
   by the hosts' own backoff (exponential with full jitter), not by the router. *Storm, issue 35 second
   pass:* what a long turn holds was traced (\`BENCH_STORM_TRACE=1\` prints each gap of the new router's
   loop over 40 ms with the connections accepted, upgrades, registrations, GC and the process's CPU in it;
-  \`BENCH_STORM_PROGRESS=1\` prints the count registered each second):
+  \`BENCH_STORM_PROGRESS=1\` prints the count registered each second, \`BENCH_STORM_FAILURES=1\` the
+  connection failures by cause, and \`BENCH_STORM_SIZES=10000\` picks the storm sizes, 1000,10000 by default):
   before, the longest turn at 3,000 hosts read 1,204 upgrades at once (1.05 s, 355 ms of CPU) — connections
   accepted in earlier turns whose requests all landed together. Now the server accepts connections paused
   (\`pauseOnConnect\`, \`front-door/connection-pacer.ts\`) and gives them to the HTTP server 16 per turn while
