@@ -35,7 +35,7 @@ interface Tally {
 }
 
 /** Self size and count per "type:name" of every node in a .heapsnapshot. */
-export function tallySnapshot(file: string): Map<string, Tally> {
+function tallySnapshot(file: string): Map<string, Tally> {
   const snapshot = JSON.parse(readFileSync(file, "utf8")) as {
     snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
     nodes: number[];

@@ -2,12 +2,11 @@ import { statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
-import { createTestLogger, makeTempDir, waitFor } from "@phonework/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CleanupScope, createTestLogger, waitFor } from "@phonework/testkit";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { OUTBOX_LEAN_MIGRATION, Outbox, type OutboxLink } from "../src/delivery/outbox.ts";
 import { HOST_MIGRATIONS, openStateDatabase } from "../src/state-database.ts";
-import { onCleanup } from "./support.ts";
 
 // What an answer costs the host's state.db: the answers of one turn share one commit, each frame
 // leaves only after the commit that holds its row (checked by the receiving end, which reads the
@@ -18,11 +17,12 @@ import { onCleanup } from "./support.ts";
 const notify = (text: string) =>
   ({ type: "notify", user_id: "u", platform: "telegram", chat_id: "c", text }) as const;
 
-function dbPath(): string {
-  const dir = makeTempDir();
-  onCleanup(dir.remove);
-  return join(dir.path, "state.db");
-}
+// Not ./support.ts's onCleanup: that module imports createHost, seconds of loading this file never uses.
+const cleanup = new CleanupScope();
+afterEach(() => cleanup.run());
+const onCleanup = (step: () => void | Promise<void>) => cleanup.add(step);
+
+const dbPath = (): string => join(cleanup.tempDir(), "state.db");
 
 function open(path: string): { db: SqliteDatabase; outbox: Outbox } {
   const db = openStateDatabase(path);

@@ -1,4 +1,5 @@
-import { Socket } from "node:net";
+import { channel } from "node:diagnostics_channel";
+import type { Socket } from "node:net";
 import { createTestLogger, type FakeRouter, startFakeRouter, waitFor } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterLink } from "../src/link/router-link.ts";
@@ -13,17 +14,25 @@ let router: FakeRouter;
 let link: RouterLink;
 /** The host's writes to the router's port: counted on the socket's own methods, which still run. */
 let writes = 0;
-const real = { _write: Socket.prototype._write, _writev: Socket.prototype._writev };
+let routerPort = 0;
+/** Node announces each client socket it makes here (no prototype patched for every socket). */
+const clientSockets = channel("net.client.socket");
+const countWrites = (message: unknown) => {
+  const socket = (message as { socket: Socket }).socket;
+  const counted = socket as unknown as Record<"_write" | "_writev", (...args: unknown[]) => void>;
+  for (const name of ["_write", "_writev"] as const) {
+    const real = counted[name].bind(socket);
+    counted[name] = (...args: unknown[]) => {
+      if (socket.remotePort === routerPort) writes++;
+      real(...args);
+    };
+  }
+};
 
 beforeAll(async () => {
   router = await startFakeRouter({ secret: SECRET });
-  const routerPort = Number(new URL(router.url).port);
-  const prototype = Socket.prototype as unknown as Record<keyof typeof real, (...args: unknown[]) => void>;
-  for (const name of ["_write", "_writev"] as const)
-    prototype[name] = function (this: Socket, ...args: unknown[]) {
-      if (this.remotePort === routerPort) writes++;
-      (real[name] as (...args: unknown[]) => void).apply(this, args);
-    };
+  routerPort = Number(new URL(router.url).port);
+  clientSockets.subscribe(countWrites);
   link = new RouterLink({
     url: router.url,
     nodeId: "laptop",
@@ -50,7 +59,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  Object.assign(Socket.prototype, real);
+  clientSockets.unsubscribe(countWrites);
   await link.stop();
   await router.close();
 });

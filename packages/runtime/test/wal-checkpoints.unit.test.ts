@@ -1,8 +1,7 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import type { Worker } from "node:worker_threads";
+import { createTestLogger, makeTempDir } from "@phonework/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.ts";
 import { openDatabase } from "../src/sqlite.ts";
@@ -13,14 +12,14 @@ import { WalCheckpoints } from "../src/wal-checkpoints.ts";
 // thread until a tick finds the database under write load, then on the process's one worker thread,
 // with a connection of its own per file; back on this thread if the worker fails.
 
-const dir = mkdtempSync(join(tmpdir(), "wal-checkpoints-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = makeTempDir("wal-checkpoints-");
+afterAll(dir.remove);
 
 const migrations = ["CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT UNIQUE)"];
 let files = 0;
 
 function open() {
-  const path = join(dir, `t${files++}.db`);
+  const path = join(dir.path, `t${files++}.db`);
   const db = openDatabase(path, { migrations, synchronous: "FULL" });
   const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
   let rows = 0;
@@ -30,14 +29,7 @@ function open() {
       for (let i = 0; i < count; i++) insert.run(`row-${rows++}-${"x".repeat(1000)}`);
     })();
   };
-  const lines: Array<{ msg: string; reason?: string }> = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  const logger = createLogger({ level: "warn", destination, format: "json" });
+  const { logger, lines } = createTestLogger("warn");
   const size = (suffix = "") => (existsSync(path + suffix) ? statSync(path + suffix).size : 0);
   const count = () => (db.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n;
   return { db, path, write, logger, lines, size, count, rows: () => rows };
@@ -119,7 +111,7 @@ describe("WalCheckpoints", () => {
     await checkpoints.stop(); // twice is harmless
     db.close(); // the last connection: it checkpoints and removes the WAL, the worker's is closed
     expect(existsSync(`${db.name}-wal`)).toBe(false);
-    expect(lines).toEqual([]);
+    expect(lines()).toEqual([]);
     await worker.close();
   });
 
@@ -156,7 +148,7 @@ describe("WalCheckpoints", () => {
     await second.stop();
     b.db.close();
     expect(existsSync(`${b.path}-wal`)).toBe(false);
-    expect([...a.lines, ...b.lines]).toEqual([]);
+    expect([...a.lines(), ...b.lines()]).toEqual([]);
   });
 
   it("a worker that dies: logged once, the next checkpoints run on the main thread", async () => {
@@ -184,7 +176,7 @@ describe("WalCheckpoints", () => {
       await checkpoints.tick(); // idle: TRUNCATE, here too
       expect(size("-wal")).toBe(0);
       expect(checkpoints.stats).toMatchObject({ passive: 4, truncate: 1, onMainThread: 4 });
-      expect(lines.map((line) => line.msg)).toEqual([
+      expect(lines().map((line) => line.msg)).toEqual([
         "WAL checkpoint thread stopped; checkpointing on the main thread",
       ]);
     } finally {
@@ -195,7 +187,7 @@ describe("WalCheckpoints", () => {
 
   it("a worker that cannot start (its driver missing): its first checkpoint runs here, logged once", async () => {
     const { db, write, logger, lines, size } = open();
-    const driverPath = join(dir, "no-such-driver.js");
+    const driverPath = join(dir.path, "no-such-driver.js");
     const checkpoints = new WalCheckpoints(db, {
       intervalMs: HOUR,
       logger,
@@ -209,8 +201,8 @@ describe("WalCheckpoints", () => {
       await checkpoints.tick();
       expect(size()).toBeGreaterThan(300 * 4096);
       expect(checkpoints.stats).toMatchObject({ passive: 2, onMainThread: 2, tails: 0 });
-      expect(lines).toHaveLength(1);
-      expect(lines[0]?.reason).toContain("no-such-driver.js");
+      expect(lines()).toHaveLength(1);
+      expect(lines()[0]?.reason).toContain("no-such-driver.js");
     } finally {
       await checkpoints.stop();
       db.close();

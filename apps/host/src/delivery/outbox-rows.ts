@@ -20,7 +20,7 @@ export class OutboxRows {
   private readonly removes = new Map<number, SqliteStatement>();
   private readonly removeById: SqliteStatement;
   /** Built once (better-sqlite3 makes a wrapper for each `transaction` call). */
-  readonly insertAll: (rows: readonly OutboxRow[], seqs: Map<string, number | undefined>) => void;
+  readonly insertAll: (rows: readonly OutboxRow[], seqs: Map<string, number>) => void;
   readonly deleteAll: (acked: ReadonlyArray<[deliveryId: string, seq: number | undefined]>) => void;
 
   constructor(private readonly db: SqliteDatabase) {

@@ -101,7 +101,7 @@ export class Outbox {
   /** The origin of each unacknowledged item that has one. */
   private readonly origins = new Map<string, OutboxOrigin>();
   /** The row of each unacknowledged item whose row is stored (a delete finds it by that). */
-  private readonly seqs = new Map<string, number | undefined>();
+  private readonly seqs = new Map<string, number>();
   /** Unacknowledged items not yet sent on the current connection; a reconnect refills it. */
   private unsent = new Set<string>();
   /** Acknowledged items whose rows are still to be deleted, with their rows' seq. */
@@ -160,7 +160,8 @@ export class Outbox {
     const encoded = stored ?? JSON.stringify({ ...frame, delivery_id: deliveryId });
     // Acknowledged but its row not yet deleted, and asked for again: the row stays.
     if (stored === undefined && this.acked.has(deliveryId)) {
-      this.seqs.set(deliveryId, this.acked.get(deliveryId));
+      const seq = this.acked.get(deliveryId);
+      if (seq !== undefined) this.seqs.set(deliveryId, seq);
       this.acked.delete(deliveryId);
     } else if (stored === undefined) {
       const row: OutboxRow = [deliveryId, encoded, this.now(), origin ? JSON.stringify(origin) : null];
