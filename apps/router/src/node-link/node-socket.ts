@@ -83,7 +83,7 @@ class NodeSocket {
         this.socket.close(CloseCode.POLICY_VIOLATION, "frames sent before the register was answered");
       return;
     }
-    if (this.connection || !this.paceRegistration) {
+    if (this.connection) {
       this.handle(raw);
       return;
     }
