@@ -41,10 +41,16 @@ async function pacedServer(limits: PacerLimits) {
     onRefused: (_address, why) => refused.push(why),
   });
   pacer.attach(server);
+  const client = await listening(server);
+  return { server, pacer, client, refused, closeListeners, requests: () => requests };
+}
+
+/** Listens on port 0 (closed after the test); returns a maker of raw TCP clients to it. */
+async function listening(server: Server) {
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as { port: number }).port;
-  const client = (request: string | undefined, localAddress = "127.0.0.1"): Client => {
+  return (request: string | undefined, localAddress = "127.0.0.1"): Client => {
     const socket = connect({ host: "127.0.0.1", port, localAddress });
     clients.push(socket);
     let received = "";
@@ -59,7 +65,6 @@ async function pacedServer(limits: PacerLimits) {
     if (request) socket.on("connect", () => socket.write(request));
     return { socket, received: () => received, closed: () => closed };
   };
-  return { server, pacer, client, refused, closeListeners, requests: () => requests };
 }
 
 /** The 'close' listeners a plain HTTP server's request socket has, without a pacer. */
@@ -69,12 +74,7 @@ async function unpacedCloseListeners(): Promise<number> {
     count = request.socket.listenerCount("close");
     response.end("hello");
   });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const socket = connect({ host: "127.0.0.1", port: (server.address() as { port: number }).port });
-  clients.push(socket);
-  socket.on("error", () => {});
-  socket.write(REQUEST);
+  (await listening(server))(REQUEST);
   await waitFor(() => count >= 0);
   return count;
 }

@@ -55,7 +55,7 @@ export interface SocketOrigin {
   /** Told once the node has registered: the connection is no stranger's any more. */
   onRegistered?: () => void;
   /** When the register frame is handled: now, or in a later turn (HandshakeAdmission.scheduleRegistration). */
-  paceRegistration?: (register: () => void) => void;
+  paceRegistration: (register: () => void) => void;
   /** The TCP socket under the WebSocket, and who batches its writes by turn (NodeConnection). */
   tcp: CorkableStream;
   writes: TurnWrites;

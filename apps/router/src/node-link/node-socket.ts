@@ -6,8 +6,8 @@ import type { NodeConnection } from "./node-connection.ts";
 import { rawText } from "./raw-text.ts";
 
 // The life of one node socket: the handshake (handshake.ts), then every frame the registered node
-// sends, dispatched through one table with one handler per frame type. The socket itself owns
-// `register` (once is enough) and `pong`; every other type belongs to a feature's table.
+// sends. The socket itself answers `register` (once is enough) and `pong`; every other type goes
+// through the features' merged table, one handler per frame type.
 // What a socket keeps is kept once per connected host, for days, ten thousand times over after a
 // restart: so one object with shared methods and three listeners, the handshake's state let go at
 // registration, and the features' table (a closure per frame type, and the child logger it is
@@ -83,7 +83,7 @@ class NodeSocket {
         this.socket.close(CloseCode.POLICY_VIOLATION, "frames sent before the register was answered");
       return;
     }
-    if (this.connection || !this.paceRegistration) {
+    if (this.connection) {
       this.handle(raw);
       return;
     }

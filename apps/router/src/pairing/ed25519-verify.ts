@@ -41,15 +41,18 @@ export function ed25519Backend(): { backend: Ed25519Backend; reason?: string } {
   return loadSodium() ? { backend: "libsodium" } : { backend: "openssl", reason: loadError };
 }
 
-/** Whether `signature` is the key's Ed25519 signature of `message` (a malformed signature is a plain no). */
+/**
+ * Whether `signature` is the key's Ed25519 signature of `message` (a malformed signature is a plain
+ * no). `backend`: by default libsodium where it loads; "libsodium" where it does not is OpenSSL too.
+ */
 export function verifyEd25519(
   message: Buffer,
   signature: Buffer,
   key: NodeKey,
-  backend: Ed25519Backend = loadSodium() ? "libsodium" : "openssl",
+  backend?: Ed25519Backend,
 ): boolean {
   if (signature.length !== 64) return false;
-  const lib = backend === "libsodium" ? loadSodium() : null;
+  const lib = backend === "openssl" ? null : loadSodium();
   if (lib) return lib.crypto_sign_verify_detached(signature, message, key.raw);
   return verify(null, message, key.object, signature);
 }

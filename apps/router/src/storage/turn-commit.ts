@@ -12,19 +12,18 @@ import type { SqliteDatabase, SqliteStatement } from "@phonework/runtime";
 //
 // A connection has one transaction, so there is one batcher per connection (`TurnCommit.of`).
 
-/** A queued write and whoever hears how it went: a waiter (`run`), or only an error (`soon`). */
+/** A queued write and whoever hears how it went: a waiter (`run`), or only an error (`soon`: no resolve). */
 interface Queued {
   write: () => unknown;
   resolve: ((value: unknown) => void) | undefined;
-  reject: ((error: unknown) => void) | undefined;
-  onError: ((error: unknown) => void) | undefined;
+  reject: (error: unknown) => void;
   /** Runs one SQL statement and nothing else that can fail after it: needs no savepoint. */
   oneStatement: boolean;
 }
 
 /** Not a closure per write: the bundle's keepNames makes each named one a defineProperty. */
 function settle(queued: Queued, error: unknown, value: unknown): void {
-  if (error) (queued.reject ?? queued.onError)?.(error);
+  if (error) queued.reject(error);
   else queued.resolve?.(value);
 }
 
@@ -86,7 +85,6 @@ export class TurnCommit {
         write,
         resolve: resolve as (value: unknown) => void,
         reject,
-        onError: undefined,
         oneStatement: options.oneStatement === true,
       });
       this.schedule();
@@ -101,8 +99,7 @@ export class TurnCommit {
     this.later.push({
       write,
       resolve: undefined,
-      reject: undefined,
-      onError,
+      reject: onError,
       oneStatement: options.oneStatement === true,
     });
     this.laterTimer ??= setTimeout(() => {

@@ -1,4 +1,4 @@
-import { createPublicKey, generateKeyPairSync, sign } from "node:crypto";
+import { generateKeyPairSync, sign } from "node:crypto";
 import type { Ed25519Backend, NodeKey } from "@phonework/router";
 import { type Check, ok, warn } from "./check.ts";
 
@@ -18,8 +18,10 @@ export function checkNodeSignatures(checker: SignatureChecker): Check {
   const { backend, reason } = checker.ed25519Backend();
   if (backend !== "libsodium") return onOpenSsl(`sodium-native did not load: ${reason ?? "unknown reason"}`);
   const { publicKey, privateKey } = generateKeyPairSync("ed25519");
-  const object = createPublicKey(publicKey.export({ format: "pem", type: "spki" }));
-  const key = { object, raw: Buffer.from(publicKey.export({ format: "jwk" }).x ?? "", "base64url") };
+  const key = {
+    object: publicKey,
+    raw: Buffer.from(publicKey.export({ format: "jwk" }).x ?? "", "base64url"),
+  };
   const message = Buffer.from("phonework doctor");
   const signature = sign(null, message, privateKey);
   const tampered = Buffer.from("phonework doctoR");
