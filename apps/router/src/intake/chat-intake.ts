@@ -81,6 +81,8 @@ export class ChatIntake implements PlatformEvents {
     // Counted in flight from the start: a drain also waits for a message whose commit is pending.
     const taking = this.take(message);
     this.inFlight.add(taking);
+    // Two unnamed arrows, not one named `done`: the bundle's keepNames makes a named closure per
+    // message a defineProperty.
     taking.then(
       () => this.inFlight.delete(taking),
       () => this.inFlight.delete(taking),
