@@ -14,17 +14,18 @@ import type { SqliteDatabase, SqliteStatement } from "@phonework/runtime";
 //   per call. A pass still running when its hour is up (the table grew) steps on every call until it
 //   wraps; a first pass whose size is unknown (nothing swept yet) does so from the start.
 //
-// Bound, along the key: a step deletes every expired row in its chunk, so a pass deletes every row
-// that expired before the pass began. A row whose `at` + TTL falls in pass k is gone by the end of
-// pass k + 1: at most `at` + TTL + 2 × SWEEP_EVERY_MS (+ twice the gap between calls), provided
-// sweepIfDue is called at least once per interval. With fewer calls a pass takes (rows ÷ CHUNK) calls.
-// Until then an expired row is still there: readers that care compare `at` themselves.
+// Bound, along the key: a pass deletes every row that had expired when it began (its step reaches
+// the row later). A pass lasts SWEEP_EVERY_MS plus one gap between calls, if sweepIfDue is called
+// at least once per interval and the table did not grow by more than a chunk meanwhile (else one
+// call more per extra chunk). A row expires during some pass and the next one deletes it: it is gone
+// by `at` + TTL + 2 × SWEEP_EVERY_MS + 2 call gaps. Until then an expired row is still there:
+// readers that care compare `at` themselves (seen events do; a delivered id answers until swept).
 //
-// `sweep()` deletes everything expired at once (construction, prune): along the key that is a full
-// scan (100k rows ~30 ms, 1M ~0.3 s here), which the stores do once at start.
+// `sweep()` deletes everything expired at once (construction, prune): along the key a full scan and a
+// count, ~5–15 ms a table of 100k rows and 0.1–0.2 s of 1M here when little has expired.
 
 const SWEEP_EVERY_MS = 3_600_000;
-/** Keys per step along the key: a step's cost stays small (~0.1 ms) at any table size. */
+/** Keys per step along the key: a step costs ~0.1–0.5 ms at any table size. */
 export const SWEEP_CHUNK = 512;
 
 export interface ExpiringRowsOptions {
@@ -39,17 +40,9 @@ export interface SweepStep {
   deleted: number;
 }
 
-interface ChunkStatements {
-  firstChunk: SqliteStatement;
-  nextChunk: SqliteStatement;
-  deleteFirst: SqliteStatement;
-  deleteNext: SqliteStatement;
-  count: SqliteStatement;
-}
-
 export class ExpiringRows {
   private readonly expire: SqliteStatement;
-  private readonly chunks: ChunkStatements | undefined;
+  private readonly countRows: SqliteStatement | undefined;
   private readonly runStep:
     | ((cursor: unknown, cutoff: number) => { step: SweepStep; last: unknown })
     | undefined;
@@ -74,7 +67,7 @@ export class ExpiringRows {
     this.expire = db.prepare(`DELETE FROM ${table} WHERE at <= ?`);
     const key = options.alongKey;
     if (key === undefined) return;
-    const chunks: ChunkStatements = {
+    const chunks = {
       // count and max of the chunk's keys in one read of the key's B-tree; max is where the next starts.
       firstChunk: db.prepare(
         `SELECT count(*) AS visited, max(${key}) AS last FROM (SELECT ${key} FROM ${table} ORDER BY ${key} LIMIT ${SWEEP_CHUNK})`,
@@ -84,9 +77,8 @@ export class ExpiringRows {
       ),
       deleteFirst: db.prepare(`DELETE FROM ${table} WHERE ${key} <= ? AND at <= ?`),
       deleteNext: db.prepare(`DELETE FROM ${table} WHERE ${key} > ? AND ${key} <= ? AND at <= ?`),
-      count: db.prepare(`SELECT count(*) FROM ${table}`).pluck(),
     };
-    this.chunks = chunks;
+    this.countRows = db.prepare(`SELECT count(*) FROM ${table}`).pluck();
     this.runStep = db.transaction((cursor: unknown, cutoff: number) => {
       const first = cursor === undefined;
       const chunk = (first ? chunks.firstChunk.get() : chunks.nextChunk.get(cursor)) as {
@@ -113,16 +105,16 @@ export class ExpiringRows {
       return undefined;
     }
     if (now < this.nextStepAt) return undefined;
-    const { step, last } = this.runStep(this.cursor, now - this.ttlMs);
+    // Counted before it runs: a step that throws (its error goes to the caller) is retried when the
+    // next one is due, not on every call.
     this.passSteps++;
+    this.nextStepAt = this.passStart + Math.min(this.passSteps * this.interval, SWEEP_EVERY_MS);
+    const { step, last } = this.runStep(this.cursor, now - this.ttlMs);
     this.passVisited += step.visited;
-    if (step.visited < SWEEP_CHUNK) {
-      // Past the last key: the next pass starts an hour after this one did (now, if it ran late).
+    // Past the last key: the next pass starts an hour after this one did (now, if it ran late).
+    if (step.visited < SWEEP_CHUNK)
       this.startPass(Math.max(now, this.passStart + SWEEP_EVERY_MS), this.passVisited);
-    } else {
-      this.cursor = last;
-      this.nextStepAt = this.passStart + Math.min(this.passSteps * this.interval, SWEEP_EVERY_MS);
-    }
+    else this.cursor = last;
     return step;
   }
 
@@ -131,7 +123,7 @@ export class ExpiringRows {
     const now = this.now();
     this.lastSweep = now;
     const deleted = this.expire.run(now - this.ttlMs).changes;
-    if (this.chunks) this.startPass(now + SWEEP_EVERY_MS, this.chunks.count.get() as number);
+    if (this.countRows) this.startPass(now + SWEEP_EVERY_MS, this.countRows.get() as number);
     return deleted;
   }
 
