@@ -55,7 +55,7 @@ export class DeliveredStore {
     this.record = db.prepare(
       "INSERT OR REPLACE INTO delivered (key, state, message_id, at) VALUES (?, 'delivered', ?, ?)",
     );
-    this.expiring = new ExpiringRows(db, "delivered", ttlMs, now);
+    this.expiring = new ExpiringRows(db, "delivered", ttlMs, now, { alongKey: "key" });
     this.expiring.sweep();
     this.turn = TurnCommit.of(db);
   }

@@ -44,7 +44,7 @@ export class SeenEvents {
       "INSERT INTO seen_events (key, at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET at = excluded.at",
     );
     this.forgetOne = db.prepare("DELETE FROM seen_events WHERE key = ?");
-    this.expiring = new ExpiringRows(db, "seen_events", ttlMs, now);
+    this.expiring = new ExpiringRows(db, "seen_events", ttlMs, now, { alongKey: "key" });
     this.expiring.sweep();
     this.checkAndRememberAt = db.transaction((keys: string[], at: number) => {
       const repeat = keys.some((key) => {
@@ -60,7 +60,7 @@ export class SeenEvents {
   static inMemory(ttlMs: number, now: () => number): SeenEvents {
     return new SeenEvents(
       openDatabase(":memory:", {
-        migrations: [SEEN_EVENTS_MIGRATION, SEEN_EVENTS_WITHOUT_ROWID_MIGRATION],
+        migrations: [SEEN_EVENTS_MIGRATION, SEEN_EVENTS_WITHOUT_ROWID_MIGRATION, "DROP INDEX seen_events_at"],
       }),
       ttlMs,
       now,
