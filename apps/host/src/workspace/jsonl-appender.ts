@@ -47,15 +47,30 @@ export class JsonLinesAppender {
   private readonly uid = process.getuid?.();
   /** The event loop's turn, as counted here: a new one starts after a turn that checked a path. */
   private turn = 0;
-  private readonly endTurn = atEndOfTurn(() => this.turn++);
+  /** Schedules the turn's end; absent when the owner says where turns end (`nextTurn`). */
+  private readonly endTurn: (() => void) | undefined;
 
-  constructor(private maxOpen = 128) {}
+  /**
+   * `turns`: "event-loop" (a turn of this thread's event loop) or "batches" (the owner calls
+   * `nextTurn` after each batch: the channel log's thread, one batch per turn of the main thread).
+   */
+  constructor(
+    private maxOpen = 128,
+    turns: "event-loop" | "batches" = "event-loop",
+  ) {
+    this.endTurn = turns === "event-loop" ? atEndOfTurn(() => this.turn++) : undefined;
+  }
 
   /** Appends one JSON value per line. */
   append(path: string, values: readonly unknown[]): void {
     if (values.length === 0) return;
     let text = "";
-    for (const value of values) text += `${JSON.stringify(value)}\n`;
+    for (const value of values) text += jsonLine(value);
+    this.appendLines(path, text);
+  }
+
+  /** Appends `text`: whole lines (each ending in a newline), as `jsonLine` makes them. */
+  appendLines(path: string, text: string): void {
     let file = this.files.get(path);
     this.files.delete(path); // kept again below, as the most recently written
     try {
@@ -85,6 +100,11 @@ export class JsonLinesAppender {
     this.maxOpen = 0;
   }
 
+  /** The batch is over: the next write of each file looks at its path again (turns "batches"). */
+  nextTurn(): void {
+    this.turn++;
+  }
+
   /** How many files are open now. */
   get openFiles(): number {
     return this.files.size;
@@ -93,7 +113,7 @@ export class JsonLinesAppender {
   /** The file is as the path says for the rest of this turn. */
   private checked(file: OpenFile): void {
     file.checkedIn = this.turn;
-    this.endTurn();
+    this.endTurn?.();
   }
 
   /**
@@ -136,6 +156,9 @@ export class JsonLinesAppender {
     closeSync(evicted.fd);
   }
 }
+
+/** One JSON value as a line of a JSON Lines file. */
+export const jsonLine = (value: unknown): string => `${JSON.stringify(value)}\n`;
 
 /** Whether the file's last byte (of `size`) is not a newline: a write cut short. */
 function endsTorn(fd: number, size: number): boolean {
