@@ -59,7 +59,10 @@ export class ThreadedJsonLines {
     if (values.length === 0) return;
     let text = "";
     for (const value of values) text += jsonLine(value);
-    if (this.direct && !this.closing) return this.writeDirect(path, text);
+    if (this.direct && !this.closing) {
+      this.writeDirect(path, text);
+      return;
+    }
     const before = this.pending.get(path);
     this.pending.set(path, before === undefined ? text : before + text);
     if (!this.closing) this.endTurn();
@@ -70,7 +73,9 @@ export class ThreadedJsonLines {
     if (this.closing) return this.closing;
     this.send();
     const worker = this.worker;
-    if (!worker || Atomics.load(this.written, 0) === this.sent) return Promise.resolve();
+    // Waiters are answered in the order they asked (one waiting already: this one waits behind it).
+    if (!worker || (this.waiting.length === 0 && Atomics.load(this.written, 0) === this.sent))
+      return Promise.resolve();
     const id = ++this.pings;
     if (this.waiting.length === 0) worker.ref(); // a reader waits: the process stays for the answer
     const done = new Promise<void>((resolve) => this.waiting.push({ id, resolve }));
@@ -90,6 +95,11 @@ export class ThreadedJsonLines {
   /** How many batches were handed to the thread (for tests: one per turn with lines). */
   get batchesSent(): number {
     return this.sent;
+  }
+
+  /** Whether the thread is running (for tests: none before the first line, none after close). */
+  get threadRunning(): boolean {
+    return this.worker !== undefined;
   }
 
   private async closeThread(): Promise<void> {
@@ -205,8 +215,9 @@ export class ThreadedJsonLines {
   }
 
   private writeDirect(path: string, text: string): void {
+    this.direct ??= new JsonLinesAppender();
     try {
-      (this.direct ??= new JsonLinesAppender()).appendLines(path, text);
+      this.direct.appendLines(path, text);
     } catch (error) {
       this.options.onFailure(path, error as Error);
     }
