@@ -1,6 +1,9 @@
 import { chmodSync, closeSync, fstatSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import { atEndOfTurn, ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "@phonework/runtime";
+// The two modules it needs, not the package's index: the channel log's thread loads this file,
+// and with the index it would load the whole runtime (pino, zod, the SQLite driver) for nothing.
+import { atEndOfTurn } from "@phonework/runtime/end-of-turn";
+import { ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "@phonework/runtime/private-files";
 
 // Appends JSON Lines (a channel's log.jsonl and context.jsonl, written at every message and turn):
 // one JSON value per line, one write per batch; a file whose last line was torn (a crash mid-write,
@@ -22,10 +25,11 @@ import { atEndOfTurn, ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "
 // between a stat and its write was seen at the next write, one landing mid-turn is seen at the next
 // turn's first write; the line written in between goes where it went then (a rotated file, glued
 // to a torn external line, into a file briefly too open).
-// The lines are still written at once, not gathered into one write at the turn's end: the model's
-// tools read log.jsonl and context.jsonl (file_ops in this process, run_shell in a child), and a
-// line the turn has written must be there for a tool call later in the same turn. Gathering a
-// message's line and its answer's into one write measured no gain either (within the noise).
+// Where it runs: context.jsonl's appender runs on the main thread and writes at once (it is
+// written at a model's turn, never on the round-trip bench's path, and its appends throw to their
+// caller). log.jsonl's runs on a thread of its own (jsonl-thread.ts), fed one batch per turn of the
+// main thread by jsonl-thread-writer.ts (turns "batches": each batch is a turn here), so the main
+// thread pays no stat and no write per message; readers wait for it (after-log-writes.ts).
 // At most `maxOpen` files stay open, the least recently written closed first: the chat ids that
 // name these paths come from outside, so nothing here grows with them. More chats than that, all
 // busy, and each line costs an open and a close again (as every line did before), so the bound is
