@@ -64,14 +64,12 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     schedule,
     web,
   ];
-  const workers = createWorkers({
-    ...base,
-    // Each waits for the chats' log lines before it runs, as the assistant's do.
-    tools: afterLogWrites(
-      machine.flatMap((feature) => feature.tools ?? []),
-      base.channels.log,
-    ),
-  });
+  // Each waits for the chats' log lines before it runs, as the assistant's tools do.
+  const tools = afterLogWrites(
+    machine.flatMap((feature) => feature.tools ?? []),
+    base.channels.log,
+  );
+  const workers = createWorkers({ ...base, tools });
   const usage = createUsageFeature(base.usage, base.owners);
   const terminals = createTerminals({ ...base, loadPty: deps.loadPty, chatWaits: deps.chatTerminalWaits });
   const chat = [
