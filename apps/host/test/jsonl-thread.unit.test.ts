@@ -19,6 +19,7 @@ import { z } from "zod";
 import { defineTool } from "../src/contracts/tool.ts";
 import { afterLogWrites } from "../src/workspace/after-log-writes.ts";
 import { ChannelLog } from "../src/workspace/channel-log.ts";
+import { JsonLinesThread, sharedJsonLinesThread } from "../src/workspace/jsonl-thread-client.ts";
 import { ThreadedJsonLines } from "../src/workspace/jsonl-thread-writer.ts";
 import { WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 
@@ -26,8 +27,8 @@ import { WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 // to the thread per turn whatever the number of lines and files, each file's order kept, the
 // appender's rules (torn line, rotation, replacement, private modes, at most maxOpen open) holding
 // there, readers that wait for the lines (after-log-writes.ts), a failed write reported without
-// the line while later ones land, and a close that writes everything and ends the thread.
-// One writer (one thread) for most of the file: a thread from source starts with tsx (~0.2 s).
+// the line while later ones land, a close that writes everything, and a thread that dies.
+// The process's one thread (jsonl-thread-client.ts) for every writer but the one whose thread dies.
 
 const dir = makeTempDir();
 const logger = createTestLogger();
@@ -122,16 +123,9 @@ describe("the appender's rules, on the thread", () => {
       await writer.flushed();
     }
     for (const path of paths) expect(read(path)).toBe("1\n2\n");
-    const logs = new Set(paths);
-    const open = readdirSync("/proc/self/fd").filter((fd) => {
-      try {
-        return logs.has(readlinkSync(join("/proc/self/fd", fd)));
-      } catch {
-        return false; // closed meanwhile
-      }
-    });
-    expect(open.length).toBeLessThanOrEqual(3);
-    expect(open.length).toBeGreaterThan(0); // the busiest stay open
+    const open = openOn(paths);
+    expect(open).toBeLessThanOrEqual(3);
+    expect(open).toBeGreaterThan(0); // the busiest stay open
   });
 });
 
@@ -184,23 +178,55 @@ describe("readers wait for the lines; a failure is told and the log goes on", ()
   });
 });
 
-describe("close", () => {
-  it("writes everything handed over, ends the thread; a line after it still lands; another writer starts and ends the same", async () => {
-    const path = freshPath();
-    for (let i = 0; i < 100; i++) writer.append(path, [i]);
-    expect(writer.threadRunning).toBe(true);
+/** The descriptors of this process (the thread's included) open on one of `paths`. */
+function openOn(paths: readonly string[]): number {
+  const wanted = new Set(paths);
+  return readdirSync("/proc/self/fd").filter((fd) => {
+    try {
+      return wanted.has(readlinkSync(join("/proc/self/fd", fd)));
+    } catch {
+      return false; // closed meanwhile
+    }
+  }).length;
+}
+
+describe("close, and the thread's end", () => {
+  it("close writes everything handed over and closes the writer's files; a line after it still lands; writers come and go on one thread", async () => {
+    const paths = [freshPath(), freshPath()];
+    for (let i = 0; i < 100; i++) for (const path of paths) writer.append(path, [i]);
     await writer.close();
-    expect(writer.threadRunning).toBe(false);
-    expect(read(path).trim().split("\n")).toHaveLength(100);
-    writer.append(path, ["after close"]);
-    expect(read(path).endsWith('99\n"after close"\n')).toBe(true); // on the main thread, at once
-    await writer.flushed();
-    const again = new ThreadedJsonLines({ logger: logger.logger, onFailure: () => {} });
-    expect(again.threadRunning).toBe(false); // no line, no thread
-    again.append(path, ["second writer"]);
-    await again.close();
-    expect(again.threadRunning).toBe(false);
-    expect(read(path).endsWith('"after close"\n"second writer"\n')).toBe(true);
+    for (const path of paths) expect(read(path).trim().split("\n")).toHaveLength(100);
+    expect(openOn(paths)).toBe(0);
+    writer.append(paths[0] as string, ["after close"]);
+    expect(read(paths[0] as string).endsWith('99\n"after close"\n')).toBe(true); // on the main thread, at once
+    const thread = sharedJsonLinesThread();
+    for (const round of [1, 2, 3]) {
+      const again = new ThreadedJsonLines({ logger: logger.logger, onFailure: () => {} });
+      again.append(paths[1] as string, [`writer ${round}`]);
+      await again.close();
+      expect(openOn(paths)).toBe(0);
+    }
+    expect(sharedJsonLinesThread()).toBe(thread); // one thread for all of them
+    expect(read(paths[1] as string).endsWith('"writer 1"\n"writer 2"\n"writer 3"\n')).toBe(true);
     expect(logger.lines().filter((line) => line.level === 50)).toEqual([]);
+  });
+
+  it("a thread that dies is said once; the log goes on, on the main thread", async () => {
+    const thread = new JsonLinesThread();
+    const test = createTestLogger();
+    const own = new ThreadedJsonLines({ logger: test.logger, onFailure: () => {}, thread: () => thread });
+    const path = freshPath();
+    own.append(path, ["before"]);
+    await own.flushed();
+    await thread.terminate();
+    expect(thread.alive).toBe(false);
+    own.append(path, ["after"]);
+    own.append(path, ["and after"]);
+    await own.flushed();
+    expect(read(path)).toBe('"before"\n"after"\n"and after"\n');
+    const said = test.lines().filter((line) => line.level === 50);
+    expect(said).toHaveLength(1);
+    expect(said[0]?.msg).toContain("channel log's thread ended");
+    await own.close();
   });
 });

@@ -28,7 +28,7 @@ import { ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "@phonework/ru
 // Where it runs: context.jsonl's appender runs on the main thread and writes at once (it is
 // written at a model's turn, never on the round-trip bench's path, and its appends throw to their
 // caller). log.jsonl's runs on a thread of its own (jsonl-thread.ts), fed one batch per turn of the
-// main thread by jsonl-thread-writer.ts (turns "batches": each batch is a turn here), so the main
+// main thread by jsonl-thread-writer.ts (turns "batches": each batch is a turn there), so the main
 // thread pays no stat and no write per message; readers wait for it (after-log-writes.ts).
 // At most `maxOpen` files stay open, the least recently written closed first: the chat ids that
 // name these paths come from outside, so nothing here grows with them. More chats than that, all
@@ -58,10 +58,12 @@ export class JsonLinesAppender {
    * `turns`: "event-loop" (a turn of this thread's event loop) or "batches" (the owner calls
    * `nextTurn` after each batch: the channel log's thread, one batch per turn of the main thread).
    */
-  constructor(
-    private maxOpen = 128,
-    turns: "event-loop" | "batches" = "event-loop",
-  ) {
+  private maxOpen: number;
+
+  // No parameter properties in this file and the modules it loads: the thread runs them from
+  // source with Node's type stripping, which only erases types.
+  constructor(maxOpen = 128, turns: "event-loop" | "batches" = "event-loop") {
+    this.maxOpen = maxOpen;
     this.endTurn = turns === "event-loop" ? atEndOfTurn(() => this.turn++) : undefined;
   }
 

@@ -1,23 +1,24 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { JsonLinesAppender } from "./jsonl-appender.ts";
 
-// The channel log's thread (started by jsonl-thread-writer.ts, which says why): it runs the same
-// JsonLinesAppender the main thread ran, one batch per turn of the main thread, so each file's
-// path is looked at once per batch (a rotated or replaced file made again, a torn line closed
-// first, a loosened mode made private again) and at most `maxOpen` files stay open. It answers
-// only when there is something to say: a batch's failures, a `flushed` asked for, its close. What
-// it has written is in a shared counter (the last batch's number), which the main thread reads
-// without asking.
-// This file is an entry point of the bundle (scripts/bundle-cli.ts); from source it runs with tsx.
+// The channel logs' thread (started by jsonl-thread-client.ts; jsonl-thread-writer.ts says why):
+// it runs the same JsonLinesAppender the main thread ran, one per writer (a host's channel log),
+// fed one batch per turn of the main thread, so each file's path is looked at once per batch (a
+// rotated or replaced file made again, a torn line closed first, a loosened mode made private
+// again) and at most `maxOpen` files stay open per writer. It answers only when there is something
+// to say: a batch's failures, a ping. What it has written is in a shared counter (the last batch's
+// number), which the main thread reads without asking.
+// This file is an entry point of the bundle (scripts/bundle-cli.ts, jsonl-thread.js); from source
+// Node runs it with its type stripping, so it and what it imports use only erasable TypeScript.
 
-/** To the thread: lines to append, a question, or the end. */
+/** To the thread, in order. */
 export type ToThread =
-  /** `appends`: path, lines, path, lines… in the order they were appended. */
-  | { op: "batch"; seq: number; appends: string[] }
-  /** Answered (`done`) once every batch before it is written. */
+  /** `appends`: path, lines, path, lines… in the order they were appended. `seq` counts every writer's. */
+  | { op: "batch"; writer: number; maxOpen: number; seq: number; appends: string[] }
+  /** Answered `done` once everything before it is done. */
   | { op: "ping"; id: number }
-  /** Closes every file and ends the thread (answered `closed` first). */
-  | { op: "close" };
+  /** The writer's files closed; answered `done` with `id`. */
+  | { op: "close"; writer: number; id: number };
 
 /** What failed in a batch: the file's path and the error (never the lines). */
 export interface ThreadFailure {
@@ -27,44 +28,53 @@ export interface ThreadFailure {
 }
 
 export type FromThread =
-  | { op: "failed"; failures: ThreadFailure[] }
-  | { op: "done"; id: number }
-  | { op: "closed" };
+  | { op: "failed"; writer: number; failures: ThreadFailure[] }
+  | { op: "done"; id: number };
 
 export interface ThreadData {
-  maxOpen: number;
-  /** An Int32Array's memory: [0] is the number of the last batch written. */
+  /** An Int32Array's memory: [0] is the `seq` of the last batch written. */
   written: SharedArrayBuffer;
 }
 
 function serve(port: NonNullable<typeof parentPort>, data: ThreadData): void {
-  const appender = new JsonLinesAppender(data.maxOpen, "batches");
+  const appenders = new Map<number, JsonLinesAppender>();
   const written = new Int32Array(data.written);
   port.on("message", (message: ToThread) => {
     if (message.op === "batch") {
-      const failures: ThreadFailure[] = [];
-      const { appends } = message;
-      for (let i = 0; i + 1 < appends.length; i += 2) {
-        const path = appends[i] as string;
-        try {
-          appender.appendLines(path, appends[i + 1] as string);
-        } catch (error) {
-          const { message: text, code } = error as NodeJS.ErrnoException;
-          failures.push({ path, message: String(text ?? error), ...(code ? { code } : {}) });
-        }
+      let appender = appenders.get(message.writer);
+      if (!appender) {
+        appender = new JsonLinesAppender(message.maxOpen, "batches");
+        appenders.set(message.writer, appender);
       }
-      appender.nextTurn();
+      const failures = writeBatch(appender, message.appends);
       Atomics.store(written, 0, message.seq);
-      if (failures.length > 0) port.postMessage({ op: "failed", failures } satisfies FromThread);
-    } else if (message.op === "ping") {
-      port.postMessage({ op: "done", id: message.id } satisfies FromThread);
-    } else {
-      appender.close();
-      port.postMessage({ op: "closed" } satisfies FromThread);
-      port.close(); // nothing else keeps the thread: it ends
+      if (failures.length > 0)
+        port.postMessage({ op: "failed", writer: message.writer, failures } satisfies FromThread);
+      return;
     }
+    if (message.op === "close") {
+      appenders.get(message.writer)?.close();
+      appenders.delete(message.writer);
+    }
+    port.postMessage({ op: "done", id: message.id } satisfies FromThread);
   });
 }
 
-if (parentPort && (workerData as { jsonlThread?: ThreadData } | undefined)?.jsonlThread)
-  serve(parentPort, (workerData as { jsonlThread: ThreadData }).jsonlThread);
+/** Appends each file's lines; a file that fails does not stop the others. */
+function writeBatch(appender: JsonLinesAppender, appends: string[]): ThreadFailure[] {
+  const failures: ThreadFailure[] = [];
+  for (let i = 0; i + 1 < appends.length; i += 2) {
+    const path = appends[i] as string;
+    try {
+      appender.appendLines(path, appends[i + 1] as string);
+    } catch (error) {
+      const { message, code } = error as NodeJS.ErrnoException;
+      failures.push({ path, message: String(message ?? error), ...(code ? { code } : {}) });
+    }
+  }
+  appender.nextTurn();
+  return failures;
+}
+
+const data = (workerData as { jsonlThread?: ThreadData } | null)?.jsonlThread;
+if (parentPort && data) serve(parentPort, data);
