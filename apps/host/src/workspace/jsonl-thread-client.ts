@@ -25,9 +25,11 @@ export class JsonLinesThread {
   /** Pings and closes waiting for their `done`, in the order sent (the thread answers in order). */
   private readonly waiting: Array<{ id: number; resolve: () => void }> = [];
   private ended: Error | undefined;
+  /** `failed` messages received (the thread counts those it posted). */
+  private reportsHeard = 0;
 
   constructor() {
-    const shared = new SharedArrayBuffer(4);
+    const shared = new SharedArrayBuffer(8);
     this.written = new Int32Array(shared);
     const data: ThreadData = { written: shared };
     this.worker = new Worker(threadEntry(), {
@@ -52,6 +54,11 @@ export class JsonLinesThread {
   /** The last batch (of any writer) the thread has written. */
   get lastWritten(): number {
     return Atomics.load(this.written, 0);
+  }
+
+  /** Whether batch `seq` is written and any failure of it already told (no need to ask the thread). */
+  done(seq: number): boolean {
+    return Atomics.load(this.written, 0) >= seq && Atomics.load(this.written, 1) === this.reportsHeard;
   }
 
   /** A new writer's number; `link` hears its failures and the thread's end. */
@@ -96,6 +103,7 @@ export class JsonLinesThread {
 
   private answer(message: FromThread): void {
     if (message.op === "failed") {
+      this.reportsHeard++;
       const link = this.links.get(message.writer);
       for (const failure of message.failures) link?.failed(failure);
     } else this.release(message.id);

@@ -69,7 +69,7 @@ export class ThreadedJsonLines {
     if (this.closing) return this.closing;
     this.send();
     const thread = this.thread;
-    if (!thread?.alive || thread.lastWritten >= this.lastSent) return this.lastWait ?? Promise.resolve();
+    if (!thread?.alive || thread.done(this.lastSent)) return this.lastWait ?? Promise.resolve();
     const wait = thread.ping();
     this.lastWait = wait;
     void wait.then(() => {

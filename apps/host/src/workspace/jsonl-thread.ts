@@ -6,8 +6,8 @@ import { JsonLinesAppender } from "./jsonl-appender.ts";
 // fed one batch per turn of the main thread, so each file's path is looked at once per batch (a
 // rotated or replaced file made again, a torn line closed first, a loosened mode made private
 // again) and at most `maxOpen` files stay open per writer. It answers only when there is something
-// to say: a batch's failures, a ping. What it has written is in a shared counter (the last batch's
-// number), which the main thread reads without asking.
+// to say: a batch's failures, a ping. What it has written is in shared counters (the last batch's
+// number, the failures told), which the main thread reads without asking.
 // This file is an entry point of the bundle (scripts/bundle-cli.ts, jsonl-thread.js); from source
 // Node runs it with its type stripping, so it and what it imports use only erasable TypeScript.
 
@@ -32,7 +32,11 @@ export type FromThread =
   | { op: "done"; id: number };
 
 export interface ThreadData {
-  /** An Int32Array's memory: [0] is the `seq` of the last batch written. */
+  /**
+   * An Int32Array's memory: [0] the `seq` of the last batch written, [1] how many `failed` messages
+   * were posted (counted before posting, stored before [0]: a reader that sees a batch written and
+   * every report received knows nothing about it is still on its way).
+   */
   written: SharedArrayBuffer;
 }
 
@@ -47,9 +51,11 @@ function serve(port: NonNullable<typeof parentPort>, data: ThreadData): void {
         appenders.set(message.writer, appender);
       }
       const failures = writeBatch(appender, message.appends);
-      Atomics.store(written, 0, message.seq);
-      if (failures.length > 0)
+      if (failures.length > 0) {
+        Atomics.add(written, 1, 1);
         port.postMessage({ op: "failed", writer: message.writer, failures } satisfies FromThread);
+      }
+      Atomics.store(written, 0, message.seq);
       return;
     }
     if (message.op === "close") {
