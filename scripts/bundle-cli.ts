@@ -8,7 +8,8 @@ import { OPTIONAL_PACKAGE_DEPENDENCIES, PACKAGE_DEPENDENCIES, repoRoot } from ".
 // The `phonework` executable as plain JavaScript in apps/cli/dist/. The workspace's TypeScript
 // is bundled (nothing is compiled at run time) with the pure JavaScript it always loads; the
 // packages in PACKAGE_DEPENDENCIES and OPTIONAL_PACKAGE_DEPENDENCIES stay imports. Each
-// subcommand's app is its own chunk, loaded only when that subcommand runs.
+// subcommand's app is its own chunk, loaded only when that subcommand runs. The channel log's
+// thread is a second entry (jsonl-thread.js, beside phonework.js): a worker is started from a file.
 
 export const outDir = join(repoRoot, "apps", "cli", "dist");
 
@@ -20,7 +21,11 @@ export const outDir = join(repoRoot, "apps", "cli", "dist");
 export async function buildCli(dir = outDir, { proveAscii = false } = {}): Promise<string[]> {
   rmSync(dir, { recursive: true, force: true });
   const { metafile } = await build({
-    entryPoints: { phonework: join(repoRoot, "apps", "cli", "src", "main.ts") },
+    entryPoints: {
+      phonework: join(repoRoot, "apps", "cli", "src", "main.ts"),
+      // The name jsonl-thread-writer.ts starts it by.
+      "jsonl-thread": join(repoRoot, "apps", "host", "src", "workspace", "jsonl-thread.ts"),
+    },
     outdir: dir,
     bundle: true,
     splitting: true,

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type FakeOpenAI, startFakeMcp, startFakeOpenAI } from "@phonework/testkit";
 import { describe, expect, it } from "vitest";
@@ -6,7 +6,8 @@ import { phonework, scope } from "./support.ts";
 
 // What the assistant loads on first use, as the package ships it (a missing chunk or package would
 // only show here): the OpenAI and MCP clients, bundled into chunks of their own; jiti, which loads
-// the workspace's custom tools, and yaml, which reads skills' front matter, installed packages.
+// the workspace's custom tools, and yaml, which reads skills' front matter, installed packages;
+// the channel log's thread, a second entry of the bundle (jsonl-thread.js).
 
 describe("the assistant, installed", () => {
   it("a question answered with the web tool: the model by the OpenAI SDK, the search by the MCP client", async () => {
@@ -37,7 +38,7 @@ describe("the assistant, installed", () => {
     expect(model.requests).toHaveLength(2);
   });
 
-  it("a workspace's TypeScript tool loads with jiti and its skill's front matter with yaml", async () => {
+  it("a workspace's TypeScript tool loads with jiti and its skill's front matter with yaml; the chat is logged by the log's thread", async () => {
     const dir = scope.tempDir();
     const workspace = join(dir, "workspace");
     mkdirSync(join(workspace, "tools", "shout"), { recursive: true });
@@ -68,5 +69,22 @@ describe("the assistant, installed", () => {
     expect(await standalone.exited, standalone.stderr()).toEqual({ code: 0, signal: null });
     expect(standalone.stdout()).toContain("• shout — says it louder");
     expect(standalone.stdout()).toContain("• release — how we cut a release");
+    // Both messages and both answers in the chat's log.jsonl, written by the thread (not on the
+    // main thread after it failed to start) and all there once the standalone has stopped.
+    const channels = join(workspace, "channels");
+    const [adapter] = readdirSync(channels);
+    const [chat] = readdirSync(join(channels, adapter ?? ""));
+    const log = readFileSync(join(channels, adapter ?? "", chat ?? "", "log.jsonl"), "utf8");
+    const lines = log
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { text: string; sender: { isBot: boolean } });
+    expect(lines.filter((line) => !line.sender.isBot).map((line) => line.text)).toEqual([
+      "/tools",
+      "/skills",
+    ]);
+    expect(lines.filter((line) => line.sender.isBot)).toHaveLength(2);
+    expect(log).toContain("shout — says it louder");
+    expect(standalone.stdout() + standalone.stderr()).not.toContain("channel log's thread");
   });
 });

@@ -27,6 +27,7 @@ import { createTerminals, type Terminals } from "./terminals/create-terminals.ts
 import { createUsageFeature } from "./usage/usage-feature.ts";
 import { createWebFeature } from "./web/web-feature.ts";
 import { createWorkers, type Workers } from "./workers/create-workers.ts";
+import { afterLogWrites } from "./workspace/after-log-writes.ts";
 import { createWorkspaceFeature } from "./workspace/workspace-feature.ts";
 
 // Composition root of a host: opens the base, installs the features in order and hands the link
@@ -63,7 +64,12 @@ export function createHost(config: HostConfig, deps: HostDeps): Host {
     schedule,
     web,
   ];
-  const workers = createWorkers({ ...base, tools: machine.flatMap((feature) => feature.tools ?? []) });
+  // Each waits for the chats' log lines before it runs, as the assistant's tools do.
+  const tools = afterLogWrites(
+    machine.flatMap((feature) => feature.tools ?? []),
+    base.channels.log,
+  );
+  const workers = createWorkers({ ...base, tools });
   const usage = createUsageFeature(base.usage, base.owners);
   const terminals = createTerminals({ ...base, loadPty: deps.loadPty, chatWaits: deps.chatTerminalWaits });
   const chat = [

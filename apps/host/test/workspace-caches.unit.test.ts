@@ -210,6 +210,7 @@ describe("a chat's way in, once per chat", () => {
       );
     expect(modeOf(layout.channelScratch(chat))).toBe(0o700);
     expect(access.channelsOf("telegram:bob")).toEqual([chat]);
+    await log.flushed(); // written on the log's thread (jsonl-thread-writer.ts)
     const lines = readJsonLines(layout.channelLog(chat)).values as Array<{ id: string; text: string }>;
     expect(lines.map((line) => [line.id, line.text])).toEqual([
       ["m1", "m1"],
@@ -217,7 +218,7 @@ describe("a chat's way in, once per chat", () => {
       ["m2", "m2"],
       ["m2:reply", "echo m2"],
     ]);
-    log.close();
+    await log.close();
     db.close();
   });
 });

@@ -11,6 +11,7 @@ import { DEFAULT_MAX_PIXELS, DEFAULT_MAX_SIDE } from "../images/prepare-image.ts
 import { createVisionSupport } from "../images/vision-support.ts";
 import type { ModelClient } from "../model/model-client.ts";
 import type { EventRunner } from "../schedule/scheduler.ts";
+import { afterLogWrites, type LogWrites } from "../workspace/after-log-writes.ts";
 import type { ContextStore } from "../workspace/channel-context.ts";
 import { createAssistant, HELP_COMMAND, isAssistant, STOP_COMMAND } from "./assistant.ts";
 import { createEventRunner } from "./event-runner.ts";
@@ -29,7 +30,7 @@ export interface AssistantFeatureDeps {
   unavailable: Record<string, string>;
   sessions: SessionManager;
   plans: { stop(userId: string): Array<{ id: string }> };
-  channels: { contexts: ContextStore };
+  channels: { contexts: ContextStore; log: LogWrites };
   outbox: Outbox;
   /** state.db: where whether the model reads images is remembered. */
   db: SqliteDatabase;
@@ -54,8 +55,12 @@ export interface AssistantFeature extends HostFeature {
 export function createAssistantFeature(deps: AssistantFeatureDeps): AssistantFeature {
   const { config, features, clock } = deps;
   const builtIn = featureTools(features);
-  /** The assistant's tools as they are now: custom tools load and reload while the host runs. */
-  const tools = () => [...builtIn, ...features.flatMap((f) => f.liveTools?.() ?? [])];
+  /**
+   * The assistant's tools as they are now (custom tools load and reload while the host runs), each
+   * waiting for the chats' log lines before it runs (after-log-writes.ts).
+   */
+  const tools = () =>
+    afterLogWrites([...builtIn, ...features.flatMap((f) => f.liveTools?.() ?? [])], deps.channels.log);
   const commands = features.flatMap((f) => f.commands ?? []);
   const systemPrompt = (request: ForwardFrame) =>
     [
@@ -84,6 +89,7 @@ export function createAssistantFeature(deps: AssistantFeatureDeps): AssistantFea
       systemPrompt,
       maxSteps: config.AGENT_MAX_STEPS,
       history: deps.channels.contexts,
+      logWrites: deps.channels.log,
       sendFile: async (to, file) => void deps.outbox.sendFile(to, file),
       images: createImageInput(
         { maxSide: DEFAULT_MAX_SIDE, maxBytes: config.IMAGE_MAX_BYTES, maxPixels: DEFAULT_MAX_PIXELS },

@@ -13,6 +13,7 @@ import { dataUrl, imageTurnText } from "../images/image-intake.ts";
 import { type AgentRunResult, runAgentLoop } from "../model/agent-loop.ts";
 import { meteredModel } from "../model/metered-model.ts";
 import type { ModelClient } from "../model/model-client.ts";
+import type { LogWrites } from "../workspace/after-log-writes.ts";
 import type { ContextStore } from "../workspace/channel-context.ts";
 import { MessageLine } from "./message-line.ts";
 
@@ -37,6 +38,8 @@ export interface AssistantDeps {
   maxSteps: number;
   /** Each chat's context (context.jsonl), which the model continues. */
   history: ContextStore;
+  /** The chats' logs, written on their own thread: a message's command, session turn or model turn waits for them. */
+  logWrites?: LogWrites;
   sendFile: (to: { userId: string; chatId: string; platform: string }, file: OutgoingFile) => Promise<void>;
   /** Images that come with a message, for the model or a coding session; absent: files go by path only. */
   images?: ImageInput;
@@ -112,6 +115,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     queuedIn: (queue: string) => void,
   ): Promise<ReplyValue> => {
     ctx.signal.throwIfAborted(); // given up on while it waited its turn
+    // What it runs may read the chat's log (a command, a coding session, the model's tools): the
+    // message's own line is written first.
+    await deps.logWrites?.flushed();
     const userId = request.user_id;
     const stopper = new AbortController();
     running.set(userId, stopper);

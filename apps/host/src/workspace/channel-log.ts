@@ -5,12 +5,14 @@ import { z } from "zod";
 import type { OutboxItem } from "../delivery/outbox.ts";
 import { ChatCache } from "./chat-cache.ts";
 import type { SavedAttachment } from "./inbox.ts";
-import { JsonLinesAppender } from "./jsonl-appender.ts";
+import { ThreadedJsonLines } from "./jsonl-thread-writer.ts";
 import { channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
 
 // A chat channel's log.jsonl: every message in it as this host received or sent it, in the
 // workspace's shared format, append-only. The assistant can grep it (it is in the workspace); the model's
 // own context is context.jsonl. Writing the log never stops a message: a failure is logged.
+// Its lines are written on a thread of their own at the end of each turn (jsonl-thread-writer.ts):
+// a reader awaits `flushed()` first; a crash of the process can lose the last turn's lines.
 
 export const LogAttachment = z.object({
   filename: z.string(),
@@ -49,18 +51,29 @@ export interface ChannelLogOptions {
 const REMEMBERED_PATHS = 256;
 
 export class ChannelLog {
-  /** Written on every message: the busiest chats' logs stay open (jsonl-appender.ts). */
-  private readonly files = new JsonLinesAppender();
+  /** Written on every message, on a thread of their own; the busiest chats' logs stay open there. */
+  private readonly files: ThreadedJsonLines;
   /** The last line's time and its ISO text: lines written in the same millisecond share it. */
   private stamped = { ms: Number.NaN, iso: "" };
   /** Log paths by platform and chat id as the frame names them; bounded, as chat ids come from outside. */
   private readonly paths = new ChatCache<string>(REMEMBERED_PATHS);
 
-  constructor(private readonly options: ChannelLogOptions) {}
+  constructor(private readonly options: ChannelLogOptions) {
+    const { logger } = options;
+    this.files = new ThreadedJsonLines({
+      logger,
+      onFailure: (path, error) => logger.warn({ err: error, path }, "could not write the channel log"),
+    });
+  }
 
-  /** Closes the open logs (the host is stopping); a line written after this still lands. */
-  close(): void {
-    this.files.close();
+  /** Resolves once every line logged before this call is written: await it before reading a log. */
+  flushed(): Promise<void> {
+    return this.files.flushed();
+  }
+
+  /** Writes what is left and closes the open logs (the host is stopping); a line written after this still lands. */
+  close(): Promise<void> {
+    return this.files.close();
   }
 
   /** A user's message as it came: their text (not the lines the host adds) and the files saved. */
@@ -147,11 +160,6 @@ export class ChannelLog {
       attachments: entry.attachments,
       isMention: entry.isMention,
     };
-    try {
-      this.files.append(this.pathOf(platform, chatId), [line]);
-    } catch (error) {
-      const channel = channelOf(platform, chatId);
-      this.options.logger.warn({ err: error, channel }, "could not write the channel log");
-    }
+    this.files.append(this.pathOf(platform, chatId), [line]);
   }
 }

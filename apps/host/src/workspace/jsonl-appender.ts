@@ -1,6 +1,9 @@
 import { chmodSync, closeSync, fstatSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import { atEndOfTurn, ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "@phonework/runtime";
+// The two modules it needs, not the package's index: the channel log's thread loads this file,
+// and with the index it would load the whole runtime (pino, zod, the SQLite driver) for nothing.
+import { atEndOfTurn } from "@phonework/runtime/end-of-turn";
+import { ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "@phonework/runtime/private-files";
 
 // Appends JSON Lines (a channel's log.jsonl and context.jsonl, written at every message and turn):
 // one JSON value per line, one write per batch; a file whose last line was torn (a crash mid-write,
@@ -22,10 +25,11 @@ import { atEndOfTurn, ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "
 // between a stat and its write was seen at the next write, one landing mid-turn is seen at the next
 // turn's first write; the line written in between goes where it went then (a rotated file, glued
 // to a torn external line, into a file briefly too open).
-// The lines are still written at once, not gathered into one write at the turn's end: the model's
-// tools read log.jsonl and context.jsonl (file_ops in this process, run_shell in a child), and a
-// line the turn has written must be there for a tool call later in the same turn. Gathering a
-// message's line and its answer's into one write measured no gain either (within the noise).
+// Where it runs: context.jsonl's appender runs on the main thread and writes at once (it is
+// written at a model's turn, never on the round-trip bench's path, and its appends throw to their
+// caller). log.jsonl's runs on a thread of its own (jsonl-thread.ts), fed one batch per turn of the
+// main thread by jsonl-thread-writer.ts (turns "batches": each batch is a turn there), so the main
+// thread pays no stat and no write per message; readers wait for it (after-log-writes.ts).
 // At most `maxOpen` files stay open, the least recently written closed first: the chat ids that
 // name these paths come from outside, so nothing here grows with them. More chats than that, all
 // busy, and each line costs an open and a close again (as every line did before), so the bound is
@@ -47,15 +51,32 @@ export class JsonLinesAppender {
   private readonly uid = process.getuid?.();
   /** The event loop's turn, as counted here: a new one starts after a turn that checked a path. */
   private turn = 0;
-  private readonly endTurn = atEndOfTurn(() => this.turn++);
+  /** Schedules the turn's end; absent when the owner says where turns end (`nextTurn`). */
+  private readonly endTurn: (() => void) | undefined;
 
-  constructor(private maxOpen = 128) {}
+  /**
+   * `turns`: "event-loop" (a turn of this thread's event loop) or "batches" (the owner calls
+   * `nextTurn` after each batch: the channel log's thread, one batch per turn of the main thread).
+   */
+  private maxOpen: number;
+
+  // No parameter properties in this file and the modules it loads: the thread runs them from
+  // source with Node's type stripping, which only erases types.
+  constructor(maxOpen = 128, turns: "event-loop" | "batches" = "event-loop") {
+    this.maxOpen = maxOpen;
+    this.endTurn = turns === "event-loop" ? atEndOfTurn(() => this.turn++) : undefined;
+  }
 
   /** Appends one JSON value per line. */
   append(path: string, values: readonly unknown[]): void {
     if (values.length === 0) return;
     let text = "";
-    for (const value of values) text += `${JSON.stringify(value)}\n`;
+    for (const value of values) text += jsonLine(value);
+    this.appendLines(path, text);
+  }
+
+  /** Appends `text`: whole lines (each ending in a newline), as `jsonLine` makes them. */
+  appendLines(path: string, text: string): void {
     let file = this.files.get(path);
     this.files.delete(path); // kept again below, as the most recently written
     try {
@@ -85,6 +106,11 @@ export class JsonLinesAppender {
     this.maxOpen = 0;
   }
 
+  /** The batch is over: the next write of each file looks at its path again (turns "batches"). */
+  nextTurn(): void {
+    this.turn++;
+  }
+
   /** How many files are open now. */
   get openFiles(): number {
     return this.files.size;
@@ -93,7 +119,7 @@ export class JsonLinesAppender {
   /** The file is as the path says for the rest of this turn. */
   private checked(file: OpenFile): void {
     file.checkedIn = this.turn;
-    this.endTurn();
+    this.endTurn?.();
   }
 
   /**
@@ -136,6 +162,9 @@ export class JsonLinesAppender {
     closeSync(evicted.fd);
   }
 }
+
+/** One JSON value as a line of a JSON Lines file. */
+export const jsonLine = (value: unknown): string => `${JSON.stringify(value)}\n`;
 
 /** Whether the file's last byte (of `size`) is not a newline: a write cut short. */
 function endsTorn(fd: number, size: number): boolean {

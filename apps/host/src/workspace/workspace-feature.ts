@@ -15,9 +15,9 @@ export function createWorkspaceFeature(deps: {
     name: "workspace",
     commands: contextCommands(deps.channels.contexts),
     promptSection: workspacePromptSection(deps.workspace),
-    stop: () => {
-      deps.channels.log.close();
+    stop: async () => {
       deps.channels.contexts.close();
+      await deps.channels.log.close();
     },
   };
 }

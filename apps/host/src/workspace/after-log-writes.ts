@@ -1,0 +1,32 @@
+import type { Tool } from "../contracts/tool.ts";
+
+// The channel log is written on a thread of its own, at the end of each turn (jsonl-thread-writer.ts),
+// so whatever may read a chat's log.jsonl waits for it first: every tool the model or a worker runs
+// (file_ops reads it in this process; run_shell, custom tools and coding sessions read it in a child),
+// and each message the assistant answers (a command, a coding session's turn). A wait with nothing
+// in flight is a resolved promise; otherwise one message to the thread and its answer.
+
+/** What readers wait for: every line logged before the call is written. */
+export interface LogWrites {
+  flushed(): Promise<void>;
+}
+
+/** The tools, each waiting for the channel log's lines before it runs. */
+export function afterLogWrites(tools: readonly Tool[], log: LogWrites): Tool[] {
+  return tools.map((tool) => afterLogWritesTool(tool, log));
+}
+
+function afterLogWritesTool(tool: Tool, log: LogWrites): Tool {
+  const waiting: Tool = {
+    name: tool.name,
+    description: tool.description,
+    schema: tool.schema,
+    execute: async (args, ctx) => {
+      await log.flushed();
+      return tool.execute(args, ctx);
+    },
+  };
+  if (tool.describe) waiting.describe = tool.describe.bind(tool);
+  if (tool.parameters) waiting.parameters = tool.parameters;
+  return waiting;
+}

@@ -1,0 +1,175 @@
+import type { Logger } from "@phonework/runtime";
+import { atEndOfTurn } from "@phonework/runtime/end-of-turn";
+import { JsonLinesAppender, jsonLine } from "./jsonl-appender.ts";
+import type { ThreadFailure } from "./jsonl-thread.ts";
+import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-client.ts";
+
+// JSON Lines appended on a thread of their own (jsonl-thread.ts), for the channel log, written at
+// every message: its stat and write were ~15 % of the main thread at 100 users in the round-trip
+// bench. A turn's lines are gathered here (one text per file, in the order appended) and handed
+// over at the turn's end in ONE postMessage; the thread runs the same JsonLinesAppender (one stat
+// per file per batch, the torn-line rule, private modes, at most maxOpen open) and answers only
+// when a batch failed or someone waits. So the main thread pays one postMessage per turn, not a
+// stat and a write per file. (Async fs calls per file on libuv's pool were tried first: each costs
+// the main thread 12–46 µs in request setup and callbacks against ~7 µs synchronously; they lost
+// at 10 users.)
+// What that gives up: a line is no longer in the page cache when append returns, only once the
+// thread has written the turn's batch; a crash of the process (not a stop: `close` writes
+// everything) can lose the lines handed over and not yet written, at most about one turn's. And
+// a failed write is reported (`onFailure`) a moment later instead of thrown to the appender.
+// Readers in this process and the programs it starts (the model's tools, a coding session) see
+// the lines because they await `flushed()` first (after-log-writes.ts).
+// If the thread cannot start or dies, what it had not written and every later line are written on
+// the main thread, as before (said once, at error level).
+
+export interface ThreadWriterOptions {
+  /** A write that failed (on the thread, or on the main thread once there is none). */
+  onFailure: (path: string, error: Error) => void;
+  logger: Logger;
+  maxOpen?: number;
+  /** The thread to write on (default: the process's, started at the first line). */
+  thread?: () => JsonLinesThread;
+}
+
+export class ThreadedJsonLines {
+  /** This turn's lines by file, in the order first appended to. */
+  private pending = new Map<string, string>();
+  private readonly endTurn = atEndOfTurn(() => this.send());
+  private thread: JsonLinesThread | undefined;
+  private writer = 0;
+  /** The number of this writer's last batch handed over. */
+  private lastSent = 0;
+  /** Batches handed over and not yet known written: written here instead if the thread dies. */
+  private unwritten: Array<{ seq: number; appends: string[] }> = [];
+  /** The last wait asked of the thread: a later one resolves after it, never before. */
+  private lastWait: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+  private batches = 0;
+  /** Where lines go when there is no thread (it could not start, it died, or this writer closed). */
+  private direct: JsonLinesAppender | undefined;
+
+  constructor(private readonly options: ThreadWriterOptions) {}
+
+  /** Appends one JSON value per line, written at the end of this turn on the thread; never throws. */
+  append(path: string, values: readonly unknown[]): void {
+    if (values.length === 0) return;
+    let text = "";
+    for (const value of values) text += jsonLine(value);
+    if (this.direct && !this.closing) {
+      this.writeDirect(path, text);
+      return;
+    }
+    const before = this.pending.get(path);
+    this.pending.set(path, before === undefined ? text : before + text);
+    if (!this.closing) this.endTurn();
+  }
+
+  /** Resolves once every line appended before this call is written (or has failed and been reported). */
+  flushed(): Promise<void> {
+    if (this.closing) return this.closing;
+    this.send();
+    const thread = this.thread;
+    if (!thread?.alive || thread.done(this.lastSent)) return this.lastWait ?? Promise.resolve();
+    const wait = thread.ping();
+    this.lastWait = wait;
+    void wait.then(() => {
+      if (this.lastWait === wait) this.lastWait = undefined;
+    });
+    return wait;
+  }
+
+  /**
+   * Writes everything appended so far and closes this writer's files (the host is stopping).
+   * Lines appended after this still land: on the main thread, each opening and closing its file.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.closeOnThread();
+    return this.closing;
+  }
+
+  /** How many batches this writer handed over (for tests: one per turn with lines). */
+  get batchesSent(): number {
+    return this.batches;
+  }
+
+  private async closeOnThread(): Promise<void> {
+    this.send(true);
+    if (this.thread?.alive) await this.thread.close(this.writer);
+    this.direct ??= new JsonLinesAppender();
+    this.direct.close(); // from now on each line opens and closes its file
+    const lines = this.pending;
+    this.pending = new Map();
+    for (const [path, text] of lines) this.writeDirect(path, text);
+    this.unwritten = [];
+    this.closing = undefined;
+  }
+
+  /** Hands this turn's lines to the thread (the process's, started at the first line of all). */
+  private send(closing = false): void {
+    if (this.pending.size === 0 || (this.closing && !closing)) return;
+    const thread = this.direct ? undefined : this.connect();
+    if (!thread) {
+      const lines = this.pending;
+      this.pending = new Map();
+      for (const [path, text] of lines) this.writeDirect(path, text);
+      return;
+    }
+    const appends: string[] = [];
+    for (const [path, text] of this.pending) appends.push(path, text);
+    this.pending = new Map();
+    const written = thread.lastWritten;
+    while ((this.unwritten[0]?.seq ?? Number.POSITIVE_INFINITY) <= written) this.unwritten.shift();
+    this.lastSent = thread.post(this.writer, this.options.maxOpen ?? 128, appends);
+    this.unwritten.push({ seq: this.lastSent, appends });
+    this.batches++;
+  }
+
+  /** The thread, registered with at the first batch; undefined when none can start. */
+  private connect(): JsonLinesThread | undefined {
+    if (this.thread?.alive) return this.thread;
+    try {
+      this.thread = (this.options.thread ?? sharedJsonLinesThread)();
+    } catch (error) {
+      this.gone(error as Error, 0);
+      return undefined;
+    }
+    this.writer = this.thread.register({
+      failed: (failure) => this.failed(failure),
+      gone: (error, written) => this.gone(error, written),
+    });
+    return this.thread;
+  }
+
+  private failed({ path, message, code }: ThreadFailure): void {
+    const error: NodeJS.ErrnoException = new Error(message);
+    if (code) error.code = code;
+    this.options.onFailure(path, error);
+  }
+
+  /**
+   * The thread is gone (it could not start, or died): the batches it had not finished are written
+   * here, and every later line too. (A thread that died in the middle of a batch, which only a
+   * crash of the thread itself can do, may have written part of it: those lines would be twice.)
+   */
+  private gone(error: Error, written: number): void {
+    const unwritten = this.unwritten.filter((batch) => batch.seq > written);
+    this.unwritten = [];
+    this.options.logger.error(
+      { err: error, unwrittenBatches: unwritten.length },
+      "the channel log's thread ended; writing the log on the main thread from now on",
+    );
+    this.direct ??= new JsonLinesAppender();
+    for (const { appends } of unwritten)
+      for (let i = 0; i + 1 < appends.length; i += 2)
+        this.writeDirect(appends[i] as string, appends[i + 1] as string);
+  }
+
+  private writeDirect(path: string, text: string): void {
+    this.direct ??= new JsonLinesAppender();
+    try {
+      this.direct.appendLines(path, text);
+    } catch (error) {
+      this.options.onFailure(path, error as Error);
+    }
+  }
+}
