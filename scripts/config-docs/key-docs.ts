@@ -242,6 +242,10 @@ export const KEY_DOCS: Record<string, KeyDoc> = {
     description:
       "how much of a chat's context the model sees (estimated tokens); `context.jsonl` keeps all of it",
   },
+  CHANNEL_LOG_THREAD_AT: {
+    description:
+      "the channel log (`log.jsonl`) is written on a thread of its own once this many event-loop turns within one second have lines for it (a busy host: it saves the main thread a stat and a write per chat per turn, and costs ~15 MB of memory from then on); 0 starts the thread at the first line",
+  },
   MAX_FILE_BYTES: {
     description: "largest file `file_ops send` delivers (must fit a frame: about ¾ of `MAX_PAYLOAD_BYTES`)",
   },

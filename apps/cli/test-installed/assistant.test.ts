@@ -62,6 +62,7 @@ describe("the assistant, installed", () => {
     );
     const standalone = phonework(["standalone", "--data-dir", join(dir, "data"), "--working-dir", dir], {
       WORKSPACE_DIR: workspace,
+      CHANNEL_LOG_THREAD_AT: "0", // the thread from the first line (a quiet host writes on the main thread)
     });
     standalone.writeLine("/tools");
     standalone.writeLine("/skills");

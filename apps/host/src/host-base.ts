@@ -81,6 +81,7 @@ export function openHostBase(config: HostConfig, deps: HostDeps): HostBase {
     now,
     logger,
     maxTokens: config.HISTORY_MAX_TOKENS,
+    logThreadAt: config.CHANNEL_LOG_THREAD_AT,
     modelId: config.OPENAI_MODEL,
     legacyHistoryDir: join(stateDir, "history"),
   });

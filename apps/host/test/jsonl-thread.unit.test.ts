@@ -20,7 +20,7 @@ import { defineTool } from "../src/contracts/tool.ts";
 import { afterLogWrites } from "../src/workspace/after-log-writes.ts";
 import { ChannelLog } from "../src/workspace/channel-log.ts";
 import { JsonLinesThread, sharedJsonLinesThread } from "../src/workspace/jsonl-thread-client.ts";
-import { ThreadedJsonLines } from "../src/workspace/jsonl-thread-writer.ts";
+import { BUSY_TURNS_PER_SECOND, ThreadedJsonLines } from "../src/workspace/jsonl-thread-writer.ts";
 import { WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 
 // The channel log's lines written on a thread of their own (jsonl-thread-writer.ts): one message
@@ -38,6 +38,7 @@ beforeAll(() => {
   writer = new ThreadedJsonLines({
     logger: logger.logger,
     maxOpen: 3,
+    busyTurnsPerSecond: 0, // the thread from the first line (the busy rule has its own test)
     onFailure: (path, error) => failures.push({ path, code: (error as NodeJS.ErrnoException).code }),
   });
 });
@@ -55,6 +56,41 @@ const forward = (platform: string, chat: string, id: string, text: string): Forw
   platform,
   chat_id: chat,
   text,
+});
+
+describe("a quiet log stays on the main thread", () => {
+  it("writes a few turns' lines itself at each turn's end, and starts the thread once busy, in order", async () => {
+    let started = 0;
+    const quiet = new ThreadedJsonLines({
+      logger: logger.logger,
+      onFailure: () => {},
+      thread: () => {
+        started++;
+        return sharedJsonLinesThread();
+      },
+    });
+    const path = freshPath();
+    quiet.append(path, ["first"]);
+    expect(existsSync(path)).toBe(false); // at the turn's end, as on the thread
+    await quiet.flushed();
+    expect(read(path)).toBe('"first"\n');
+    expect(started).toBe(0);
+    expect(quiet.batchesSent).toBe(0);
+    // BUSY_TURNS_PER_SECOND turns with lines within a second: the thread takes over.
+    for (let i = 0; i < BUSY_TURNS_PER_SECOND + 5; i++) {
+      quiet.append(path, [i]);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await quiet.flushed();
+    expect(started).toBe(1);
+    expect(quiet.batchesSent).toBeGreaterThan(0);
+    const lines = read(path).trimEnd().split("\n");
+    expect(lines).toEqual([
+      '"first"',
+      ...Array.from({ length: BUSY_TURNS_PER_SECOND + 5 }, (_, i) => `${i}`),
+    ]);
+    await quiet.close();
+  });
 });
 
 describe("a turn's lines, one message to the thread", () => {
@@ -201,7 +237,11 @@ describe("close, and the thread's end", () => {
     expect(read(paths[0] as string).endsWith('99\n"after close"\n')).toBe(true); // on the main thread, at once
     const thread = sharedJsonLinesThread();
     for (const round of [1, 2, 3]) {
-      const again = new ThreadedJsonLines({ logger: logger.logger, onFailure: () => {} });
+      const again = new ThreadedJsonLines({
+        logger: logger.logger,
+        onFailure: () => {},
+        busyTurnsPerSecond: 0,
+      });
       again.append(paths[1] as string, [`writer ${round}`]);
       await again.close();
       expect(openOn(paths)).toBe(0);
@@ -214,7 +254,12 @@ describe("close, and the thread's end", () => {
   it("a thread that dies is said once; the log goes on, on the main thread", async () => {
     const thread = new JsonLinesThread();
     const test = createTestLogger();
-    const own = new ThreadedJsonLines({ logger: test.logger, onFailure: () => {}, thread: () => thread });
+    const own = new ThreadedJsonLines({
+      logger: test.logger,
+      onFailure: () => {},
+      thread: () => thread,
+      busyTurnsPerSecond: 0,
+    });
     const path = freshPath();
     own.append(path, ["before"]);
     await own.flushed();

@@ -45,13 +45,15 @@ export interface ChannelLogOptions {
   displayName: string;
   now: () => number;
   logger: Logger;
+  /** Turns with lines per second that start the log's thread (CHANNEL_LOG_THREAD_AT). */
+  threadAt?: number;
 }
 
 /** How many chats' log paths are remembered (worked out twice per message otherwise). */
 const REMEMBERED_PATHS = 256;
 
 export class ChannelLog {
-  /** Written on every message, on a thread of their own; the busiest chats' logs stay open there. */
+  /** Written on every message, on a thread of their own once busy; the busiest chats' logs stay open. */
   private readonly files: ThreadedJsonLines;
   /** The last line's time and its ISO text: lines written in the same millisecond share it. */
   private stamped = { ms: Number.NaN, iso: "" };
@@ -63,6 +65,7 @@ export class ChannelLog {
     this.files = new ThreadedJsonLines({
       logger,
       onFailure: (path, error) => logger.warn({ err: error, path }, "could not write the channel log"),
+      ...(options.threadAt === undefined ? {} : { busyTurnsPerSecond: options.threadAt }),
     });
   }
 

@@ -21,6 +21,13 @@ import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-clie
 // the lines because they await `flushed()` first (after-log-writes.ts).
 // If the thread cannot start or dies, what it had not written and every later line are written on
 // the main thread, as before (said once, at error level).
+// The thread is started only once the log is busy (BUSY_TURNS_PER_SECOND turns with lines within a
+// second): it costs ~15 MB of RSS and ~70 µs of its own CPU per wake-up, which a chat of a few
+// messages a minute should not pay for a few µs a message. Until then each turn's lines are written
+// here at the turn's end (the same batches, the same barrier for readers).
+
+/** Turns with lines within one second from which the thread is started (a busy log). */
+export const BUSY_TURNS_PER_SECOND = 50;
 
 export interface ThreadWriterOptions {
   /** A write that failed (on the thread, or on the main thread once there is none). */
@@ -29,6 +36,8 @@ export interface ThreadWriterOptions {
   maxOpen?: number;
   /** The thread to write on (default: the process's, started at the first line). */
   thread?: () => JsonLinesThread;
+  /** Turns with lines within one second that start the thread (default BUSY_TURNS_PER_SECOND; 0: at once). */
+  busyTurnsPerSecond?: number;
 }
 
 export class ThreadedJsonLines {
@@ -47,6 +56,10 @@ export class ThreadedJsonLines {
   private batches = 0;
   /** Where lines go when there is no thread (it could not start, it died, or this writer closed). */
   private direct: JsonLinesAppender | undefined;
+  /** Where each turn's lines go while the log is not busy enough for the thread. */
+  private quiet: JsonLinesAppender | undefined;
+  private windowStart = Number.NEGATIVE_INFINITY;
+  private windowTurns = 0;
 
   constructor(private readonly options: ThreadWriterOptions) {}
 
@@ -94,6 +107,7 @@ export class ThreadedJsonLines {
 
   private async closeOnThread(): Promise<void> {
     this.send(true);
+    this.quiet?.close();
     if (this.thread?.alive) await this.thread.close(this.writer);
     this.direct ??= new JsonLinesAppender();
     this.direct.close(); // from now on each line opens and closes its file
@@ -107,13 +121,20 @@ export class ThreadedJsonLines {
   /** Hands this turn's lines to the thread (the process's, started at the first line of all). */
   private send(closing = false): void {
     if (this.pending.size === 0 || (this.closing && !closing)) return;
-    const thread = this.direct ? undefined : this.connect();
-    if (!thread) {
-      const lines = this.pending;
-      this.pending = new Map();
-      for (const [path, text] of lines) this.writeDirect(path, text);
+    if (!this.thread && !this.direct && !this.busy()) {
+      this.quiet ??= new JsonLinesAppender(this.options.maxOpen);
+      this.writeAll(this.quiet);
       return;
     }
+    const thread = this.direct ? undefined : this.connect();
+    if (!thread) {
+      this.direct ??= new JsonLinesAppender();
+      this.writeAll(this.direct);
+      return;
+    }
+    // From now on the thread's appender is the files' only one here: close ours (its fds, its knowledge).
+    this.quiet?.close();
+    this.quiet = undefined;
     const appends: string[] = [];
     for (const [path, text] of this.pending) appends.push(path, text);
     this.pending = new Map();
@@ -122,6 +143,23 @@ export class ThreadedJsonLines {
     this.lastSent = thread.post(this.writer, this.options.maxOpen ?? 128, appends);
     this.unwritten.push({ seq: this.lastSent, appends });
     this.batches++;
+  }
+
+  /** Whether this turn makes the log busy enough for the thread (counted once per turn with lines). */
+  private busy(): boolean {
+    const now = performance.now();
+    if (now - this.windowStart > 1000) {
+      this.windowStart = now;
+      this.windowTurns = 0;
+    }
+    return ++this.windowTurns >= (this.options.busyTurnsPerSecond ?? BUSY_TURNS_PER_SECOND);
+  }
+
+  /** Writes this turn's lines on the main thread with `appender`. */
+  private writeAll(appender: JsonLinesAppender): void {
+    const lines = this.pending;
+    this.pending = new Map();
+    for (const [path, text] of lines) this.writeWith(appender, path, text);
   }
 
   /** The thread, registered with at the first batch; undefined when none can start. */
@@ -166,8 +204,12 @@ export class ThreadedJsonLines {
 
   private writeDirect(path: string, text: string): void {
     this.direct ??= new JsonLinesAppender();
+    this.writeWith(this.direct, path, text);
+  }
+
+  private writeWith(appender: JsonLinesAppender, path: string, text: string): void {
     try {
-      this.direct.appendLines(path, text);
+      appender.appendLines(path, text);
     } catch (error) {
       this.options.onFailure(path, error as Error);
     }

@@ -20,6 +20,8 @@ export interface ChannelsOptions {
   modelId: string;
   /** Per-user history files from before the workspace. */
   legacyHistoryDir: string;
+  /** CHANNEL_LOG_THREAD_AT: turns with log lines per second that start the log's thread. */
+  logThreadAt?: number;
   now: () => number;
   logger: Logger;
 }
@@ -38,6 +40,7 @@ export function openChannels(options: ChannelsOptions): Channels {
     displayName: options.displayName,
     now,
     logger: logger.child({ component: "channel-log" }),
+    ...(options.logThreadAt === undefined ? {} : { threadAt: options.logThreadAt }),
   });
   options.outbox.onStored((frame, deliveryId) => log.pushed(frame, deliveryId));
   return {
