@@ -40,6 +40,8 @@ import { hashKey } from "./key-hash.ts";
 
 /** The smallest layer (8 KB); a new layer is sized to the keys the live ones hold, within these bounds. */
 const MIN_LAYER_KEYS = 4096;
+/** Keys read from the table at a time when the filter is built. */
+const SCAN_PAGE = 4096;
 /** The largest layer (2 MB): a bigger table spreads over more layers, which go one by one as rows expire. */
 const MAX_LAYER_KEYS = 1 << 20;
 
@@ -82,10 +84,22 @@ export class TableKeyFilter {
   ) {
     const rows = db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
     const capacity = layerSize(rows);
-    // In `at` order (the `at` index covers the key), so a table larger than a layer is split by age
-    // and its oldest layers can go first.
-    const scan = db.prepare(`SELECT key, at FROM ${table} ORDER BY at`).raw();
-    for (const [key, at] of scan.iterate() as Iterable<[string, number]>) this.addTo(key, at, capacity);
+    // In `at` order, so a table larger than a layer is split by age and its oldest layers can go
+    // first; by pages (bounded memory), keys only, each page's keys added with its last (latest)
+    // `at`: a layer's `at` is then at or after each of its rows', so it goes only once they have.
+    // The `at` index covers the key (WITHOUT ROWID): one index walk, ~0.3 s a million rows.
+    const page = db
+      .prepare(`SELECT key FROM ${table} WHERE (at, key) > (?, ?) ORDER BY at, key LIMIT ${SCAN_PAGE}`)
+      .pluck();
+    const atOf = db.prepare(`SELECT at FROM ${table} WHERE key = ?`).pluck();
+    let after: [at: number, key: string] = [Number.MIN_SAFE_INTEGER, ""];
+    for (;;) {
+      const keys = page.all(...after) as string[];
+      const last = keys.at(-1);
+      if (last === undefined) break;
+      after = [atOf.get(last) as number, last];
+      for (const key of keys) this.addTo(key, after[0], capacity);
+    }
   }
 
   /** False only if the key is certainly not in the table. */
