@@ -13,10 +13,10 @@ import { hashKey } from "./key-hash.ts";
 //  - It is built from a scan of the table's keys when the first store on a connection asks for it
 //    (`of`), i.e. after the migrations; every store of the table on that connection shares it.
 //  - Every write of a key goes through the table's one class (SeenEvents for seen_events,
-//    DeliveredStore for delivered; test/dedup-filter.unit.test.ts fails on any other writer in the
-//    router's source), and that class adds the key, with the `at` it writes, before the statement
-//    runs. A write that fails or is rolled back leaves a key the table does not hold: a "maybe",
-//    which costs one SELECT, never a wrong answer.
+//    DeliveredStore for delivered; test/table-key-filter.unit.test.ts fails on any other writer
+//    in the apps' and packages' source), and that class adds the key, with the `at` it writes,
+//    before the statement runs. A write that fails or is rolled back leaves a key the table does
+//    not hold: a "maybe", which costs one SELECT, never a wrong answer.
 //  - Rows go only by ExpiringRows' sweep (`DELETE … WHERE at <= cutoff`) or a store's own delete:
 //    a key left behind is again only a "maybe".
 // A false positive (one layer in ~1,700 when full, or a collision someone managed to force) costs
