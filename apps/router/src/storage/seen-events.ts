@@ -55,7 +55,7 @@ export class SeenEvents {
     this.filter = TableKeyFilter.of(db, "seen_events");
     this.filter.swept(this.expiring.cutoff); // a filter another store built before
     this.checkAndRememberAt = db.transaction((keys: string[], at: number) => {
-      const repeat = keys.some((key) => this.seenAt(key, at));
+      const repeat = keys.some((key) => this.recentlySeen(key, at));
       for (const key of keys) this.rememberAt(key, at);
       return repeat;
     });
@@ -82,7 +82,7 @@ export class SeenEvents {
   seenWithin(keys: string[]): boolean {
     this.sweepIfDue();
     const now = this.now();
-    return keys.some((key) => this.seenAt(key, now));
+    return keys.some((key) => this.recentlySeen(key, now));
   }
 
   /** Records the keys as seen now, without checking (the caller checked with `seenWithin`). */
@@ -103,7 +103,7 @@ export class SeenEvents {
   }
 
   /** Seen within the TTL before `now`: the SELECT only for a key the filter cannot rule out. */
-  private seenAt(key: string, now: number): boolean {
+  private recentlySeen(key: string, now: number): boolean {
     if (!this.filter.mayHave(key)) return false;
     const seenAt = this.select.get(key) as number | undefined;
     return seenAt !== undefined && now - seenAt < this.ttlMs;
