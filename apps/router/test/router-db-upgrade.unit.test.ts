@@ -12,7 +12,7 @@ import { SeenEvents } from "../src/storage/seen-events.ts";
 // router.db made by the version before the keyed tables became WITHOUT ROWID (and the inbox lost
 // AUTOINCREMENT): the upgrade rebuilds those tables and keeps every row, so a redelivery is still
 // dropped, a resent delivery still gets its ack, and a message stored before the stop is still
-// handled after it.
+// handled after it. The last upgrade drops the TTL tables' `at` indexes (swept along the key now).
 
 const SCHEMA_BEFORE = 19; // migrations shipped before the rebuilds
 const DAY = 86_400_000;
@@ -46,6 +46,14 @@ function oldDatabase(path: string, now: number): void {
   store.run(JSON.stringify(message("41")), now - 1000, null, "rk-41");
   db.close();
 }
+
+const atIndexes = (db: SqliteDatabase) =>
+  db
+    .prepare(
+      "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name IN ('seen_events', 'delivered', 'requests') ORDER BY name",
+    )
+    .pluck()
+    .all();
 
 const withoutRowid = (db: SqliteDatabase, table: string) =>
   (db.prepare("SELECT wr FROM pragma_table_list WHERE name = ?").pluck().get(table) as number) === 1;
@@ -88,9 +96,49 @@ describe("router.db upgrade to WITHOUT ROWID keyed tables", () => {
       // New rows still come after the kept ones (unhandled() hands them out in that order).
       expect(inbox.store("telegram", message("43"), "rk-43").seq).toBe(3);
       expect(inbox.unhandled("telegram").map((row) => row.seq)).toEqual([2, 3]);
-      // The expiring rows' index survived the rebuild: a sweep finds old rows by `at`.
-      const plan = db.prepare("EXPLAIN QUERY PLAN DELETE FROM delivered WHERE at <= ?").all(now);
-      expect(JSON.stringify(plan)).toContain("delivered_at");
+      // The TTL tables lost their `at` index: a sweep step reads a range of the key instead.
+      expect(atIndexes(db)).toEqual([]);
+      const plan = db
+        .prepare("EXPLAIN QUERY PLAN DELETE FROM delivered WHERE key > ? AND key <= ? AND at <= ?")
+        .all("a", "b", now);
+      expect(JSON.stringify(plan)).toContain("USING PRIMARY KEY");
+    } finally {
+      db.close();
+    }
+  });
+
+  it("drops the TTL tables' `at` indexes and keeps every row, expired ones too until a sweep", () => {
+    const now = Date.now();
+    const path = join(dir, "before-drop.db");
+    const before = openDatabase(path, { migrations: ROUTER_MIGRATIONS.slice(0, -1) });
+    expect(atIndexes(before)).toEqual(["delivered_at", "requests_at", "seen_events_at"]);
+    const seen = before.prepare("INSERT INTO seen_events (key, at) VALUES (?, ?)");
+    const delivered = before.prepare(
+      "INSERT INTO delivered (key, state, message_id, at) VALUES (?, 'delivered', ?, ?)",
+    );
+    const requests = before.prepare(
+      "INSERT INTO requests (id, node_id, user_id, platform, chat_id, at) VALUES (?, 'home', 'u', 'p', 'c', ?)",
+    );
+    before.transaction(() => {
+      for (let i = 0; i < 100; i++) {
+        const at = i % 2 === 0 ? now - 10 * DAY : now; // half of them past any TTL
+        seen.run(`s-${i}`, at);
+        delivered.run(`home/d-${i}`, `m-${i}`, at);
+        requests.run(`r-${i}`, at);
+      }
+    })();
+    before.close();
+
+    const db = openRouterDatabase(path);
+    try {
+      expect(atIndexes(db)).toEqual([]);
+      for (const table of ["seen_events", "delivered", "requests"])
+        expect(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get()).toBe(100);
+      // The stores sweep what expired when they start, along the key now.
+      new SeenEvents(db, DAY, () => now);
+      new DeliveredStore(db, DAY, () => now);
+      expect(db.prepare("SELECT count(*) FROM seen_events").pluck().get()).toBe(50);
+      expect(db.prepare("SELECT count(*) FROM delivered").pluck().get()).toBe(50);
     } finally {
       db.close();
     }

@@ -11,6 +11,7 @@ import {
   CHAT_INBOX_MIGRATION,
   CHAT_INBOX_NO_AUTOINCREMENT_MIGRATION,
   CHAT_INBOX_REQUEST_KEY_MIGRATION,
+  CHAT_INBOX_UNHANDLED_ONLY_MIGRATION,
 } from "../intake/chat-inbox.ts";
 import { JOIN_CODES_REPLACE_MIGRATION, NODES_MIGRATION } from "../pairing/node-store.ts";
 import { ROUTING_USAGE_MIGRATION } from "../routing/routing-usage.ts";
@@ -22,6 +23,15 @@ import {
 } from "../users/user-state-store.ts";
 import { VOICE_NOTES_MIGRATION } from "../voice/voice-notes.ts";
 import { PLAN_GRANTS_MIGRATION } from "../workers/plan-grants.ts";
+
+/**
+ * The TTL tables on a message's path without their `at` indexes, rows kept: each message writes one
+ * B-tree (and its WAL pages) fewer in each, and ExpiringRows sweeps them along their key instead.
+ */
+const TTL_TABLES_WITHOUT_AT_INDEX_MIGRATION = `
+  DROP INDEX seen_events_at;
+  DROP INDEX delivered_at;
+  DROP INDEX requests_at;`;
 
 // The router's SQLite file. Append-only migrations: each entry moves the schema one version forward.
 export const ROUTER_MIGRATIONS = [
@@ -50,6 +60,8 @@ export const ROUTER_MIGRATIONS = [
   DELIVERED_WITHOUT_ROWID_MIGRATION,
   REQUESTS_WITHOUT_ROWID_MIGRATION,
   CHAT_INBOX_NO_AUTOINCREMENT_MIGRATION,
+  CHAT_INBOX_UNHANDLED_ONLY_MIGRATION,
+  TTL_TABLES_WITHOUT_AT_INDEX_MIGRATION,
 ];
 
 /**

@@ -61,16 +61,15 @@ export class DeliveredStore {
     this.record = db.prepare(
       "INSERT OR REPLACE INTO delivered (key, state, message_id, at) VALUES (?, 'delivered', ?, ?)",
     );
-    this.expiring = new ExpiringRows(db, "delivered", ttlMs, now);
-    this.expiring.sweep(); // first: the filter's scan skips what goes now
     this.filter = TableKeyFilter.of(db, "delivered");
-    this.filter.swept(this.expiring.cutoff); // a filter built before, by another store on this connection
+    this.expiring = new ExpiringRows(db, "delivered", ttlMs, now, { alongKey: "key", listener: this.filter });
+    this.expiring.sweep();
     this.turn = TurnCommit.of(db);
   }
 
   /** Claims a delivery id; only the caller that gets "new" delivers it. */
   begin(key: string): DeliveryStart {
-    if (this.expiring.sweepIfDue()) this.filter.swept(this.expiring.cutoff);
+    this.expiring.sweepIfDue();
     if (this.inFlight.has(key)) return { state: "in_flight" };
     const recorded = this.toRecord.get(key);
     if (recorded !== undefined) return { state: "delivered", messageId: recorded.messageId ?? undefined };

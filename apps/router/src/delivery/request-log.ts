@@ -55,13 +55,13 @@ export class RequestLog {
       "INSERT OR REPLACE INTO requests (id, node_id, user_id, platform, chat_id, at) VALUES (?, ?, ?, ?, ?, ?)",
     );
     this.select = db.prepare("SELECT node_id, user_id, platform, chat_id FROM requests WHERE id = ?");
-    this.expiring = new ExpiringRows(db, "requests", ttlMs, now);
+    this.expiring = new ExpiringRows(db, "requests", ttlMs, now, { alongKey: "id" });
     this.turn = TurnCommit.of(db);
   }
 
   /** Resolves once the origin is committed (with the turn's other writes): only then is the request sent. */
   record(id: string, origin: RequestOrigin): Promise<void> {
-    this.expiring.sweepIfDue(); // its own commit, at most once an hour: the write below stays one statement
+    this.expiring.sweepIfDue(); // its own short commit, when a step is due: the write below stays one statement
     return this.turn.run(
       () => {
         this.insert.run(id, origin.nodeId, origin.userId, origin.platform, origin.chatId, this.now());

@@ -50,10 +50,12 @@ export class SeenEvents {
       "INSERT INTO seen_events (key, at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET at = excluded.at",
     );
     this.forgetOne = db.prepare("DELETE FROM seen_events WHERE key = ?");
-    this.expiring = new ExpiringRows(db, "seen_events", ttlMs, now);
-    this.expiring.sweep(); // first: the filter's scan (on the connection's first store) skips what goes now
     this.filter = TableKeyFilter.of(db, "seen_events");
-    this.filter.swept(this.expiring.cutoff); // a filter another store built before
+    this.expiring = new ExpiringRows(db, "seen_events", ttlMs, now, {
+      alongKey: "key",
+      listener: this.filter,
+    });
+    this.expiring.sweep();
     this.checkAndRememberAt = db.transaction((keys: string[], at: number) => {
       const repeat = keys.some((key) => this.recentlySeen(key, at));
       for (const key of keys) this.rememberAt(key, at);
@@ -65,7 +67,7 @@ export class SeenEvents {
   static inMemory(ttlMs: number, now: () => number): SeenEvents {
     return new SeenEvents(
       openDatabase(":memory:", {
-        migrations: [SEEN_EVENTS_MIGRATION, SEEN_EVENTS_WITHOUT_ROWID_MIGRATION],
+        migrations: [SEEN_EVENTS_MIGRATION, SEEN_EVENTS_WITHOUT_ROWID_MIGRATION, "DROP INDEX seen_events_at"],
       }),
       ttlMs,
       now,
@@ -74,13 +76,13 @@ export class SeenEvents {
 
   /** Records the keys; returns true if any of them was seen within the TTL (a redelivery). */
   checkAndRemember(keys: string[]): boolean {
-    this.sweepIfDue();
+    this.expiring.sweepIfDue();
     return this.checkAndRememberAt(keys, this.now());
   }
 
   /** Whether any of the keys was seen within the TTL; remembers nothing (checkAndRemember does). */
   seenWithin(keys: string[]): boolean {
-    this.sweepIfDue();
+    this.expiring.sweepIfDue();
     const now = this.now();
     return keys.some((key) => this.recentlySeen(key, now));
   }
@@ -97,9 +99,7 @@ export class SeenEvents {
   }
 
   prune(): number {
-    const deleted = this.expiring.sweep();
-    this.filter.swept(this.expiring.cutoff);
-    return deleted;
+    return this.expiring.sweep();
   }
 
   /** Seen within the TTL before `now`: the SELECT only for a key the filter cannot rule out. */
@@ -113,9 +113,5 @@ export class SeenEvents {
   private rememberAt(key: string, at: number): void {
     this.filter.add(key, at);
     this.remember.run(key, at);
-  }
-
-  private sweepIfDue(): void {
-    if (this.expiring.sweepIfDue()) this.filter.swept(this.expiring.cutoff);
   }
 }

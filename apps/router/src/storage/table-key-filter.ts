@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { SqliteDatabase } from "@phonework/runtime";
 import { BloomBits } from "./bloom-bits.ts";
+import type { SweepListener } from "./expiring-rows.ts";
 import { hashKey } from "./key-hash.ts";
 
 // Answers "this key is certainly not in the table" from memory, so a dedup lookup (seen_events,
@@ -17,17 +18,20 @@ import { hashKey } from "./key-hash.ts";
 //    in the apps' and packages' source), and that class adds the key, with the `at` it writes,
 //    before the statement runs. A write that fails or is rolled back leaves a key the table does
 //    not hold: a "maybe", which costs one SELECT, never a wrong answer.
-//  - Rows go only by ExpiringRows' sweep (`DELETE … WHERE at <= cutoff`) or a store's own delete:
-//    a key left behind is again only a "maybe".
+//  - Rows go only by ExpiringRows' sweeps or a store's own delete: a key left behind is again only
+//    a "maybe".
 // A false positive (one layer in ~1,700 when full, or a collision someone managed to force) costs
 // the SELECT every lookup paid before. A second connection or process writing the table would
 // break the promise: none does (router.db belongs to one router process, which opens it once).
 //
 // Memory does not grow with time: keys are added in layers (generations). Only the newest takes
 // adds; it is full at its capacity and a new one begins. Each layer remembers the latest `at` it
-// was given; once a committed sweep has deleted every row with `at` at or before that, no row can
-// need the layer (a key written again since is in a newer layer, with its newer `at`), and it is
-// dropped. So the layers hold about the keys written within the last TTL plus one sweep interval,
+// was given and when it was last added to. ExpiringRows tells when a sweep (the full one, or a
+// pass along the key) begins and when it is done, committed: then every row written before it
+// began with `at` at or before its cutoff is gone. A layer last added to before such a sweep began,
+// whose `at` is at or before its cutoff, covers no row any more (a key written again since is in a
+// newer layer, with its newer `at`), and is dropped. Nothing here trusts the clock to move forward.
+// So the layers hold about the keys written within the last TTL plus two sweep passes (2 h),
 // at 2 bytes a key, 2–4× that while layers fill: bounded by what the table holds, itself bounded by
 // the intake's limits. A key added again (a replayed webhook) does not count twice. A lookup
 // hashes the key once and tests each live layer (2–3 in a steady state; ~10 after a flood of a
@@ -56,9 +60,11 @@ interface Layer {
   count: number;
   /** The latest `at` added: once a committed sweep's cutoff reaches it, the layer covers no row. */
   lastAt: number;
+  /** Which add (counted by the filter) was its last: a sweep that began after it saw all its rows. */
+  lastAdd: number;
 }
 
-export class TableKeyFilter {
+export class TableKeyFilter implements SweepListener {
   private static readonly perConnection = new WeakMap<SqliteDatabase, Map<string, TableKeyFilter>>();
 
   /** The filter of `table` on this connection, built by a scan of the table on first use. */
@@ -78,6 +84,8 @@ export class TableKeyFilter {
 
   /** Oldest first; the last one takes the adds. */
   private layers: Layer[] = [];
+  /** Adds so far: a sweep's mark. */
+  private adds = 0;
   private readonly seed = randomInt(2 ** 31);
   /** The key's two hashes, written by hashKey (one array for every call, not one per call). */
   private readonly hashes = new Int32Array(2);
@@ -88,21 +96,17 @@ export class TableKeyFilter {
   ) {
     const rows = db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
     const capacity = layerSize(rows);
-    // In `at` order, so a table larger than a layer is split by age and its oldest layers can go
-    // first; by pages (bounded memory), keys only, each page's keys added with its last (latest)
-    // `at`: a layer's `at` is then at or after each of its rows', so it goes only once they have.
-    // The `at` index covers the key (WITHOUT ROWID): one index walk, ~0.3 s a million rows.
-    const page = db
-      .prepare(`SELECT key FROM ${table} WHERE (at, key) > (?, ?) ORDER BY at, key LIMIT ${SCAN_PAGE}`)
-      .pluck();
-    const atOf = db.prepare(`SELECT at FROM ${table} WHERE key = ?`).pluck();
-    let after: [at: number, key: string] = [Number.MIN_SAFE_INTEGER, ""];
-    for (;;) {
-      const keys = page.all(...after) as string[];
-      const last = keys.at(-1);
-      if (last === undefined) break;
-      after = [atOf.get(last) as number, last];
-      for (const key of keys) this.addTo(key, after[0], capacity);
+    // Along the key, by pages (bounded memory), each page's keys added with its latest `at`: a
+    // layer's `at` is then at or after each of its rows', so it goes only once they have.
+    const first = db.prepare(`SELECT key, at FROM ${table} ORDER BY key LIMIT ${SCAN_PAGE}`).raw();
+    const next = db
+      .prepare(`SELECT key, at FROM ${table} WHERE key > ? ORDER BY key LIMIT ${SCAN_PAGE}`)
+      .raw();
+    let page = first.all() as Array<[string, number]>;
+    while (page.length > 0) {
+      const latest = page.reduce((at, row) => Math.max(at, row[1]), Number.NEGATIVE_INFINITY);
+      for (const [key] of page) this.addTo(key, latest, capacity);
+      page = next.all((page.at(-1) as [string, number])[0]) as Array<[string, number]>;
     }
   }
 
@@ -120,13 +124,19 @@ export class TableKeyFilter {
     this.addTo(key, at, undefined);
   }
 
+  /** A sweep of the table begins (ExpiringRows): the mark of the adds so far. */
+  sweepBegins(): number {
+    return this.adds;
+  }
+
   /**
-   * The table's rows with `at <= cutoff` were deleted (ExpiringRows' sweep): drops the layers that
-   * covered only such rows. Not while a transaction is open: its delete could still be rolled back.
+   * The sweep begun at `mark` deleted every row written before it with `at <= cutoff`: drops the
+   * layers that covered only such rows (every add before the mark, none with a later `at`). Not
+   * while a transaction is open: its deletes could still be rolled back.
    */
-  swept(cutoff: number): void {
+  swept(cutoff: number, mark: number): void {
     if (this.db.inTransaction) return;
-    this.layers = this.layers.filter((layer) => layer.lastAt > cutoff);
+    this.layers = this.layers.filter((layer) => layer.lastAt > cutoff || layer.lastAdd > mark);
   }
 
   /** The layers' size in bytes (memory bound tests, diagnostics). */
@@ -146,7 +156,7 @@ export class TableKeyFilter {
     let layer = this.layers.at(-1);
     if (!layer || layer.count >= layer.capacity) {
       const size = capacity ?? layerSize(this.layers.reduce((sum, live) => sum + live.count, 0));
-      layer = { bits: new BloomBits(size), capacity: size, count: 0, lastAt: at };
+      layer = { bits: new BloomBits(size), capacity: size, count: 0, lastAt: at, lastAdd: 0 };
       this.layers.push(layer);
     }
     // Already there (or its bits all set): adding would change nothing, so it does not count.
@@ -155,6 +165,7 @@ export class TableKeyFilter {
       layer.count++;
     }
     if (at > layer.lastAt) layer.lastAt = at;
+    layer.lastAdd = ++this.adds;
   }
 }
 
