@@ -31,7 +31,7 @@ import { hashKey } from "./key-hash.ts";
 // began with `at` at or before its cutoff is gone. A layer last added to before such a sweep began,
 // whose `at` is at or before its cutoff, covers no row any more (a key written again since is in a
 // newer layer, with its newer `at`), and is dropped. Nothing here trusts the clock to move forward.
-// So the layers hold about the keys written within the last TTL plus two sweep passes (2 h),
+// So the layers hold about the keys written within the last TTL plus two or three passes (2–3 h),
 // at 2 bytes a key, 2–4× that while layers fill: bounded by what the table holds, itself bounded by
 // the intake's limits. A key added again (a replayed webhook) does not count twice. A lookup
 // hashes the key once and tests each live layer (2–3 in a steady state; ~10 after a flood of a
@@ -50,7 +50,7 @@ import { hashKey } from "./key-hash.ts";
 const MIN_LAYER_KEYS = 4096;
 /** Keys read from the table at a time when the filter is built. */
 const SCAN_PAGE = 4096;
-/** The largest layer (2 MB): a bigger table spreads over more layers, which go one by one as rows expire. */
+/** The largest layer (2 MB): a bigger table spreads over more layers. */
 const MAX_LAYER_KEYS = 1 << 20;
 
 interface Layer {
