@@ -303,9 +303,9 @@ describe("TableKeyFilter", () => {
       const filter = TableKeyFilter.of(world.db, "seen_events");
       const fresh = filter.bytes;
       let peak = 0;
-      // Five days of 200 new keys an hour, each looked up as the intake does (which is also when the
+      // Three days of 200 new keys an hour, each looked up as the intake does (which is also when the
       // sweep along the key takes its steps): ~5,000 rows live at any time (the TTL's worth).
-      for (let hour = 0; hour < 120; hour++) {
+      for (let hour = 0; hour < 72; hour++) {
         const batch = Array.from({ length: 200 }, (_, i) => `inbox:mem:m:c:${hour}-${i}`);
         for (const key of batch) {
           expect(world.seen.seenWithin([key])).toBe(false);
@@ -318,7 +318,7 @@ describe("TableKeyFilter", () => {
       const rows = world.db.prepare("SELECT count(*) FROM seen_events").pluck().get() as number;
       expect(rows).toBeLessThanOrEqual(27 * 200); // a TTL and the pass that sweeps it
       // Bounded by the rows a TTL holds (2 bytes a key, a few times over while layers fill), not by
-      // the 24,000 keys written over the five days.
+      // the 14,400 keys written over the three days.
       expect(peak).toBeLessThan(rows * 2 * 6);
       expect(filter.layerCount).toBeLessThanOrEqual(4);
       // Nothing written for a TTL, then lookups (a pass along the key, begun after the last write):
