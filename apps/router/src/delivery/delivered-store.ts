@@ -1,9 +1,13 @@
 import type { SqliteDatabase } from "@phonework/runtime";
 import { ExpiringRows } from "../storage/expiring-rows.ts";
+import { TableKeyFilter } from "../storage/table-key-filter.ts";
 import { TurnCommit } from "../storage/turn-commit.ts";
 
 // The delivery ids (per node) the router has handed to a chat platform, kept for a TTL so a
 // host that resends after a reconnect gets its ack again instead of the user getting a duplicate.
+// An id the table certainly does not hold (nearly every one: resends are rare) is answered from
+// memory (storage/table-key-filter.ts), without a SELECT. This class is the table's only writer,
+// and every key it writes goes to the filter first: keep it so (the filter's header says why).
 
 export const DELIVERED_MIGRATION = `
   CREATE TABLE delivered (
@@ -42,6 +46,8 @@ export class DeliveredStore {
   private readonly select;
   private readonly record;
   private readonly expiring;
+  /** Which keys may be in the table. */
+  private readonly filter: TableKeyFilter;
 
   constructor(
     db: SqliteDatabase,
@@ -55,7 +61,8 @@ export class DeliveredStore {
     this.record = db.prepare(
       "INSERT OR REPLACE INTO delivered (key, state, message_id, at) VALUES (?, 'delivered', ?, ?)",
     );
-    this.expiring = new ExpiringRows(db, "delivered", ttlMs, now, { alongKey: "key" });
+    this.filter = TableKeyFilter.of(db, "delivered");
+    this.expiring = new ExpiringRows(db, "delivered", ttlMs, now, { alongKey: "key", listener: this.filter });
     this.expiring.sweep();
     this.turn = TurnCommit.of(db);
   }
@@ -66,7 +73,9 @@ export class DeliveredStore {
     if (this.inFlight.has(key)) return { state: "in_flight" };
     const recorded = this.toRecord.get(key);
     if (recorded !== undefined) return { state: "delivered", messageId: recorded.messageId ?? undefined };
-    const row = this.select.get(key) as { message_id: string | null } | undefined;
+    const row = this.filter.mayHave(key)
+      ? (this.select.get(key) as { message_id: string | null } | undefined)
+      : undefined;
     if (row) return { state: "delivered", messageId: row.message_id ?? undefined };
     this.inFlight.add(key);
     return { state: "new" };
@@ -82,7 +91,7 @@ export class DeliveredStore {
     this.inFlight.delete(key);
     const id = messageId ?? null;
     const committed = this.turn
-      .run(() => this.record.run(key, id, this.now()), { oneStatement: true })
+      .run(() => this.recordAt(key, id, this.now()), { oneStatement: true })
       .then(
         () => {
           this.toRecord.delete(key);
@@ -109,5 +118,14 @@ export class DeliveredStore {
   /** Not delivered: forget the claim so a later resend can try again. */
   abandon(key: string): void {
     this.inFlight.delete(key);
+  }
+
+  /**
+   * The one way a key is written: into the filter first, with the same `at`. Still one statement
+   * for the turn's batcher: nothing after it can throw, and a failed add wrote nothing.
+   */
+  private recordAt(key: string, messageId: string | null, at: number): void {
+    this.filter.add(key, at);
+    this.record.run(key, messageId, at);
   }
 }

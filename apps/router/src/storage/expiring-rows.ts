@@ -23,6 +23,11 @@ import type { SqliteDatabase, SqliteStatement } from "@phonework/runtime";
 //
 // `sweep()` deletes everything expired at once (construction, prune): along the key a full scan and a
 // count, ~5–15 ms a table of 100k rows and 0.1–0.2 s of 1M here when little has expired.
+//
+// A `listener` (a TableKeyFilter) hears when a sweep — the full one, or a pass along the key —
+// begins and when it is done: then every row written before it began with `at` at or before its
+// cutoff (a pass: its earliest step's) is deleted. Only if none of its deletes ran inside a
+// transaction still open (one rolled back would bring rows back).
 
 const SWEEP_EVERY_MS = 3_600_000;
 /** Keys per step along the key: a step costs ~0.1–0.5 ms at any table size. */
@@ -31,6 +36,15 @@ export const SWEEP_CHUNK = 512;
 export interface ExpiringRowsOptions {
   /** The table's primary key column (one column, no `at` index): sweep along it in steps. */
   alongKey?: string;
+  /** Told when each sweep begins and is done (what a sweep guarantees, above). */
+  listener?: SweepListener;
+}
+
+export interface SweepListener {
+  /** A sweep begins: a mark of what was written before it, handed back when it is done. */
+  sweepBegins(): number;
+  /** The sweep begun at `mark` is done: rows written before it with `at` ≤ cutoff are gone. */
+  swept(cutoff: number, mark: number): void;
 }
 
 /** What one step along the key did. */
@@ -56,14 +70,18 @@ export class ExpiringRows {
   /** Between steps; 0 until a pass has told how big the table is. */
   private interval = 0;
   private nextStepAt = Number.NEGATIVE_INFINITY;
+  private readonly listener: SweepListener | undefined;
+  /** The pass's listener mark, its earliest step's cutoff, and whether every step ran outside a transaction. */
+  private pass = { mark: 0, cutoff: Number.POSITIVE_INFINITY, committed: true };
 
   constructor(
-    db: SqliteDatabase,
+    private readonly db: SqliteDatabase,
     table: string,
     private readonly ttlMs: number,
     private readonly now: () => number,
     options: ExpiringRowsOptions = {},
   ) {
+    this.listener = options.listener;
     this.expire = db.prepare(`DELETE FROM ${table} WHERE at <= ?`);
     const key = options.alongKey;
     if (key === undefined) return;
@@ -109,12 +127,14 @@ export class ExpiringRows {
     // next one is due, not on every call.
     this.passSteps++;
     this.nextStepAt = this.passStart + Math.min(this.passSteps * this.interval, SWEEP_EVERY_MS);
+    this.stepping(now - this.ttlMs);
     const { step, last } = this.runStep(this.cursor, now - this.ttlMs);
     this.passVisited += step.visited;
     // Past the last key: the next pass starts an hour after this one did (now, if it ran late).
-    if (step.visited < SWEEP_CHUNK)
+    if (step.visited < SWEEP_CHUNK) {
+      if (this.pass.committed) this.listener?.swept(this.pass.cutoff, this.pass.mark);
       this.startPass(Math.max(now, this.passStart + SWEEP_EVERY_MS), this.passVisited);
-    else this.cursor = last;
+    } else this.cursor = last;
     return step;
   }
 
@@ -122,9 +142,20 @@ export class ExpiringRows {
   sweep(): number {
     const now = this.now();
     this.lastSweep = now;
+    const mark = this.listener?.sweepBegins() ?? 0;
+    const committed = !this.db.inTransaction;
     const deleted = this.expire.run(now - this.ttlMs).changes;
+    if (committed) this.listener?.swept(now - this.ttlMs, mark);
     if (this.countRows) this.startPass(now + SWEEP_EVERY_MS, this.countRows.get() as number);
     return deleted;
+  }
+
+  /** Before a step: the pass's first marks where it began; a step inside an open transaction spoils it. */
+  private stepping(cutoff: number): void {
+    if (!this.listener) return;
+    if (this.cursor === undefined) this.pass = { mark: this.listener.sweepBegins(), cutoff, committed: true };
+    this.pass.cutoff = Math.min(this.pass.cutoff, cutoff);
+    if (this.db.inTransaction) this.pass.committed = false;
   }
 
   /** `rows`: how many the previous pass visited, the size this one is paced for (undefined: unknown). */

@@ -1,9 +1,13 @@
 import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
 import { ExpiringRows } from "./expiring-rows.ts";
+import { TableKeyFilter } from "./table-key-filter.ts";
 
 // Event and message ids already handled, so a redelivered event (Feishu retries after ~3 s
 // without an ack, and again after a restart) or a replayed webhook is dropped. One row per id in
 // router.db, so it survives a restart; rows older than the TTL no longer count and are pruned.
+// A key the table certainly does not hold (nearly every key: redeliveries are rare) is answered
+// from memory (table-key-filter.ts), without a SELECT. This class is the table's only writer, and
+// every key it writes goes to the filter first: keep it so (the filter's header says why).
 
 export const SEEN_EVENTS_MIGRATION = `
   CREATE TABLE seen_events (
@@ -31,6 +35,8 @@ export class SeenEvents {
   private readonly remember;
   private readonly forgetOne;
   private readonly expiring;
+  /** Which keys may be in the table: shared by every SeenEvents on this connection. */
+  private readonly filter: TableKeyFilter;
   /** One transaction: the check and the write are one commit, and nothing runs in between. Built once. */
   private readonly checkAndRememberAt: (keys: string[], now: number) => boolean;
 
@@ -44,14 +50,15 @@ export class SeenEvents {
       "INSERT INTO seen_events (key, at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET at = excluded.at",
     );
     this.forgetOne = db.prepare("DELETE FROM seen_events WHERE key = ?");
-    this.expiring = new ExpiringRows(db, "seen_events", ttlMs, now, { alongKey: "key" });
+    this.filter = TableKeyFilter.of(db, "seen_events");
+    this.expiring = new ExpiringRows(db, "seen_events", ttlMs, now, {
+      alongKey: "key",
+      listener: this.filter,
+    });
     this.expiring.sweep();
     this.checkAndRememberAt = db.transaction((keys: string[], at: number) => {
-      const repeat = keys.some((key) => {
-        const seenAt = this.select.get(key) as number | undefined;
-        return seenAt !== undefined && at - seenAt < this.ttlMs;
-      });
-      for (const key of keys) this.remember.run(key, at);
+      const repeat = keys.some((key) => this.recentlySeen(key, at));
+      for (const key of keys) this.rememberAt(key, at);
       return repeat;
     });
   }
@@ -77,16 +84,13 @@ export class SeenEvents {
   seenWithin(keys: string[]): boolean {
     this.expiring.sweepIfDue();
     const now = this.now();
-    return keys.some((key) => {
-      const seenAt = this.select.get(key) as number | undefined;
-      return seenAt !== undefined && now - seenAt < this.ttlMs;
-    });
+    return keys.some((key) => this.recentlySeen(key, now));
   }
 
   /** Records the keys as seen now, without checking (the caller checked with `seenWithin`). */
   rememberAll(keys: string[]): void {
     const now = this.now();
-    for (const key of keys) this.remember.run(key, now);
+    for (const key of keys) this.rememberAt(key, now);
   }
 
   /** Forgets keys remembered for an event that was not taken after all. */
@@ -96,5 +100,18 @@ export class SeenEvents {
 
   prune(): number {
     return this.expiring.sweep();
+  }
+
+  /** Seen within the TTL before `now`: the SELECT only for a key the filter cannot rule out. */
+  private recentlySeen(key: string, now: number): boolean {
+    if (!this.filter.mayHave(key)) return false;
+    const seenAt = this.select.get(key) as number | undefined;
+    return seenAt !== undefined && now - seenAt < this.ttlMs;
+  }
+
+  /** The one way a key is written: into the filter first, with the same `at`. */
+  private rememberAt(key: string, at: number): void {
+    this.filter.add(key, at);
+    this.remember.run(key, at);
   }
 }
