@@ -244,7 +244,7 @@ export const KEY_DOCS: Record<string, KeyDoc> = {
   },
   CHANNEL_LOG_THREAD_AT: {
     description:
-      "the channel log (`log.jsonl`) is written on a thread of its own once this many event-loop turns within one second have lines for it (a busy host: it saves the main thread a stat and a write per chat per turn, and costs ~15 MB of memory from then on); 0 starts the thread at the first line",
+      "the channel log (`log.jsonl`) is written on a thread of its own once the host writes this many chats' lines within one second (one per chat per event-loop turn; a busy host: it saves the main thread a stat and a write each, and costs ~15 MB of memory from then on); 0 starts the thread at the first line",
   },
   MAX_FILE_BYTES: {
     description: "largest file `file_ops send` delivers (must fit a frame: about ¾ of `MAX_PAYLOAD_BYTES`)",

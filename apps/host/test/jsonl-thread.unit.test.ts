@@ -20,7 +20,7 @@ import { defineTool } from "../src/contracts/tool.ts";
 import { afterLogWrites } from "../src/workspace/after-log-writes.ts";
 import { ChannelLog } from "../src/workspace/channel-log.ts";
 import { JsonLinesThread, sharedJsonLinesThread } from "../src/workspace/jsonl-thread-client.ts";
-import { BUSY_TURNS_PER_SECOND, ThreadedJsonLines } from "../src/workspace/jsonl-thread-writer.ts";
+import { BUSY_WRITES_PER_SECOND, ThreadedJsonLines } from "../src/workspace/jsonl-thread-writer.ts";
 import { WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 
 // The channel log's lines written on a thread of their own (jsonl-thread-writer.ts): one message
@@ -38,7 +38,7 @@ beforeAll(() => {
   writer = new ThreadedJsonLines({
     logger: logger.logger,
     maxOpen: 3,
-    busyTurnsPerSecond: 0, // the thread from the first line (the busy rule has its own test)
+    busyWritesPerSecond: 0, // the thread from the first line (the busy rule has its own test)
     onFailure: (path, error) => failures.push({ path, code: (error as NodeJS.ErrnoException).code }),
   });
 });
@@ -76,8 +76,8 @@ describe("a quiet log stays on the main thread", () => {
     expect(read(path)).toBe('"first"\n');
     expect(started).toBe(0);
     expect(quiet.batchesSent).toBe(0);
-    // BUSY_TURNS_PER_SECOND turns with lines within a second: the thread takes over.
-    for (let i = 0; i < BUSY_TURNS_PER_SECOND + 5; i++) {
+    // BUSY_WRITES_PER_SECOND file writes within a second (here one file a turn): the thread takes over.
+    for (let i = 0; i < BUSY_WRITES_PER_SECOND + 5; i++) {
       quiet.append(path, [i]);
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -87,9 +87,28 @@ describe("a quiet log stays on the main thread", () => {
     const lines = read(path).trimEnd().split("\n");
     expect(lines).toEqual([
       '"first"',
-      ...Array.from({ length: BUSY_TURNS_PER_SECOND + 5 }, (_, i) => `${i}`),
+      ...Array.from({ length: BUSY_WRITES_PER_SECOND + 5 }, (_, i) => `${i}`),
     ]);
     await quiet.close();
+  });
+
+  it("counts each chat's lines of a turn: a busy host's few, large turns start the thread too", async () => {
+    let started = 0;
+    const busy = new ThreadedJsonLines({
+      logger: logger.logger,
+      onFailure: () => {},
+      thread: () => {
+        started++;
+        return sharedJsonLinesThread();
+      },
+    });
+    const paths = Array.from({ length: BUSY_WRITES_PER_SECOND }, freshPath);
+    for (const path of paths) busy.append(path, ["one turn"]);
+    await busy.flushed();
+    expect(started).toBe(1); // one turn, BUSY_WRITES_PER_SECOND files
+    expect(busy.batchesSent).toBe(1);
+    for (const path of paths) expect(read(path)).toBe('"one turn"\n');
+    await busy.close();
   });
 });
 
@@ -240,7 +259,7 @@ describe("close, and the thread's end", () => {
       const again = new ThreadedJsonLines({
         logger: logger.logger,
         onFailure: () => {},
-        busyTurnsPerSecond: 0,
+        busyWritesPerSecond: 0,
       });
       again.append(paths[1] as string, [`writer ${round}`]);
       await again.close();
@@ -258,7 +277,7 @@ describe("close, and the thread's end", () => {
       logger: test.logger,
       onFailure: () => {},
       thread: () => thread,
-      busyTurnsPerSecond: 0,
+      busyWritesPerSecond: 0,
     });
     const path = freshPath();
     own.append(path, ["before"]);

@@ -90,7 +90,7 @@ export const HostConfigFields = z.object({
   AGENT_MAX_STEPS: positiveInt(12),
   /** Conversation history kept per user, in estimated tokens; older turns are dropped first. */
   HISTORY_MAX_TOKENS: positiveInt(24_000),
-  /** Turns with channel-log lines within a second from which the log is written on a thread (0: always). */
+  /** Channel-log file writes (a chat's lines of one turn) within a second that move the log to a thread (0: always). */
   CHANNEL_LOG_THREAD_AT: z.coerce.number().int().min(0, "must be 0 or more").default(50),
   /** Largest file `file_ops send` delivers (it travels base64-encoded in one frame). */
   MAX_FILE_BYTES: positiveInt(10 * 1024 * 1024),

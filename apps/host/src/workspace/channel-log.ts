@@ -45,7 +45,7 @@ export interface ChannelLogOptions {
   displayName: string;
   now: () => number;
   logger: Logger;
-  /** Turns with lines per second that start the log's thread (CHANNEL_LOG_THREAD_AT). */
+  /** File writes per second that start the log's thread (CHANNEL_LOG_THREAD_AT). */
   threadAt?: number;
 }
 
@@ -65,7 +65,7 @@ export class ChannelLog {
     this.files = new ThreadedJsonLines({
       logger,
       onFailure: (path, error) => logger.warn({ err: error, path }, "could not write the channel log"),
-      ...(options.threadAt === undefined ? {} : { busyTurnsPerSecond: options.threadAt }),
+      ...(options.threadAt === undefined ? {} : { busyWritesPerSecond: options.threadAt }),
     });
   }
 

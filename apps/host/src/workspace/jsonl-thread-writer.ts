@@ -21,13 +21,14 @@ import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-clie
 // the lines because they await `flushed()` first (after-log-writes.ts).
 // If the thread cannot start or dies, what it had not written and every later line are written on
 // the main thread, as before (said once, at error level).
-// The thread is started only once the log is busy (BUSY_TURNS_PER_SECOND turns with lines within a
-// second): it costs ~15 MB of RSS and ~70 µs of its own CPU per wake-up, which a chat of a few
+// The thread is started only once the log is busy (BUSY_WRITES_PER_SECOND file writes within a
+// second, a write being one file's lines of one turn: what costs the main thread a stat and a
+// write here; counted per file, not per turn, as a busy host's turns are few and large): it costs ~15 MB of RSS and ~70 µs of its own CPU per wake-up, which a chat of a few
 // messages a minute should not pay for a few µs a message. Until then each turn's lines are written
 // here at the turn's end (the same batches, the same barrier for readers).
 
-/** Turns with lines within one second from which the thread is started (a busy log). */
-export const BUSY_TURNS_PER_SECOND = 50;
+/** File writes (one file's lines of one turn) within one second from which the thread is started. */
+export const BUSY_WRITES_PER_SECOND = 50;
 
 export interface ThreadWriterOptions {
   /** A write that failed (on the thread, or on the main thread once there is none). */
@@ -36,8 +37,8 @@ export interface ThreadWriterOptions {
   maxOpen?: number;
   /** The thread to write on (default: the process's, started at the first line). */
   thread?: () => JsonLinesThread;
-  /** Turns with lines within one second that start the thread (default BUSY_TURNS_PER_SECOND; 0: at once). */
-  busyTurnsPerSecond?: number;
+  /** File writes within one second that start the thread (default BUSY_WRITES_PER_SECOND; 0: at once). */
+  busyWritesPerSecond?: number;
 }
 
 export class ThreadedJsonLines {
@@ -59,7 +60,7 @@ export class ThreadedJsonLines {
   /** Where each turn's lines go while the log is not busy enough for the thread. */
   private quiet: JsonLinesAppender | undefined;
   private windowStart = Number.NEGATIVE_INFINITY;
-  private windowTurns = 0;
+  private windowWrites = 0;
 
   constructor(private readonly options: ThreadWriterOptions) {}
 
@@ -145,14 +146,15 @@ export class ThreadedJsonLines {
     this.batches++;
   }
 
-  /** Whether this turn makes the log busy enough for the thread (counted once per turn with lines). */
+  /** Whether this turn's writes make the log busy enough for the thread (one per file it writes). */
   private busy(): boolean {
     const now = performance.now();
     if (now - this.windowStart > 1000) {
       this.windowStart = now;
-      this.windowTurns = 0;
+      this.windowWrites = 0;
     }
-    return ++this.windowTurns >= (this.options.busyTurnsPerSecond ?? BUSY_TURNS_PER_SECOND);
+    this.windowWrites += this.pending.size;
+    return this.windowWrites >= (this.options.busyWritesPerSecond ?? BUSY_WRITES_PER_SECOND);
   }
 
   /** Writes this turn's lines on the main thread with `appender`. */

@@ -20,7 +20,7 @@ export interface ChannelsOptions {
   modelId: string;
   /** Per-user history files from before the workspace. */
   legacyHistoryDir: string;
-  /** CHANNEL_LOG_THREAD_AT: turns with log lines per second that start the log's thread. */
+  /** CHANNEL_LOG_THREAD_AT: log file writes per second that start the log's thread. */
   logThreadAt?: number;
   now: () => number;
   logger: Logger;
