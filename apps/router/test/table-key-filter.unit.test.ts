@@ -470,8 +470,10 @@ describe("TableKeyFilter", () => {
     for (const file of files) {
       const text = readFileSync(join(root, file), "utf8");
       for (const [table, owner] of Object.entries(owners)) {
+        // Any case, the name quoted or with its schema ("main"."seen_events") too.
         const write = new RegExp(
-          `\\b(INSERT( OR [A-Z]+)? INTO|REPLACE INTO|UPDATE( OR [A-Z]+)?)\\s+${table}\\b`,
+          `\\b(INSERT(\\s+OR\\s+[A-Z]+)?\\s+INTO|REPLACE\\s+INTO|UPDATE(\\s+OR\\s+[A-Z]+)?)\\s+([\\[\`"']?main[\\]\`"']?\\.)?[\\[\`"']?${table}\\b`,
+          "i",
         );
         if (write.test(text) && file !== owner) writers.push(`${file} writes ${table}`);
       }
