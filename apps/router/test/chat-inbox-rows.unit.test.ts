@@ -91,7 +91,26 @@ describe("chat inbox rows", () => {
     expect(inbox.prune()).toBe(3);
     expect(db.prepare("SELECT count(*) FROM chat_inbox").pluck().get()).toBe(0);
 
-    const plan = JSON.stringify(db.prepare(`EXPLAIN QUERY PLAN ${PRUNE_HANDLED}`).all({ cutoff: clock.now }));
+    const plan = JSON.stringify(
+      db.prepare(`EXPLAIN QUERY PLAN ${PRUNE_HANDLED}`).all({ cutoff: clock.now - DAY, now: clock.now }),
+    );
     expect(plan).toContain("INTEGER PRIMARY KEY (rowid<?)"); // a range from the table's start
+  });
+
+  it("a clock that ran ahead and was set back neither stops the prune nor holds the old rows back", () => {
+    const base = Date.now();
+    const clock = { now: base + 365 * DAY }; // ahead
+    const { db, inbox } = openInbox("ahead", clock);
+    const ahead = inbox.store("telegram", message("ahead"), "rk-a").seq;
+    inbox.markHandled(ahead); // and the hourly prune, at that time
+    TurnCommit.of(db).flush();
+    clock.now = base; // corrected
+    inbox.markHandled(inbox.store("telegram", message("old"), "rk-o").seq);
+    TurnCommit.of(db).flush();
+    clock.now = base + 2 * DAY;
+    const recent = inbox.store("telegram", message("recent"), "rk-r").seq;
+    inbox.markHandled(recent); // its hourly prune: "old" was handled two days ago
+    TurnCommit.of(db).flush();
+    expect(db.prepare("SELECT seq FROM chat_inbox ORDER BY seq").pluck().all()).toEqual([ahead, recent]);
   });
 });

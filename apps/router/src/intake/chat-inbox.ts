@@ -68,9 +68,13 @@ export interface StoredMessage {
 
 const KEEP_HANDLED_MS = 86_400_000;
 
-/** Handled rows handled before the cutoff, among those stored before the first row stored after it. */
+/**
+ * Handled rows handled before the cutoff, among those stored before the first row stored after it
+ * (and not after now: a row stored while the clock ran ahead would hold every later one back).
+ */
 export const PRUNE_HANDLED = `DELETE FROM chat_inbox WHERE handled_at IS NOT NULL AND handled_at <= @cutoff
-  AND seq < coalesce((SELECT seq FROM chat_inbox WHERE at > @cutoff ORDER BY seq LIMIT 1), 9223372036854775807)`;
+  AND seq < coalesce((SELECT seq FROM chat_inbox WHERE at > @cutoff AND at <= @now ORDER BY seq LIMIT 1),
+    9223372036854775807)`;
 
 export class ChatInbox {
   private readonly sql: PreparedStatements;
@@ -132,7 +136,8 @@ export class ChatInbox {
       () => {}, // left unhandled: handled again at the next start
       { oneStatement: true },
     );
-    if (this.now() - this.lastPrune > 3_600_000) {
+    // Also once the clock is set back by over an hour (it ran ahead): not only when it is there again.
+    if (Math.abs(this.now() - this.lastPrune) > 3_600_000) {
       this.lastPrune = this.now();
       turn.soon(
         () => this.prune(),
@@ -166,10 +171,12 @@ export class ChatInbox {
   /**
    * Deletes the handled rows older than a day. No index on handled_at: rows are stored in seq
    * order, so the old ones are a prefix of the table, read from its start up to the first row
-   * stored within the day (a clock set back only keeps some rows longer).
+   * stored within the day (a clock set back only keeps some rows longer: those stored while it ran
+   * ahead until the clock is there again, and the ones after a row the clock stored out of order).
    */
   prune(): number {
-    this.lastPrune = this.now();
-    return this.sql.sql(PRUNE_HANDLED).run({ cutoff: this.now() - KEEP_HANDLED_MS }).changes;
+    const now = this.now();
+    this.lastPrune = now;
+    return this.sql.sql(PRUNE_HANDLED).run({ cutoff: now - KEEP_HANDLED_MS, now }).changes;
   }
 }

@@ -20,6 +20,8 @@ import type { SqliteDatabase, SqliteStatement } from "@phonework/runtime";
 // call more per extra chunk). A row expires during some pass and the next one deletes it: it is gone
 // by `at` + TTL + 2 × SWEEP_EVERY_MS + 2 call gaps. Until then an expired row is still there:
 // readers that care compare `at` themselves (seen events do; a delivered id answers until swept).
+// Both ways, a clock set back by more than an hour (one that ran ahead, corrected) makes what was
+// due due at once, instead of stopping the sweeps until the clock is there again.
 //
 // `sweep()` deletes everything expired at once (construction, prune): along the key a full scan and a
 // count, ~5–15 ms a table of 100k rows and 0.1–0.2 s of 1M here when little has expired.
@@ -118,9 +120,15 @@ export class ExpiringRows {
    */
   sweepIfDue(): SweepStep | undefined {
     const now = this.now();
+    // Never more than an hour away unless the clock was set back (a clock ahead, corrected): then
+    // what was due is due now, not once the clock has caught up again, days or a year later.
     if (this.runStep === undefined) {
-      if (now - this.lastSweep > SWEEP_EVERY_MS) this.sweep();
+      if (now - this.lastSweep > SWEEP_EVERY_MS || this.lastSweep - now > SWEEP_EVERY_MS) this.sweep();
       return undefined;
+    }
+    if (this.nextStepAt - now > SWEEP_EVERY_MS) {
+      this.passStart -= this.nextStepAt - now;
+      this.nextStepAt = now;
     }
     if (now < this.nextStepAt) return undefined;
     // Counted before it runs: a step that throws (its error goes to the caller) is retried when the

@@ -22,7 +22,8 @@ import { hashKey } from "./key-hash.ts";
 //    a "maybe".
 // A false positive (one layer in ~1,700 when full, or a collision someone managed to force) costs
 // the SELECT every lookup paid before. A second connection or process writing the table would
-// break the promise: none does (router.db belongs to one router process, which opens it once).
+// break the promise: none does (one router process writes router.db's dedup tables, on the one
+// connection it opens; `phonework pair` opens router.db from its own process for join codes only).
 //
 // Memory does not grow with time: keys are added in layers (generations). Only the newest takes
 // adds; it is full at its capacity and a new one begins. Each layer remembers the latest `at` it
