@@ -293,4 +293,31 @@ describe("close, and the thread's end", () => {
     expect(said[0]?.msg).toContain("channel log's thread ended");
     await own.close();
   });
+
+  it("a thread that dies while a turn's lines wait for the turn's end: those lines land before any appended after its death", async () => {
+    const thread = new JsonLinesThread();
+    const own = new ThreadedJsonLines({
+      logger: createTestLogger().logger,
+      onFailure: () => {},
+      thread: () => thread,
+      busyWritesPerSecond: 0,
+    });
+    const path = freshPath();
+    // A line every turn: whenever the thread's end is heard, the last turn's line still waits for its turn's end.
+    let next = 0;
+    const tick = () => {
+      own.append(path, [next++]);
+      if (thread.alive) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await thread.terminate();
+    own.append(path, [next++]); // in the same turn the end was heard in
+    await new Promise((resolve) => setImmediate(resolve)); // the last tick's turn is over
+    await own.flushed();
+    const values = read(path).trimEnd().split("\n").map(Number);
+    // In order (a batch the thread was killed in the middle of may be written twice), none lost.
+    expect(values.filter((value, i) => i > 0 && value < (values[i - 1] as number))).toEqual([]);
+    expect(new Set(values).size).toBe(next);
+    await own.close();
+  });
 });

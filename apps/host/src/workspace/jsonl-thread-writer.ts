@@ -188,8 +188,10 @@ export class ThreadedJsonLines {
 
   /**
    * The thread is gone (it could not start, or died): the batches it had not finished are written
-   * here, and every later line too. (A thread that died in the middle of a batch, which only a
-   * crash of the thread itself can do, may have written part of it: those lines would be twice.)
+   * here, then this turn's lines not yet handed over (a line appended from now on is written at
+   * once: it must come after them), and every later line too. (A thread that died in the middle of
+   * a batch, which only a crash of the thread itself can do, may have written part of it: those
+   * lines would be twice.)
    */
   private gone(error: Error, written: number): void {
     const unwritten = this.unwritten.filter((batch) => batch.seq > written);
@@ -202,6 +204,7 @@ export class ThreadedJsonLines {
     for (const { appends } of unwritten)
       for (let i = 0; i + 1 < appends.length; i += 2)
         this.writeDirect(appends[i] as string, appends[i + 1] as string);
+    this.writeAll(this.direct);
   }
 
   private writeDirect(path: string, text: string): void {
