@@ -38,7 +38,7 @@ export interface AssistantDeps {
   maxSteps: number;
   /** Each chat's context (context.jsonl), which the model continues. */
   history: ContextStore;
-  /** The chats' logs, written on their own thread: a message's command, session turn or model turn waits for them. */
+  /** The chats' logs, written at each turn's end (on a thread once busy): a message's command, session turn or model turn waits for them. */
   logWrites?: LogWrites;
   sendFile: (to: { userId: string; chatId: string; platform: string }, file: OutgoingFile) => Promise<void>;
   /** Images that come with a message, for the model or a coding session; absent: files go by path only. */
