@@ -300,7 +300,7 @@ describe("close, and the thread's end", () => {
     expect(logger.lines().filter((line) => line.level === 50)).toEqual([]);
   });
 
-  it("a thread that dies is said once; the log goes on, on the main thread", async () => {
+  it("a thread that dies is said once; the log goes on, on the main thread, in order", async () => {
     const thread = new JsonLinesThread();
     const test = createTestLogger();
     const own = new ThreadedJsonLines({
@@ -310,30 +310,8 @@ describe("close, and the thread's end", () => {
       busyWritesPerSecond: 0,
     });
     const path = freshPath();
-    own.append(path, ["before"]);
-    await own.flushed();
-    await thread.terminate();
-    expect(thread.alive).toBe(false);
-    own.append(path, ["after"]);
-    own.append(path, ["and after"]);
-    await own.flushed();
-    expect(read(path)).toBe('"before"\n"after"\n"and after"\n');
-    const said = test.lines().filter((line) => line.level === 50);
-    expect(said).toHaveLength(1);
-    expect(said[0]?.msg).toContain("channel log's thread ended");
-    await own.close();
-  });
-
-  it("a thread that dies while a turn's lines wait for the turn's end: those lines land before any appended after its death", async () => {
-    const thread = new JsonLinesThread();
-    const own = new ThreadedJsonLines({
-      logger: createTestLogger().logger,
-      onFailure: () => {},
-      thread: () => thread,
-      busyWritesPerSecond: 0,
-    });
-    const path = freshPath();
-    // A line every turn: whenever the thread's end is heard, the last turn's line still waits for its turn's end.
+    // A line every turn: whenever the thread's end is heard, the last turn's line still waits for
+    // its turn's end, and must land before the lines appended after the end.
     let next = 0;
     const tick = () => {
       own.append(path, [next++]);
@@ -341,13 +319,19 @@ describe("close, and the thread's end", () => {
     };
     setImmediate(tick);
     await thread.terminate();
-    own.append(path, [next++]); // in the same turn the end was heard in
+    expect(thread.alive).toBe(false);
+    own.append(path, [next++]); // in the turn its end was heard in
     await new Promise((resolve) => setImmediate(resolve)); // the last tick's turn is over
+    own.append(path, [next++]);
+    own.append(path, [next++]);
     await own.flushed();
     const values = read(path).trimEnd().split("\n").map(Number);
     // In order (a batch the thread was killed in the middle of may be written twice), none lost.
     expect(values.filter((value, i) => i > 0 && value < (values[i - 1] as number))).toEqual([]);
     expect(new Set(values).size).toBe(next);
+    const said = test.lines().filter((line) => line.level === 50);
+    expect(said).toHaveLength(1);
+    expect(said[0]?.msg).toContain("channel log's thread ended");
     await own.close();
   });
 });
