@@ -292,11 +292,29 @@ describe("close, and the thread's end", () => {
         busyWritesPerSecond: 0,
       });
       again.append(paths[1] as string, [`writer ${round}`]);
+      await again.flushed(); // on the thread
+      expect(again.batchesSent).toBe(1);
       await again.close();
       expect(openOn(paths)).toBe(0);
     }
+    // A writer that closes before its first batch writes its lines itself: no thread started to stop.
+    let started = 0;
+    const closing = new ThreadedJsonLines({
+      logger: logger.logger,
+      onFailure: () => {},
+      busyWritesPerSecond: 0,
+      thread: () => {
+        started++;
+        return sharedJsonLinesThread();
+      },
+    });
+    closing.append(paths[1] as string, ["closing at once"]);
+    await closing.close();
+    expect(started).toBe(0);
     expect(sharedJsonLinesThread()).toBe(thread); // one thread for all of them
-    expect(read(paths[1] as string).endsWith('"writer 1"\n"writer 2"\n"writer 3"\n')).toBe(true);
+    expect(read(paths[1] as string).endsWith('"writer 1"\n"writer 2"\n"writer 3"\n"closing at once"\n')).toBe(
+      true,
+    );
     expect(logger.lines().filter((line) => line.level === 50)).toEqual([]);
   });
 

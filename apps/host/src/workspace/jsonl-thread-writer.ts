@@ -119,10 +119,13 @@ export class ThreadedJsonLines {
     this.closing = undefined;
   }
 
-  /** Hands this turn's lines to the thread (the process's, started at the first line of all). */
+  /**
+   * Hands this turn's lines to the thread (the process's, started at the first line of all); a
+   * writer closing before it has a thread writes them itself (a thread is not started to stop).
+   */
   private send(closing = false): void {
     if (this.pending.size === 0 || (this.closing && !closing)) return;
-    if (!this.thread && !this.direct && !this.busy()) {
+    if (!this.thread && !this.direct && (closing || !this.busy())) {
       this.quiet ??= new JsonLinesAppender(this.options.maxOpen);
       this.writeAll(this.quiet);
       return;
