@@ -185,51 +185,81 @@ describe("the appender's rules, on the thread", () => {
 });
 
 describe("readers wait for the lines; a failure is told and the log goes on", () => {
-  it("a tool run in the same turn as a message's line sees it; a write that fails is logged without the line, the next lands", async () => {
-    const layout = new WorkspaceLayout(join(dir.path, "ws"));
-    const test = createTestLogger();
-    const log = new ChannelLog({
-      layout,
-      nodeId: "laptop",
-      displayName: "Laptop",
-      now: () => 0,
-      logger: test.logger,
-    });
-    const path = layout.channelLog({ adapter: "telegram", chat: "7" });
-    const readLog = defineTool({
-      name: "read_log",
-      description: "reads the chat's log",
-      schema: z.object({}),
-      execute: async () => read(path),
-    });
-    const [waiting] = afterLogWrites([readLog], log);
-    log.received(forward("telegram", "7", "m1", "hello"), []);
-    // Same turn, no wait: the line is not there yet (this is what the tools must not see).
-    await expect(readLog.execute({}, {} as never)).rejects.toThrow(/ENOENT/);
-    expect(await waiting?.execute({}, {} as never)).toContain('"text":"hello"');
+  // Quiet, the main thread writes at the turn's end (and a failure throws there); busy, the thread
+  // writes and reports a failure in a message of its own, which `flushed()` waits for.
+  it.each([
+    ["quiet: on the main thread", undefined],
+    ["busy: on the thread", 0],
+  ])(
+    "%s: a tool run in the same turn as a message's line sees it; a write that fails is logged without the line, the next lands",
+    async (_mode, threadAt) => {
+      const layout = new WorkspaceLayout(join(dir.path, `ws-${threadAt}`));
+      const test = createTestLogger();
+      const log = new ChannelLog({
+        layout,
+        nodeId: "laptop",
+        displayName: "Laptop",
+        now: () => 0,
+        logger: test.logger,
+        ...(threadAt === undefined ? {} : { threadAt }),
+      });
+      const path = layout.channelLog({ adapter: "telegram", chat: "7" });
+      const readLog = defineTool({
+        name: "read_log",
+        description: "reads the chat's log",
+        schema: z.object({}),
+        execute: async () => read(path),
+      });
+      const [waiting] = afterLogWrites([readLog], log);
+      log.received(forward("telegram", "7", "m1", "hello"), []);
+      // Same turn, no wait: the line is not there yet (this is what the tools must not see).
+      await expect(readLog.execute({}, {} as never)).rejects.toThrow(/ENOENT/);
+      expect(await waiting?.execute({}, {} as never)).toContain('"text":"hello"');
 
-    // The adapter's directory is a file: every write to this chat's log fails (as root too).
-    mkdirSync(layout.channelsDir, { recursive: true });
-    writeFileSync(join(layout.channelsDir, "slack"), "not a directory");
-    log.received(forward("slack", "C1", "m2", "the secret plan"), []);
-    log.received(forward("telegram", "7", "m3", "still logged"), []);
-    await log.flushed();
-    const warned = test.lines().filter((line) => line.msg === "could not write the channel log");
-    expect(warned).toHaveLength(1);
-    expect(warned[0]).toMatchObject({
-      level: 40,
-      path: expect.stringContaining("slack"),
-      err: { code: "ENOTDIR" },
-    });
-    expect(JSON.stringify(test.lines())).not.toContain("the secret plan");
-    expect(read(path)).toContain('"text":"still logged"');
-    // Put right, the chat's next line lands, through the same thread (it never fell back).
-    rmSync(join(layout.channelsDir, "slack"));
-    log.received(forward("slack", "C1", "m4", "again"), []);
-    await log.flushed();
-    expect(read(layout.channelLog({ adapter: "slack", chat: "C1" }))).toContain('"text":"again"');
-    expect(test.lines().filter((line) => line.level === 50)).toEqual([]);
-    await log.close();
+      // The adapter's directory is a file: every write to this chat's log fails (as root too).
+      mkdirSync(layout.channelsDir, { recursive: true });
+      writeFileSync(join(layout.channelsDir, "slack"), "not a directory");
+      log.received(forward("slack", "C1", "m2", "the secret plan"), []);
+      log.received(forward("telegram", "7", "m3", "still logged"), []);
+      await log.flushed();
+      const warned = test.lines().filter((line) => line.msg === "could not write the channel log");
+      expect(warned).toHaveLength(1);
+      expect(warned[0]).toMatchObject({
+        level: 40,
+        path: expect.stringContaining("slack"),
+        err: { code: "ENOTDIR" },
+      });
+      expect(JSON.stringify(test.lines())).not.toContain("the secret plan");
+      expect(read(path)).toContain('"text":"still logged"');
+      // Put right, the chat's next line lands, written as before (the thread, if any, did not end).
+      rmSync(join(layout.channelsDir, "slack"));
+      log.received(forward("slack", "C1", "m4", "again"), []);
+      await log.flushed();
+      expect(read(layout.channelLog({ adapter: "slack", chat: "C1" }))).toContain('"text":"again"');
+      expect(test.lines().filter((line) => line.level === 50)).toEqual([]);
+      await log.close();
+    },
+  );
+
+  it("a failure the thread has written but not yet told: flushed() waits for its report", async () => {
+    const thread = sharedJsonLinesThread();
+    await writer.flushed();
+    const before = thread.lastWritten;
+    const blocked = join(dir.path, "blocked");
+    writeFileSync(blocked, "a file, not a directory");
+    const path = join(blocked, "chat", "log.jsonl");
+    writer.append(path, ["lost"]);
+    await new Promise((resolve) => setImmediate(resolve)); // after the turn's end: the batch is handed over
+    // Held here (no message can arrive) until the thread has written the batch: its report is on the way.
+    const deadline = Date.now() + 5000;
+    while (thread.lastWritten === before && Date.now() < deadline) {
+      // spin
+    }
+    expect(thread.lastWritten).toBeGreaterThan(before);
+    expect(failures).toEqual([]);
+    await writer.flushed();
+    expect(failures).toEqual([{ path, code: "ENOTDIR" }]);
+    failures.length = 0;
   });
 });
 
@@ -262,16 +292,35 @@ describe("close, and the thread's end", () => {
         busyWritesPerSecond: 0,
       });
       again.append(paths[1] as string, [`writer ${round}`]);
+      await again.flushed(); // on the thread
+      expect(again.batchesSent).toBe(1);
       await again.close();
       expect(openOn(paths)).toBe(0);
     }
+    // A writer that closes before its first batch writes its lines itself: no thread started to stop.
+    let started = 0;
+    const closing = new ThreadedJsonLines({
+      logger: logger.logger,
+      onFailure: () => {},
+      busyWritesPerSecond: 0,
+      thread: () => {
+        started++;
+        return sharedJsonLinesThread();
+      },
+    });
+    closing.append(paths[1] as string, ["closing at once"]);
+    await closing.close();
+    expect(started).toBe(0);
     expect(sharedJsonLinesThread()).toBe(thread); // one thread for all of them
-    expect(read(paths[1] as string).endsWith('"writer 1"\n"writer 2"\n"writer 3"\n')).toBe(true);
+    expect(read(paths[1] as string).endsWith('"writer 1"\n"writer 2"\n"writer 3"\n"closing at once"\n')).toBe(
+      true,
+    );
     expect(logger.lines().filter((line) => line.level === 50)).toEqual([]);
   });
 
-  it("a thread that dies is said once; the log goes on, on the main thread", async () => {
-    const thread = new JsonLinesThread();
+  it("a thread that dies is said once; the log goes on, on the main thread, in order", async () => {
+    // Past 2^31 batches as it dies (weeks of a busy host): what it wrote is still known written.
+    const thread = new JsonLinesThread({ firstSeq: 2 ** 31 - 3 });
     const test = createTestLogger();
     const own = new ThreadedJsonLines({
       logger: test.logger,
@@ -280,14 +329,38 @@ describe("close, and the thread's end", () => {
       busyWritesPerSecond: 0,
     });
     const path = freshPath();
-    own.append(path, ["before"]);
-    await own.flushed();
-    await thread.terminate();
+    // A line every turn: whenever the thread's end is heard, the last turn's line still waits for
+    // its turn's end, and must land before the lines appended after the end.
+    let next = 0;
+    own.append(path, [next++]);
+    await own.flushed(); // the thread is up
+    let died: () => void = () => {};
+    const dead = new Promise<void>((resolve) => {
+      died = resolve;
+    });
+    let dying = false;
+    const tick = () => {
+      own.append(path, [next++]);
+      // Killed once it has written batches past 2^31 (or after 500 turns, whatever it wrote).
+      if (!dying && (thread.lastWritten > 2 ** 31 + 2 || next > 500)) {
+        dying = true;
+        void thread.terminate().then(died);
+      }
+      if (thread.alive) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await dead;
     expect(thread.alive).toBe(false);
-    own.append(path, ["after"]);
-    own.append(path, ["and after"]);
+    own.append(path, [next++]); // in the turn its end was heard in
+    await new Promise((resolve) => setImmediate(resolve)); // the last tick's turn is over
+    own.append(path, [next++]);
+    own.append(path, [next++]);
     await own.flushed();
-    expect(read(path)).toBe('"before"\n"after"\n"and after"\n');
+    const values = read(path).trimEnd().split("\n").map(Number);
+    // In order, none lost, none twice but the one batch the thread may have been killed in.
+    expect(values.filter((value, i) => i > 0 && value < (values[i - 1] as number))).toEqual([]);
+    expect(new Set(values).size).toBe(next);
+    expect(values.length - next).toBeLessThanOrEqual(1);
     const said = test.lines().filter((line) => line.level === 50);
     expect(said).toHaveLength(1);
     expect(said[0]?.msg).toContain("channel log's thread ended");

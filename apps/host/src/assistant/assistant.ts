@@ -38,7 +38,7 @@ export interface AssistantDeps {
   maxSteps: number;
   /** Each chat's context (context.jsonl), which the model continues. */
   history: ContextStore;
-  /** The chats' logs, written on their own thread: a message's command, session turn or model turn waits for them. */
+  /** The chats' logs, written at each turn's end (on a thread once busy): a message's command, session turn or model turn waits for them. */
   logWrites?: LogWrites;
   sendFile: (to: { userId: string; chatId: string; platform: string }, file: OutgoingFile) => Promise<void>;
   /** Images that come with a message, for the model or a coding session; absent: files go by path only. */
@@ -115,9 +115,6 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     queuedIn: (queue: string) => void,
   ): Promise<ReplyValue> => {
     ctx.signal.throwIfAborted(); // given up on while it waited its turn
-    // What it runs may read the chat's log (a command, a coding session, the model's tools): the
-    // message's own line is written first.
-    await deps.logWrites?.flushed();
     const userId = request.user_id;
     const stopper = new AbortController();
     running.set(userId, stopper);
@@ -133,6 +130,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       },
     };
     try {
+      // What it runs may read the chat's log (a command, a coding session, the model's tools): the
+      // message's own line is written first. It is running meanwhile: a /stop now stops it.
+      await deps.logWrites?.flushed();
       if (command) return await runCommand(command, request, mine);
       const session = deps.sessions.active(userId);
       if (session) {

@@ -17,8 +17,8 @@ export interface ThreadWriterLink {
 
 export class JsonLinesThread {
   private readonly worker: Worker;
-  private readonly written: Int32Array;
-  private seq = 0;
+  private readonly written: BigInt64Array;
+  private seq: number;
   private ids = 0;
   private writers = 0;
   private readonly links = new Map<number, ThreadWriterLink>();
@@ -28,9 +28,12 @@ export class JsonLinesThread {
   /** `failed` messages received (the thread counts those it posted). */
   private reportsHeard = 0;
 
-  constructor() {
-    const shared = new SharedArrayBuffer(8);
-    this.written = new Int32Array(shared);
+  /** `firstSeq`: the number its first batch follows (tests: a thread past 2^31 batches). */
+  constructor({ firstSeq = 0 }: { firstSeq?: number } = {}) {
+    this.seq = firstSeq;
+    const shared = new SharedArrayBuffer(16);
+    this.written = new BigInt64Array(shared);
+    this.written[0] = BigInt(firstSeq);
     const data: ThreadData = { written: shared };
     this.worker = new Worker(threadEntry(), {
       workerData: { jsonlThread: data },
@@ -53,12 +56,12 @@ export class JsonLinesThread {
 
   /** The last batch (of any writer) the thread has written. */
   get lastWritten(): number {
-    return Atomics.load(this.written, 0);
+    return Number(Atomics.load(this.written, 0));
   }
 
   /** Whether batch `seq` is written and any failure of it already told (no need to ask the thread). */
   done(seq: number): boolean {
-    return Atomics.load(this.written, 0) >= seq && Atomics.load(this.written, 1) === this.reportsHeard;
+    return this.lastWritten >= seq && Number(Atomics.load(this.written, 1)) === this.reportsHeard;
   }
 
   /** A new writer's number; `link` hears its failures and the thread's end. */

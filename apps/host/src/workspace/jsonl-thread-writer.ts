@@ -23,8 +23,8 @@ import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-clie
 // the main thread, as before (said once, at error level).
 // The thread is started only once the log is busy (BUSY_WRITES_PER_SECOND file writes within a
 // second, a write being one file's lines of one turn: what costs the main thread a stat and a
-// write here; counted per file, not per turn, as a busy host's turns are few and large): it costs ~15 MB of RSS and ~70 µs of its own CPU per wake-up, which a chat of a few
-// messages a minute should not pay for a few µs a message. Until then each turn's lines are written
+// write here; counted per file, not per turn, as a busy host's turns are few and large): it costs
+// ~15 MB of RSS and ~70 µs of its own CPU per wake-up, which a chat of a few messages a minute should not pay for a few µs a message. Until then each turn's lines are written
 // here at the turn's end (the same batches, the same barrier for readers).
 
 /** File writes (one file's lines of one turn) within one second from which the thread is started. */
@@ -119,10 +119,13 @@ export class ThreadedJsonLines {
     this.closing = undefined;
   }
 
-  /** Hands this turn's lines to the thread (the process's, started at the first line of all). */
+  /**
+   * Hands this turn's lines to the thread (the process's, started at the first line of all); a
+   * writer closing before it has a thread writes them itself (a thread is not started to stop).
+   */
   private send(closing = false): void {
     if (this.pending.size === 0 || (this.closing && !closing)) return;
-    if (!this.thread && !this.direct && !this.busy()) {
+    if (!this.thread && !this.direct && (closing || !this.busy())) {
       this.quiet ??= new JsonLinesAppender(this.options.maxOpen);
       this.writeAll(this.quiet);
       return;
@@ -188,8 +191,10 @@ export class ThreadedJsonLines {
 
   /**
    * The thread is gone (it could not start, or died): the batches it had not finished are written
-   * here, and every later line too. (A thread that died in the middle of a batch, which only a
-   * crash of the thread itself can do, may have written part of it: those lines would be twice.)
+   * here, then this turn's lines not yet handed over (a line appended from now on is written at
+   * once: it must come after them), and every later line too. (A thread that died in the middle of
+   * a batch, which only a crash of the thread itself can do, may have written part of it: those
+   * lines would be twice.)
    */
   private gone(error: Error, written: number): void {
     const unwritten = this.unwritten.filter((batch) => batch.seq > written);
@@ -202,6 +207,7 @@ export class ThreadedJsonLines {
     for (const { appends } of unwritten)
       for (let i = 0; i + 1 < appends.length; i += 2)
         this.writeDirect(appends[i] as string, appends[i + 1] as string);
+    this.writeAll(this.direct);
   }
 
   private writeDirect(path: string, text: string): void {

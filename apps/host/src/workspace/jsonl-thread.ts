@@ -33,16 +33,17 @@ export type FromThread =
 
 export interface ThreadData {
   /**
-   * An Int32Array's memory: [0] the `seq` of the last batch written, [1] how many `failed` messages
-   * were posted (counted before posting, stored before [0]: a reader that sees a batch written and
-   * every report received knows nothing about it is still on its way).
+   * A BigInt64Array's memory (an Int32Array's would wrap after 2^31 batches, weeks of a busy
+   * host): [0] the `seq` of the last batch written, [1] how many `failed` messages were posted
+   * (counted before posting, stored before [0]: a reader that sees a batch written and every
+   * report received knows nothing about it is still on its way).
    */
   written: SharedArrayBuffer;
 }
 
 function serve(port: NonNullable<typeof parentPort>, data: ThreadData): void {
   const appenders = new Map<number, JsonLinesAppender>();
-  const written = new Int32Array(data.written);
+  const written = new BigInt64Array(data.written);
   port.on("message", (message: ToThread) => {
     if (message.op === "batch") {
       let appender = appenders.get(message.writer);
@@ -52,10 +53,10 @@ function serve(port: NonNullable<typeof parentPort>, data: ThreadData): void {
       }
       const failures = writeBatch(appender, message.appends);
       if (failures.length > 0) {
-        Atomics.add(written, 1, 1);
+        Atomics.add(written, 1, 1n);
         port.postMessage({ op: "failed", writer: message.writer, failures } satisfies FromThread);
       }
-      Atomics.store(written, 0, message.seq);
+      Atomics.store(written, 0, BigInt(message.seq));
       return;
     }
     if (message.op === "close") {
