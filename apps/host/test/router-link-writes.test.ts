@@ -1,6 +1,12 @@
 import { channel } from "node:diagnostics_channel";
 import type { Socket } from "node:net";
-import { createTestLogger, type FakeRouter, startFakeRouter, waitFor } from "@phonework/testkit";
+import {
+  countSocketWrites,
+  createTestLogger,
+  type FakeRouter,
+  startFakeRouter,
+  waitFor,
+} from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterLink } from "../src/link/router-link.ts";
 
@@ -19,14 +25,9 @@ let routerPort = 0;
 const clientSockets = channel("net.client.socket");
 const countWrites = (message: unknown) => {
   const socket = (message as { socket: Socket }).socket;
-  const counted = socket as unknown as Record<"_write" | "_writev", (...args: unknown[]) => void>;
-  for (const name of ["_write", "_writev"] as const) {
-    const real = counted[name].bind(socket);
-    counted[name] = (...args: unknown[]) => {
-      if (socket.remotePort === routerPort) writes++;
-      real(...args);
-    };
-  }
+  countSocketWrites(socket, () => {
+    if (socket.remotePort === routerPort) writes++;
+  });
 };
 
 beforeAll(async () => {

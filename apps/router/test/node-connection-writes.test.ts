@@ -2,7 +2,7 @@ import { once } from "node:events";
 import type { Socket } from "node:net";
 import { decodeFrame, RouterFrame } from "@phonework/protocol";
 import { createLogger, TurnWrites } from "@phonework/runtime";
-import { waitFor } from "@phonework/testkit";
+import { countSocketWrites, waitFor } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { NodeConnection } from "../src/node-link/node-connection.ts";
@@ -44,16 +44,8 @@ async function connect() {
     const decoded = decodeFrame(String(data), RouterFrame);
     if (decoded.ok) frames.push(decoded.frame);
   });
-  // Counting, not replacing: each call still goes to the real handle.
-  const counted = tcp as unknown as Record<"_write" | "_writev", (...args: unknown[]) => void>;
   let count = 0;
-  for (const name of ["_write", "_writev"] as const) {
-    const real = counted[name].bind(tcp);
-    counted[name] = (...args: unknown[]) => {
-      count++;
-      real(...args);
-    };
-  }
+  countSocketWrites(tcp, () => count++);
   return { host, socket, tcp, connection, frames, writes: () => count };
 }
 

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { createServer, type Server, Socket } from "node:net";
-import { waitFor } from "@phonework/testkit";
+import { countSocketWrites, waitFor } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { MAX_HELD_BYTES, TurnWrites } from "../src/turn-writes.ts";
 
@@ -38,16 +38,8 @@ async function pair() {
   peer.setEncoding("utf8").on("data", (chunk: string) => {
     received += chunk;
   });
-  // Counting, not replacing: each call still goes to the real handle.
-  const counted = client as unknown as Record<"_write" | "_writev", (...args: unknown[]) => void>;
   let writes = 0;
-  for (const name of ["_write", "_writev"] as const) {
-    const real = counted[name].bind(client);
-    counted[name] = (...args: unknown[]) => {
-      writes++;
-      real(...args);
-    };
-  }
+  countSocketWrites(client, () => writes++);
   return { client, received: () => received, writes: () => writes };
 }
 

@@ -28,6 +28,7 @@ export * from "./processes.ts";
 export * from "./scripted-replies.ts";
 export * from "./shared/http-server.ts";
 export * from "./shared/wait-for.ts";
+export * from "./socket-writes.ts";
 export * from "./spawn-process.ts";
 export * from "./tcp-proxy.ts";
 export * from "./temp-dir.ts";
