@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SqliteDatabase, SqliteStatement } from "@phonework/runtime";
-import { createTestLogger, waitFor } from "@phonework/testkit";
+import { createTestLogger, makeTempDir, waitFor } from "@phonework/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { AdapterAccess } from "../src/access/adapter-access.ts";
 import type { IncomingMessage } from "../src/chat/chat-types.ts";
@@ -21,8 +19,8 @@ import { TurnCommit } from "../src/storage/turn-commit.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const dir = mkdtempSync(join(tmpdir(), "dedup-lookups-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { path: dir, remove } = makeTempDir("dedup-lookups-");
+afterAll(remove);
 let files = 0;
 
 /** The database, with every statement the stores prepare counted when it runs (by its SQL). */

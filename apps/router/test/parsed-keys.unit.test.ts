@@ -37,7 +37,8 @@ describe("ParsedKeys", () => {
 
   it("a cached key's raw bytes own their memory, not a slice of Buffer's shared pool", () => {
     // Keys are cached by the thousand from strangers' handshakes (the join-code path checks the
-    // signature first): a 32-byte slice of the 8 KiB pool would keep its whole slab alive.
+    // signature first): a 32-byte slice of the shared pool would keep its whole slab (64 KiB on
+    // Node 24) alive.
     const key = new ParsedKeys().ed25519(spki("ed25519"));
     expect(key?.raw.length).toBe(32);
     expect(key?.raw.buffer.byteLength).toBe(32);

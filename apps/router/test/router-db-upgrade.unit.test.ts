@@ -1,7 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
+import { makeTempDir } from "@phonework/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { openRouterDatabase, ROUTER_MIGRATIONS } from "../src/database/router-db.ts";
 import { DeliveredStore } from "../src/delivery/delivered-store.ts";
@@ -16,8 +15,8 @@ import { SeenEvents } from "../src/storage/seen-events.ts";
 
 const SCHEMA_BEFORE = 19; // migrations shipped before the rebuilds
 const DAY = 86_400_000;
-const dir = mkdtempSync(join(tmpdir(), "router-db-upgrade-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { path: dir, remove } = makeTempDir("router-db-upgrade-");
+afterAll(remove);
 
 const message = (id: string) => ({
   id,

@@ -1,8 +1,7 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase, type SqliteDatabase, type SqliteStatement } from "@phonework/runtime";
-import { fcParams } from "@phonework/testkit";
+import { fcParams, makeTempDir } from "@phonework/testkit";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { openRouterDatabase } from "../src/database/router-db.ts";
@@ -22,8 +21,8 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const SEEN_TTL = DAY;
 const DELIVERED_TTL = 7 * DAY;
-const dir = mkdtempSync(join(tmpdir(), "table-key-filter-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { path: dir, remove } = makeTempDir("table-key-filter-");
+afterAll(remove);
 let files = 0;
 
 /** Keys that are hard on an equality: surrogates SQLite stores as U+FFFD, NUL, empty, long, astral. */

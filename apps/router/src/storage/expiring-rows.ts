@@ -62,7 +62,7 @@ export class ExpiringRows {
   private readonly runStep:
     | ((cursor: unknown, cutoff: number) => { step: SweepStep; last: unknown })
     | undefined;
-  // By `at`: the last sweep. Along the key: the pass in progress.
+  /** When sweep() last ran: what `sweepIfDue` goes by, by `at` (along the key, the pass below does). */
   private lastSweep = Number.NEGATIVE_INFINITY;
   /** The last key the pass has visited; undefined: the pass starts at the first key. */
   private cursor: unknown;
