@@ -1,6 +1,6 @@
 import type { Logger } from "@phonework/runtime";
 import { atEndOfTurn } from "@phonework/runtime/end-of-turn";
-import { JsonLinesAppender, jsonLine } from "./jsonl-appender.ts";
+import { DEFAULT_MAX_OPEN, JsonLinesAppender, jsonLine } from "./jsonl-appender.ts";
 import type { ThreadFailure } from "./jsonl-thread.ts";
 import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-client.ts";
 
@@ -144,7 +144,7 @@ export class ThreadedJsonLines {
     this.pending = new Map();
     const written = thread.lastWritten;
     while ((this.unwritten[0]?.seq ?? Number.POSITIVE_INFINITY) <= written) this.unwritten.shift();
-    this.lastSent = thread.post(this.writer, this.options.maxOpen ?? 128, appends);
+    this.lastSent = thread.post(this.writer, this.options.maxOpen ?? DEFAULT_MAX_OPEN, appends);
     this.unwritten.push({ seq: this.lastSent, appends });
     this.batches++;
   }
