@@ -24,8 +24,9 @@ import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-clie
 // The thread is started only once the log is busy (BUSY_WRITES_PER_SECOND file writes within a
 // second, a write being one file's lines of one turn: what costs the main thread a stat and a
 // write here; counted per file, not per turn, as a busy host's turns are few and large): it costs
-// ~15 MB of RSS and ~70 µs of its own CPU per wake-up, which a chat of a few messages a minute should not pay for a few µs a message. Until then each turn's lines are written
-// here at the turn's end (the same batches, the same barrier for readers).
+// ~15 MB of RSS and ~70 µs of its own CPU per wake-up, which a chat of a few messages a minute
+// should not pay for a few µs a message. Until then each turn's lines are written here at the
+// turn's end (the same batches, the same barrier for readers).
 
 /** File writes (one file's lines of one turn) within one second from which the thread is started. */
 export const BUSY_WRITES_PER_SECOND = 50;
