@@ -22,9 +22,10 @@ import { readJsonLines } from "../src/workspace/jsonl-file.ts";
 import { WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 
 // What the host keeps between messages instead of asking the disk each time: open channel logs
-// (jsonl-appender.ts, which looks at the path again at each turn of the event loop), the grants it has written (channel-access.ts) and the scratch directories it
-// has made (channel-intake.ts). Each is checked against what others can do behind its back (delete,
-// rotate, append to or loosen a log; remove a grant) and against a flood of chat ids.
+// (jsonl-appender.ts, which looks at the path again at each turn of the event loop), the grants it
+// has written (channel-access.ts) and the scratch directories it has made (channel-intake.ts).
+// Each is checked against what others can do behind its back (delete, rotate, append to or loosen
+// a log; remove a grant) and against a flood of chat ids.
 
 const dir = makeTempDir();
 afterAll(dir.remove);

@@ -54,13 +54,17 @@ export interface AssistantFeature extends HostFeature {
 
 export function createAssistantFeature(deps: AssistantFeatureDeps): AssistantFeature {
   const { config, features, clock } = deps;
-  const builtIn = featureTools(features);
-  /**
-   * The assistant's tools as they are now (custom tools load and reload while the host runs), each
-   * waiting for the chats' log lines before it runs (after-log-writes.ts).
-   */
-  const tools = () =>
-    afterLogWrites([...builtIn, ...features.flatMap((f) => f.liveTools?.() ?? [])], deps.channels.log);
+  // Each tool waits for the chats' log lines before it runs (after-log-writes.ts); the built-in
+  // ones are wrapped once here, not at every call of `tools()` (each message's prompt and turn).
+  const builtIn = afterLogWrites(featureTools(features), deps.channels.log);
+  /** The assistant's tools as they are now: custom tools load and reload while the host runs. */
+  const tools = () => [
+    ...builtIn,
+    ...afterLogWrites(
+      features.flatMap((f) => f.liveTools?.() ?? []),
+      deps.channels.log,
+    ),
+  ];
   const commands = features.flatMap((f) => f.commands ?? []);
   const systemPrompt = (request: ForwardFrame) =>
     [

@@ -36,6 +36,9 @@ import { ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "@phonework/ru
 // busy, and each line costs an open and a close again (as every line did before), so the bound is
 // well above the chats a host serves at once (the round-trip bench's 100 users, 100 chats).
 
+/** Files kept open at most, unless the owner says otherwise. */
+export const DEFAULT_MAX_OPEN = 128;
+
 interface OpenFile {
   fd: number;
   dev: number;
@@ -55,15 +58,15 @@ export class JsonLinesAppender {
   /** Schedules the turn's end; absent when the owner says where turns end (`nextTurn`). */
   private readonly endTurn: (() => void) | undefined;
 
-  /**
-   * `turns`: "event-loop" (a turn of this thread's event loop) or "batches" (the owner calls
-   * `nextTurn` after each batch: the channel log's thread, one batch per turn of the main thread).
-   */
   private maxOpen: number;
 
   // No parameter properties in this file and the modules it loads: the thread runs them from
   // source with Node's type stripping, which only erases types.
-  constructor(maxOpen = 128, turns: "event-loop" | "batches" = "event-loop") {
+  /**
+   * `turns`: "event-loop" (a turn of this thread's event loop) or "batches" (the owner calls
+   * `nextTurn` after each batch: the channel log's thread, one batch per turn of the main thread).
+   */
+  constructor(maxOpen = DEFAULT_MAX_OPEN, turns: "event-loop" | "batches" = "event-loop") {
     this.maxOpen = maxOpen;
     this.endTurn = turns === "event-loop" ? atEndOfTurn(() => this.turn++) : undefined;
   }

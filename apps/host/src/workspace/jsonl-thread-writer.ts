@@ -1,6 +1,6 @@
 import type { Logger } from "@phonework/runtime";
 import { atEndOfTurn } from "@phonework/runtime/end-of-turn";
-import { JsonLinesAppender, jsonLine } from "./jsonl-appender.ts";
+import { DEFAULT_MAX_OPEN, JsonLinesAppender, jsonLine } from "./jsonl-appender.ts";
 import type { ThreadFailure } from "./jsonl-thread.ts";
 import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-client.ts";
 
@@ -24,8 +24,9 @@ import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-clie
 // The thread is started only once the log is busy (BUSY_WRITES_PER_SECOND file writes within a
 // second, a write being one file's lines of one turn: what costs the main thread a stat and a
 // write here; counted per file, not per turn, as a busy host's turns are few and large): it costs
-// ~15 MB of RSS and ~70 µs of its own CPU per wake-up, which a chat of a few messages a minute should not pay for a few µs a message. Until then each turn's lines are written
-// here at the turn's end (the same batches, the same barrier for readers).
+// ~15 MB of RSS and ~70 µs of its own CPU per wake-up, which a chat of a few messages a minute
+// should not pay for a few µs a message. Until then each turn's lines are written here at the
+// turn's end (the same batches, the same barrier for readers).
 
 /** File writes (one file's lines of one turn) within one second from which the thread is started. */
 export const BUSY_WRITES_PER_SECOND = 50;
@@ -144,7 +145,7 @@ export class ThreadedJsonLines {
     this.pending = new Map();
     const written = thread.lastWritten;
     while ((this.unwritten[0]?.seq ?? Number.POSITIVE_INFINITY) <= written) this.unwritten.shift();
-    this.lastSent = thread.post(this.writer, this.options.maxOpen ?? 128, appends);
+    this.lastSent = thread.post(this.writer, this.options.maxOpen ?? DEFAULT_MAX_OPEN, appends);
     this.unwritten.push({ seq: this.lastSent, appends });
     this.batches++;
   }
