@@ -13,29 +13,46 @@ export interface LoadResult {
   perSecond: number;
 }
 
+/** Round trips timed over some windows of load: summed by `add`, read by `result`. */
+export class LoadSample {
+  private readonly latencies: number[] = [];
+  private elapsedMs = 0;
+
+  constructor(readonly users: number) {}
+
+  /** Runs the load for `durationMs` and adds its round trips and time to this sample. */
+  async add(durationMs: number, roundTrip: RoundTrip): Promise<void> {
+    const started = performance.now();
+    const deadline = started + durationMs;
+    const user = async (index: number) => {
+      while (performance.now() < deadline) {
+        const sentAt = performance.now();
+        await roundTrip(index);
+        this.latencies.push(performance.now() - sentAt);
+      }
+    };
+    await Promise.all(Array.from({ length: this.users }, (_, index) => user(index)));
+    this.elapsedMs += performance.now() - started;
+  }
+
+  result(): LoadResult {
+    const sorted = sortedCopy(this.latencies);
+    return {
+      users: this.users,
+      messages: sorted.length,
+      p50Ms: percentile(sorted, 50),
+      p99Ms: percentile(sorted, 99),
+      perSecond: sorted.length / (this.elapsedMs / 1000),
+    };
+  }
+}
+
 export async function runClosedLoop(
   users: number,
   durationMs: number,
   roundTrip: RoundTrip,
 ): Promise<LoadResult> {
-  const latencies: number[] = [];
-  const started = performance.now();
-  const deadline = started + durationMs;
-  const user = async (index: number) => {
-    while (performance.now() < deadline) {
-      const sentAt = performance.now();
-      await roundTrip(index);
-      latencies.push(performance.now() - sentAt);
-    }
-  };
-  await Promise.all(Array.from({ length: users }, (_, index) => user(index)));
-  const elapsedS = (performance.now() - started) / 1000;
-  const sorted = sortedCopy(latencies);
-  return {
-    users,
-    messages: sorted.length,
-    p50Ms: percentile(sorted, 50),
-    p99Ms: percentile(sorted, 99),
-    perSecond: sorted.length / elapsedS,
-  };
+  const sample = new LoadSample(users);
+  await sample.add(durationMs, roundTrip);
+  return sample.result();
 }

@@ -16,7 +16,12 @@ export const METHOD = `
   hands the reply to the chat adapter (its \`sendText\` is tapped, so completion is exact, not polled).
   The baseline is a plain \`ws\` echo server and client in the same process, sending messages of the same size as
   the \`forward\` frame. N users each send their next message as soon as their previous reply arrives
-  (closed loop), 0.5 s of warm-up then 2.5 s measured, raw and forwarded alternating per level. The ratios are
+  (closed loop). Both are warmed up before the first level (the forwarded path 3 s at 10 users, the echo 1 s:
+  the forwarded path's code kept getting faster for its first seconds, about 4,000 → 5,000 msg/s at 10 users
+  over the first four 1-second windows, and a router that serves users runs warm), and 0.5 s before each
+  level; then each side is measured for 2.5 s in five 0.5 s slices, the two taking turns (raw, forwarded,
+  raw, …), so a change in the shared machine's speed hits both alike (until 27 Nov: 0.5 s of warm-up and
+  one 2.5 s window each, raw then forwarded, with the one-user level measured cold). The ratios are
   forwarded ÷ raw: how many raw WebSocket round trips one forwarded message costs. The two are not like for
   like: the forwarded path carries the delivery guarantees — the host commits each answer to its SQLite outbox
   before sending it (the commit's fsync runs on libuv's thread pool while the answer travels, since 27 Nov;

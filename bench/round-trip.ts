@@ -1,5 +1,5 @@
 import type { Cleanup } from "./cleanup.ts";
-import { type LoadResult, type RoundTrip, runClosedLoop } from "./closed-loop.ts";
+import { type LoadResult, LoadSample, type RoundTrip, runClosedLoop } from "./closed-loop.ts";
 import { measureDurableCommitMs } from "./durable-commit.ts";
 import { atLeast, atMost, type Figure, info } from "./figure.ts";
 import { forwardFrameBytes, startForwardingRig } from "./forwarding-rig.ts";
@@ -7,35 +7,67 @@ import { startRawEcho } from "./raw-echo.ts";
 import { round } from "./stats.ts";
 
 // Figure 1: forwarded round trip against a raw ws echo of the same size, at 1, 10 and 100 users.
-// The two alternate per concurrency level, so background load on the machine hits both alike.
+// The two alternate in short slices within each level (raw, forwarded, raw, …), so a change in
+// the machine's speed (it is shared, and swings) hits both alike and the ratios compare like with
+// like. Both are warmed up first: the forwarded path's code keeps getting faster for its first
+// seconds (V8 optimising it), and a router that serves users runs warm.
 // Targets (issue 35) are ratios within the run: forwarded p50 at one user ≤ raw p50 + one durable
 // commit + 0.2 ms; forwarded ÷ raw p50 ≤ 5 at 10 and 100 users; throughput ratio ≥ 0.15; forwarded
 // p99 at one user ≤ 2 ms. CPU per forwarded message is this process's (router and host together)
-// over the measured window; commits per message are router.db's (its per-turn batcher's).
+// over the measured slices; commits per message are router.db's (its per-turn batcher's).
 
 const USER_COUNTS = [1, 10, 100];
+/** Before the first level: the forwarded path at 10 users, the raw echo likewise. */
+const START_WARM_UP_MS = { raw: 1000, forwarded: 3000 };
+/** Before each level (first-message state per user). */
 const WARM_UP_MS = 500;
-const MEASURE_MS = 2500;
+/** Measured per level and side: SLICES slices of SLICE_MS, the sides taking turns. */
+const SLICES = 5;
+const SLICE_MS = 500;
 
-async function measure(
-  users: number,
-  roundTrip: RoundTrip,
-): Promise<LoadResult & { cpuUs: number; commits: number }> {
-  await runClosedLoop(users, WARM_UP_MS, roundTrip); // JIT, first-message state per user
-  const cpu = process.cpuUsage();
-  const commitsBefore = commitCount();
-  const result = await runClosedLoop(users, MEASURE_MS, roundTrip);
-  const used = process.cpuUsage(cpu);
-  return { ...result, cpuUs: used.user + used.system, commits: commitCount() - commitsBefore };
+interface Side {
+  roundTrip: RoundTrip;
+  /** Commits of router.db so far (none for the raw echo). */
+  commits(): number;
 }
 
-let commitCount: () => number = () => 0;
+type Measured = LoadResult & { cpuUs: number; commits: number };
+
+/** Both sides at `users`: warmed up, then measured in alternating slices. */
+async function measureLevel(users: number, sides: readonly [Side, Side]): Promise<[Measured, Measured]> {
+  for (const side of sides) await runClosedLoop(users, WARM_UP_MS, side.roundTrip);
+  const totals = sides.map(() => ({ sample: new LoadSample(users), cpuUs: 0, commits: 0 }));
+  for (let slice = 0; slice < SLICES; slice++) {
+    for (const [index, side] of sides.entries()) {
+      const total = totals[index];
+      if (!total) continue;
+      const cpu = process.cpuUsage();
+      const commitsBefore = side.commits();
+      await total.sample.add(SLICE_MS, side.roundTrip);
+      const used = process.cpuUsage(cpu);
+      total.cpuUs += used.user + used.system;
+      total.commits += side.commits() - commitsBefore;
+    }
+  }
+  const [raw, forwarded] = totals.map(({ sample, cpuUs, commits }) => ({
+    ...sample.result(),
+    cpuUs,
+    commits,
+  }));
+  if (!raw || !forwarded) throw new Error("two sides measured");
+  return [raw, forwarded];
+}
 
 export async function measureRoundTrip(cleanup: Cleanup): Promise<Figure[]> {
   const bytes = forwardFrameBytes();
   const raw = await startRawEcho(cleanup, bytes);
   const rig = await startForwardingRig(cleanup);
-  const forwarded = rig.roundTrip;
+  const sides = [
+    { roundTrip: raw, commits: () => 0 },
+    { roundTrip: rig.roundTrip, commits: rig.routerCommits },
+  ] as const;
+  await runClosedLoop(10, START_WARM_UP_MS.raw, raw);
+  await runClosedLoop(10, START_WARM_UP_MS.forwarded, rig.roundTrip);
   const commitMs = measureDurableCommitMs(cleanup);
   const figures: Figure[] = [
     info(
@@ -47,10 +79,7 @@ export async function measureRoundTrip(cleanup: Cleanup): Promise<Figure[]> {
   ];
   for (const users of USER_COUNTS) {
     const label = users === 1 ? "1 user" : `${users} users`;
-    commitCount = () => 0;
-    const base = await measure(users, raw);
-    commitCount = rig.routerCommits;
-    const fwd = await measure(users, forwarded);
+    const [base, fwd] = await measureLevel(users, sides);
     const note = `${bytes}-byte messages; ${base.messages} raw / ${fwd.messages} forwarded round trips`;
     const cpuPerMessage = round(fwd.cpuUs / fwd.messages, 0);
     const rawCpuPerMessage = round(base.cpuUs / base.messages, 0);
