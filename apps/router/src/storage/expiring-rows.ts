@@ -23,8 +23,9 @@ import type { SqliteDatabase, SqliteStatement } from "@phonework/runtime";
 // Both ways, a clock set back by more than an hour (one that ran ahead, corrected) makes what was
 // due due at once, instead of stopping the sweeps until the clock is there again.
 //
-// `sweep()` deletes everything expired at once (the first store's start, prune): along the key a full scan and a
-// count, ~5–15 ms a table of 100k rows and 0.1–0.2 s of 1M here when little has expired.
+// `sweep()` deletes everything expired at once (the first store's start, prune): along the key a
+// full scan and a count, ~5–15 ms a table of 100k rows and 0.1–0.2 s of 1M here when little has
+// expired.
 //
 // One per (connection, table): `of` hands every store of a table on a connection the same instance
 // (TableKeyFilter.of's way), so the table is swept once at start (`sweepAtStart`, by the first
