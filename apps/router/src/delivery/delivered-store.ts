@@ -8,6 +8,8 @@ import { TurnCommit } from "../storage/turn-commit.ts";
 // An id the table certainly does not hold (nearly every one: resends are rare) is answered from
 // memory (storage/table-key-filter.ts), without a SELECT. This class is the table's only writer,
 // and every key it writes goes to the filter first: keep it so (the filter's header says why).
+// An id answers as long as its row is there: until the table's shared sweeper deletes it, by the
+// longest TTL of the stores on the table (expiring-rows.ts); answering longer only acks a resend.
 
 export const DELIVERED_MIGRATION = `
   CREATE TABLE delivered (
@@ -61,9 +63,11 @@ export class DeliveredStore {
     this.record = db.prepare(
       "INSERT OR REPLACE INTO delivered (key, state, message_id, at) VALUES (?, 'delivered', ?, ?)",
     );
+    // One sweeper per table on this connection (swept at start by the first store), then the
+    // filter, so that it reads only the rows that sweep left.
+    this.expiring = ExpiringRows.of(db, "delivered", ttlMs, now, { alongKey: "key", sweepAtStart: true });
     this.filter = TableKeyFilter.of(db, "delivered");
-    this.expiring = new ExpiringRows(db, "delivered", ttlMs, now, { alongKey: "key", listener: this.filter });
-    this.expiring.sweep();
+    this.expiring.listen(this.filter);
     this.turn = TurnCommit.of(db);
   }
 

@@ -55,7 +55,7 @@ export class RequestLog {
       "INSERT OR REPLACE INTO requests (id, node_id, user_id, platform, chat_id, at) VALUES (?, ?, ?, ?, ?, ?)",
     );
     this.select = db.prepare("SELECT node_id, user_id, platform, chat_id FROM requests WHERE id = ?");
-    this.expiring = new ExpiringRows(db, "requests", ttlMs, now, { alongKey: "id" });
+    this.expiring = ExpiringRows.of(db, "requests", ttlMs, now, { alongKey: "id" });
     this.turn = TurnCommit.of(db);
   }
 

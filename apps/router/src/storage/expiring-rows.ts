@@ -23,8 +23,22 @@ import type { SqliteDatabase, SqliteStatement } from "@phonework/runtime";
 // Both ways, a clock set back by more than an hour (one that ran ahead, corrected) makes what was
 // due due at once, instead of stopping the sweeps until the clock is there again.
 //
-// `sweep()` deletes everything expired at once (construction, prune): along the key a full scan and a
-// count, ~5–15 ms a table of 100k rows and 0.1–0.2 s of 1M here when little has expired.
+// `sweep()` deletes everything expired at once (the first store's start, prune): along the key a
+// full scan and a count, ~5–15 ms a table of 100k rows and 0.1–0.2 s of 1M here when little has
+// expired.
+//
+// One per (connection, table): `of` hands every store of a table on a connection the same instance
+// (TableKeyFilter.of's way), so the table is swept once at start (`sweepAtStart`, by the first
+// store) and walked by one pass, whatever the number of stores on it (a router with Feishu has two
+// SeenEvents, the intake's and the adapter's, and one more per further Feishu or Slack HTTP bot).
+// Stores on one table may count rows for different TTLs: the shared sweeper deletes only what the
+// LONGEST of them no longer counts, and each store still compares `at` with its own TTL when it
+// reads (SeenEvents does; a DeliveredStore answers as long as the row is there). A store with a
+// longer TTL than the one the table was already swept by is refused with an error: the rows it
+// would count between the two TTLs may be gone, and a redelivery of one would go through twice.
+// Create the longest-TTL store first (the router's stores of one table share one config TTL). The
+// sweeper goes by the first store's clock. A table with one store of its own (chat_buttons,
+// plan_grants, console sessions and links) constructs its ExpiringRows directly.
 //
 // A `listener` (a TableKeyFilter) hears when a sweep — the full one, or a pass along the key —
 // begins and when it is done: then every row written before it began with `at` at or before its
@@ -42,6 +56,14 @@ export interface ExpiringRowsOptions {
   listener?: SweepListener;
 }
 
+/** How a store asks for its table's shared sweeper (`ExpiringRows.of`). */
+export interface SharedExpiringRowsOptions {
+  /** As for the constructor; every store of the table must name the same one. */
+  alongKey?: string;
+  /** Delete what has expired when the sweeper is created (the first store of the table only). */
+  sweepAtStart?: boolean;
+}
+
 export interface SweepListener {
   /** A sweep begins: a mark of what was written before it, handed back when it is done. */
   sweepBegins(): number;
@@ -57,6 +79,49 @@ export interface SweepStep {
 }
 
 export class ExpiringRows {
+  private static readonly perConnection = new WeakMap<
+    SqliteDatabase,
+    Map<string, { rows: ExpiringRows; options: SharedExpiringRowsOptions }>
+  >();
+
+  /**
+   * The sweeper of `table` on this connection, shared by every store of it: created (and, with
+   * `sweepAtStart`, swept) by the first; a later one with a shorter TTL changes nothing, one with a
+   * longer TTL raises it only if nothing has been deleted yet, else throws (the header says why).
+   */
+  static of(
+    db: SqliteDatabase,
+    table: string,
+    ttlMs: number,
+    now: () => number,
+    options: SharedExpiringRowsOptions = {},
+  ): ExpiringRows {
+    let tables = ExpiringRows.perConnection.get(db);
+    if (!tables) {
+      tables = new Map();
+      ExpiringRows.perConnection.set(db, tables);
+    }
+    const shared = tables.get(table);
+    if (!shared) {
+      const rows = new ExpiringRows(db, table, ttlMs, now, {
+        ...(options.alongKey ? { alongKey: options.alongKey } : {}),
+      });
+      tables.set(table, { rows, options });
+      if (options.sweepAtStart) rows.sweep();
+      return rows;
+    }
+    if (
+      shared.options.alongKey !== options.alongKey ||
+      !shared.options.sweepAtStart !== !options.sweepAtStart
+    ) {
+      throw new Error(
+        `ExpiringRows: the stores of table ${table} disagree on how it is swept (${JSON.stringify(shared.options)} and ${JSON.stringify(options)})`,
+      );
+    }
+    shared.rows.countFor(table, ttlMs);
+    return shared.rows;
+  }
+
   private readonly expire: SqliteStatement;
   private readonly countRows: SqliteStatement | undefined;
   private readonly runStep:
@@ -72,14 +137,16 @@ export class ExpiringRows {
   /** Between steps; 0 until a pass has told how big the table is. */
   private interval = 0;
   private nextStepAt = Number.NEGATIVE_INFINITY;
-  private readonly listener: SweepListener | undefined;
+  private listener: SweepListener | undefined;
+  /** Whether a sweep or a step has run (deleted by `ttlMs`): a longer TTL can no longer be honoured. */
+  private hasDeleted = false;
   /** The pass's listener mark, its earliest step's cutoff, and whether every step ran outside a transaction. */
   private pass = { mark: 0, cutoff: Number.POSITIVE_INFINITY, committed: true };
 
   constructor(
     private readonly db: SqliteDatabase,
     table: string,
-    private readonly ttlMs: number,
+    private ttlMs: number,
     private readonly now: () => number,
     options: ExpiringRowsOptions = {},
   ) {
@@ -134,6 +201,7 @@ export class ExpiringRows {
     // Counted before it runs: a step that throws (its error goes to the caller) is retried when the
     // next one is due, not on every call.
     this.passSteps++;
+    this.hasDeleted = true;
     this.nextStepAt = this.passStart + Math.min(this.passSteps * this.interval, SWEEP_EVERY_MS);
     this.stepping(now - this.ttlMs);
     const { step, last } = this.runStep(this.cursor, now - this.ttlMs);
@@ -150,12 +218,35 @@ export class ExpiringRows {
   sweep(): number {
     const now = this.now();
     this.lastSweep = now;
+    this.hasDeleted = true;
     const mark = this.listener?.sweepBegins() ?? 0;
     const committed = !this.db.inTransaction;
     const deleted = this.expire.run(now - this.ttlMs).changes;
     if (committed) this.listener?.swept(now - this.ttlMs, mark);
     if (this.countRows) this.startPass(now + SWEEP_EVERY_MS, this.countRows.get() as number);
     return deleted;
+  }
+
+  /**
+   * Hears sweeps from now on (a store's TableKeyFilter, built after the start-up sweep so that it
+   * reads live rows only). The same listener again changes nothing; another one is refused.
+   */
+  listen(listener: SweepListener): void {
+    if (this.listener === listener) return;
+    if (this.listener !== undefined)
+      throw new Error("ExpiringRows: this table's sweeps already have a listener");
+    this.listener = listener;
+  }
+
+  /** Another store counts the rows for `ttlMs`: kept until the longest TTL is past (the header says why). */
+  private countFor(table: string, ttlMs: number): void {
+    if (ttlMs <= this.ttlMs) return;
+    if (this.hasDeleted) {
+      throw new Error(
+        `ExpiringRows: table ${table} is already swept by a TTL of ${this.ttlMs} ms; a store counting its rows for ${ttlMs} ms would miss rows already deleted. Create the store with the longest TTL first.`,
+      );
+    }
+    this.ttlMs = ttlMs;
   }
 
   /** Before a step: the pass's first marks where it began; a step inside an open transaction spoils it. */

@@ -5,6 +5,9 @@ import { TableKeyFilter } from "./table-key-filter.ts";
 // Event and message ids already handled, so a redelivered event (Feishu retries after ~3 s
 // without an ack, and again after a restart) or a replayed webhook is dropped. One row per id in
 // router.db, so it survives a restart; rows older than the TTL no longer count and are pruned.
+// Several SeenEvents on one table (the intake's, a Feishu or Slack HTTP adapter's) share one
+// sweeper (expiring-rows.ts `of`: one start-up sweep, one pass, by the longest of their TTLs);
+// each compares a row's `at` with its own TTL.
 // A key the table certainly does not hold (nearly every key: redeliveries are rare) is answered
 // from memory (table-key-filter.ts), without a SELECT. This class is the table's only writer, and
 // every key it writes goes to the filter first: keep it so (the filter's header says why).
@@ -50,12 +53,11 @@ export class SeenEvents {
       "INSERT INTO seen_events (key, at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET at = excluded.at",
     );
     this.forgetOne = db.prepare("DELETE FROM seen_events WHERE key = ?");
+    // The table's one sweeper on this connection, whatever the number of SeenEvents: the first
+    // sweeps at start. Then the filter, so that it reads only the rows that sweep left.
+    this.expiring = ExpiringRows.of(db, "seen_events", ttlMs, now, { alongKey: "key", sweepAtStart: true });
     this.filter = TableKeyFilter.of(db, "seen_events");
-    this.expiring = new ExpiringRows(db, "seen_events", ttlMs, now, {
-      alongKey: "key",
-      listener: this.filter,
-    });
-    this.expiring.sweep();
+    this.expiring.listen(this.filter);
     this.checkAndRememberAt = db.transaction((keys: string[], at: number) => {
       const repeat = keys.some((key) => this.recentlySeen(key, at));
       for (const key of keys) this.rememberAt(key, at);

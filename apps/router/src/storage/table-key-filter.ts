@@ -12,7 +12,10 @@ import { hashKey } from "./key-hash.ts";
 //
 // Exact in the direction that matters: every key that can be in the table is in the filter.
 //  - It is built from a scan of the table's keys when the first store on a connection asks for it
-//    (`of`), i.e. after the migrations; every store of the table on that connection shares it.
+//    (`of`), i.e. after the migrations and after the table's start-up sweep (the stores ask for
+//    the shared ExpiringRows first, which deletes what has expired): it reads the live rows only,
+//    and holds no bits for keys that were about to go. Every store of the table on that connection
+//    shares it, as they share the sweeper it listens to.
 //  - Every write of a key goes through the table's one class (SeenEvents for seen_events,
 //    DeliveredStore for delivered; test/table-key-filter.unit.test.ts fails on any other writer
 //    in the apps' and packages' source), and that class adds the key, with the `at` it writes,
@@ -39,8 +42,8 @@ import { hashKey } from "./key-hash.ts";
 // million keys), usually one probe each: 150–210 ns with up to 6 layers, 300–450 ns with 9.
 //
 // Building it reads the table once, when the router is created (before it listens, so not during
-// the reconnect storm that follows a restart): 0.12 s a table of 100,000 rows, 1.0 s of 1,000,000
-// on the 2-core bench machine.
+// the reconnect storm that follows a restart), after the start-up sweep: 0.12 s a table of 100,000
+// live rows, 1.0 s of 1,000,000 on the 2-core bench machine; expired rows cost only that sweep.
 //
 // Not a library: `bloomfilter` (zero dependencies, kept) hashes the key again for every filter and
 // has no seed: ~250 ns a lookup for one filter, ~970 ns for three, against 120–170 ns here in the
