@@ -16,12 +16,14 @@ import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-clie
 // callbacks against ~7 µs synchronously; they lost at 10 users. One postMessage per turn came
 // next: at one user, where every message is its own turn, it was 5 % of the main thread and one
 // wake-up of the thread, ~70 µs of its CPU, per message.)
-// Why COALESCE_MS is 10 ms: the round-trip bench's one user makes ~1,200 turns a second, so 10 ms
-// gathers ~12 of them and the postMessage left costs a message ~3 µs of ~785; a longer wait saves
-// less than the bench's noise, while it widens what a crash can lose and how stale the file looks
-// to someone reading it without waiting (a `tail -f`). COALESCE_CHARS (64 Ki characters) bounds
-// what is held and copied at once when lines are large (a 2 MB message is handed over at its
-// turn's end).
+// Why COALESCE_MS is 10 ms: the round-trip bench's one user makes ~800–1,200 turns a second, so
+// 10 ms gathers ~8–12 of them: postMessage went from 5–9 % of the main thread's samples to ~2 %
+// there, and the thread's CPU from one wake-up per message to one per 10 ms (a writer alone at
+// ~830 turns a second: 8.5 times fewer batches, all threads' CPU per turn 204–269 → 121–129 µs).
+// A longer wait would save at most that last ~2 %, less than the bench's noise, while it widens
+// what a crash can lose and how stale the file looks to someone reading it without waiting (a
+// `tail -f`). COALESCE_CHARS (64 Ki characters) bounds what is held and copied at once when lines
+// are large (a 2 MB message is handed over at its turn's end).
 // What that gives up: a line is no longer in the page cache when append returns, only once the
 // thread has written its batch; a crash of the process (not a stop: `close` writes everything)
 // can lose at most COALESCE_MS of lines: those gathered and not yet handed over (appended within
