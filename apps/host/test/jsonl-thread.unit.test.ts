@@ -20,7 +20,11 @@ import { defineTool } from "../src/contracts/tool.ts";
 import { afterLogWrites } from "../src/workspace/after-log-writes.ts";
 import { ChannelLog } from "../src/workspace/channel-log.ts";
 import { JsonLinesThread, sharedJsonLinesThread } from "../src/workspace/jsonl-thread-client.ts";
-import { BUSY_WRITES_PER_SECOND, ThreadedJsonLines } from "../src/workspace/jsonl-thread-writer.ts";
+import {
+  BUSY_WRITES_PER_SECOND,
+  COALESCE_CHARS,
+  ThreadedJsonLines,
+} from "../src/workspace/jsonl-thread-writer.ts";
 import { WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 
 // The channel log's lines written on a thread of their own (jsonl-thread-writer.ts): one message
@@ -248,7 +252,9 @@ describe("readers wait for the lines; a failure is told and the log goes on", ()
     const blocked = join(dir.path, "blocked");
     writeFileSync(blocked, "a file, not a directory");
     const path = join(blocked, "chat", "log.jsonl");
-    writer.append(path, ["lost"]);
+    // As large as COALESCE_CHARS: handed over at the turn's end, not COALESCE_MS later (nor by a
+    // flushed(), which would ask the thread for an answer).
+    writer.append(path, ["lost", "x".repeat(COALESCE_CHARS)]);
     await new Promise((resolve) => setImmediate(resolve)); // after the turn's end: the batch is handed over
     // Held here (no message can arrive) until the thread has written the batch: its report is on the way.
     const deadline = Date.now() + 5000;

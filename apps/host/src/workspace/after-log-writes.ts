@@ -1,11 +1,13 @@
 import type { Tool } from "../contracts/tool.ts";
 
-// The channel log is written at the end of each turn, on a thread of its own once the host is busy
-// (jsonl-thread-writer.ts), so whatever may read a chat's log.jsonl waits for it first: every tool
-// the model or a worker runs (file_ops reads it in this process; run_shell, custom tools and coding
-// sessions read it in a child), and each message the assistant answers (a command, a coding
-// session's turn). A wait with nothing in flight is a resolved promise; otherwise the turn's lines
-// written at once on the main thread (a quiet host), or one message to the thread and its answer.
+// The channel log is written at the end of each turn, or on a thread of its own once the host is
+// busy, its lines gathered there for up to COALESCE_MS (jsonl-thread-writer.ts), so whatever may
+// read a chat's log.jsonl waits for it first: every tool the model or a worker runs (file_ops reads
+// it in this process; run_shell, custom tools and coding sessions read it in a child), and each
+// message the assistant answers (a command, a coding session's turn). A wait with nothing in flight
+// is a resolved promise; otherwise the lines not yet written are written at once on the main thread
+// (a quiet host), or handed to the thread at once (never after COALESCE_MS) with one message asking
+// for its answer.
 
 /** What readers wait for: every line logged before the call is written. */
 export interface LogWrites {

@@ -11,9 +11,10 @@ import { channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
 // A chat channel's log.jsonl: every message in it as this host received or sent it, in the
 // workspace's shared format, append-only. The assistant can grep it (it is in the workspace); the model's
 // own context is context.jsonl. Writing the log never stops a message: a failure is logged.
-// Its lines are written at the end of each turn, on a thread of their own once the host is busy
-// (jsonl-thread-writer.ts, CHANNEL_LOG_THREAD_AT): a reader awaits `flushed()` first; a crash of
-// the process can lose the last turn's lines.
+// Its lines are written at the end of each turn, or on a thread of their own once the host is busy
+// (jsonl-thread-writer.ts, CHANNEL_LOG_THREAD_AT), handed over every COALESCE_MS (10 ms): a reader
+// awaits `flushed()` first (which hands them over at once); a crash of the process can lose the
+// lines of its last COALESCE_MS.
 
 export const LogAttachment = z.object({
   filename: z.string(),

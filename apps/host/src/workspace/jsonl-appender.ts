@@ -27,10 +27,11 @@ import { ensurePrivateDir, PRIVATE_FILE_MODE, restrictMode } from "@phonework/ru
 // to a torn external line, into a file briefly too open).
 // Where it runs: context.jsonl's appender runs on the main thread and writes at once (it is
 // written at a model's turn, never on the round-trip bench's path, and its appends throw to their
-// caller). log.jsonl's runs, once the host is busy, on a thread of its own (jsonl-thread.ts), fed one
-// batch per turn of the main thread by jsonl-thread-writer.ts (turns "batches": each batch is a turn
-// there), so the main thread pays no stat and no write per message; until then it runs on the main
-// thread at each turn's end. Readers wait for it (after-log-writes.ts).
+// caller). log.jsonl's runs, once the host is busy, on a thread of its own (jsonl-thread.ts), fed
+// batches by jsonl-thread-writer.ts (the lines of up to COALESCE_MS of the main thread's turns;
+// turns "batches": each batch is a turn there, written in one go), so the main thread pays no stat
+// and no write per message; until then it runs on the main thread at each turn's end. Readers wait
+// for it (after-log-writes.ts).
 // At most `maxOpen` files stay open, the least recently written closed first: the chat ids that
 // name these paths come from outside, so nothing here grows with them. More chats than that, all
 // busy, and each line costs an open and a close again (as every line did before), so the bound is
@@ -64,7 +65,7 @@ export class JsonLinesAppender {
   // source with Node's type stripping, which only erases types.
   /**
    * `turns`: "event-loop" (a turn of this thread's event loop) or "batches" (the owner calls
-   * `nextTurn` after each batch: the channel log's thread, one batch per turn of the main thread).
+   * `nextTurn` after each batch: the channel log's thread, one batch per hand-over of the main thread).
    */
   constructor(maxOpen = DEFAULT_MAX_OPEN, turns: "event-loop" | "batches" = "event-loop") {
     this.maxOpen = maxOpen;
