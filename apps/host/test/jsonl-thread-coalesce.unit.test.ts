@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createTestLogger, makeTempDir } from "@phonework/testkit";
+import { createTestLogger, makeTempDir, waitFor } from "@phonework/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { JsonLinesThread } from "../src/workspace/jsonl-thread-client.ts";
 import { COALESCE_CHARS, ThreadedJsonLines } from "../src/workspace/jsonl-thread-writer.ts";
@@ -37,15 +37,6 @@ async function onThread(coalesceMs?: number): Promise<ThreadedJsonLines> {
   return writer;
 }
 
-/** Turns until `done` holds (a deadline, no sleep). */
-async function until(done: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await nextTurn();
-  }
-}
-
 describe("lines gathered on the thread's side", () => {
   it("many turns' lines to several files become one batch, each file in order", async () => {
     const writer = await onThread(LONG);
@@ -78,10 +69,10 @@ describe("lines gathered on the thread's side", () => {
     await nextTurn();
     expect(writer.batchesSent).toBe(1); // two turns' ends passed: nothing handed over yet
     expect(read(path)).toBe("");
-    await until(() => writer.batchesSent === 2, "the timed hand-over"); // nobody waits: the timer did it
+    await waitFor(() => writer.batchesSent === 2, { message: "the timed hand-over" }); // nobody waits: the timer did it
     expect(performance.now() - started).toBeGreaterThanOrEqual(window - 1); // timers may round a millisecond early
     // The two turns' lines went in that one batch, written by the thread.
-    await until(() => read(path) === '"one"\n"two"\n', "the thread's write");
+    await waitFor(() => read(path) === '"one"\n"two"\n', { message: "the thread's write" });
     await writer.close();
   });
 
@@ -129,7 +120,7 @@ describe("lines gathered on the thread's side", () => {
     expect(writer.batchesSent).toBe(1); // not mid-turn: the turn's lines stay together
     await nextTurn();
     expect(writer.batchesSent).toBe(2);
-    await until(() => read(path).length > COALESCE_CHARS, "the thread's write"); // nobody waited
+    await waitFor(() => read(path).length > COALESCE_CHARS, { message: "the thread's write" }); // nobody waited
     expect(read(path)).toBe(`"${half}"\n"${half}"\n`);
     // An outsized message (outside input) goes at its turn's end too, whole, after what came before.
     const huge = "x".repeat(2_000_000);
@@ -170,7 +161,7 @@ describe("lines gathered on the thread's side", () => {
     }
     expect(writer.batchesSent).toBe(2);
     await thread.terminate();
-    await until(() => !thread.alive, "the thread's end");
+    await waitFor(() => !thread.alive, { message: "the thread's end" });
     writer.append(path, [next++]); // after its end: on the main thread, after the gathered lines
     await writer.flushed();
     const values = read(path).trimEnd().split("\n").map(Number);

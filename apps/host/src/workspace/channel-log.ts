@@ -14,7 +14,7 @@ import { channelOf, type WorkspaceLayout } from "./workspace-layout.ts";
 // Its lines are written at the end of each turn, or on a thread of their own once the host is busy
 // (jsonl-thread-writer.ts, CHANNEL_LOG_THREAD_AT), handed over every COALESCE_MS (10 ms): a reader
 // awaits `flushed()` first (which hands them over at once); a crash of the process can lose the
-// lines of its last COALESCE_MS.
+// lines of its last COALESCE_MS (longer only while a turn holds the event loop).
 
 export const LogAttachment = z.object({
   filename: z.string(),

@@ -12,8 +12,7 @@ import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-clie
 // JsonLinesAppender (one stat per file per batch, the torn-line rule, private modes, at most
 // maxOpen open) and answers only when a batch failed or someone waits. So the main thread pays
 // one postMessage per COALESCE_MS (more only when a reader waits or lines are large), not a stat
-// and a write per file. (Async fs calls per
-// file on libuv's pool were tried first: each costs the main thread 12–46 µs in request setup and
+// and a write per file. (Async fs calls per file on libuv's pool were tried first: each costs the main thread 12–46 µs in request setup and
 // callbacks against ~7 µs synchronously; they lost at 10 users. One postMessage per turn came
 // next: at one user, where every message is its own turn, it was 5 % of the main thread and one
 // wake-up of the thread, ~70 µs of its CPU, per message.)
@@ -27,9 +26,10 @@ import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-clie
 // are large (a 2 MB message is handed over at its turn's end).
 // What that gives up: a line is no longer in the page cache when append returns, only once the
 // thread has written its batch; a crash of the process (not a stop: `close` writes everything)
-// can lose at most COALESCE_MS of lines: those gathered and not yet handed over, all appended
-// within the last COALESCE_MS (plus, should the thread have fallen behind, the batches handed
-// over that it had not written yet; it writes one in well under a millisecond). An exit without
+// can lose the lines gathered and not yet handed over: those appended within the last
+// COALESCE_MS, or longer ago only while a turn holds the event loop past it (the timer runs
+// between turns); plus, should the thread have fallen behind, the batches handed over that it had
+// not written yet (it writes one in well under a millisecond). An exit without
 // `close` loses the gathered lines too: the timer does not keep the process alive. And a
 // failed write is reported (`onFailure`) a moment later instead of thrown to the appender.
 // Readers in this process and the programs it starts (the model's tools, a coding session) never
