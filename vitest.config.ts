@@ -1,5 +1,5 @@
 import nodeModule from "node:module";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 import { LongestFirst } from "./scripts/vitest-sequencer.ts";
@@ -11,7 +11,9 @@ import { LongestFirst } from "./scripts/vitest-sequencer.ts";
 //   project, so one set of workers imports the app's code once each (two projects had a set each,
 //   every worker importing it again: about 3 CPU-s a worker), and vite transforms each file once.
 // Integration and e2e files mostly wait on sockets and processes, so more of them run at once
-// than there are cores. `pnpm test:unit` runs the first alone.
+// than there are cores. Unit files only compute: they run after the rest (their own group), one
+// worker a core, as more workers would only import the app's code again each (on 2 cores, 5
+// workers cost about 10 CPU-s more than 2, and took longer). `pnpm test:unit` runs them alone.
 
 const tests = ["packages/*/test/**/", "apps/*/test/**/", "scripts/test/"];
 const timeouts = { testTimeout: 30_000, hookTimeout: 30_000 };
@@ -27,6 +29,8 @@ const projects: TestProjectInlineConfiguration[] = [
       include: tests.map((dir) => `${dir}*.unit.test.ts`),
       pool: "threads",
       isolate: false,
+      maxWorkers: availableParallelism(),
+      sequence: { groupOrder: 1 },
       setupFiles,
       ...timeouts,
     },
@@ -35,6 +39,7 @@ const projects: TestProjectInlineConfiguration[] = [
     test: {
       name: "integration",
       include: tests.map((dir) => `${dir}*.test.ts`),
+      sequence: { groupOrder: 0 },
       exclude: ["**/node_modules/**", "**/*.unit.test.ts"],
       pool: "forks",
       // Files share a worker's modules (the app's code is imported once per worker, not per file);
