@@ -1,52 +1,24 @@
 import nodeModule from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+import { defineConfig } from "vitest/config";
 import { LongestFirst } from "./scripts/vitest-sequencer.ts";
 
-// Two projects, run together in one pool:
-// - unit (`*.unit.test.ts`): no sockets, no processes; threads, modules shared between files.
-// - integration: `*.test.ts` (routers, hosts and fakes in process, on real sockets) and
-//   `*.e2e.test.ts` (the built app as processes, the coding CLIs, a browser, the sandbox). One
-//   project, so one set of workers imports the app's code once each (two projects had a set each,
-//   every worker importing it again: about 3 CPU-s a worker), and vite transforms each file once.
-// Integration and e2e files mostly wait on sockets and processes, so more of them run at once
-// than there are cores. `pnpm test:unit` runs the first alone.
+// `pnpm test`: every test file in one pool of workers:
+// - unit (`*.unit.test.ts`): no sockets, no processes (`pnpm test:unit` runs them alone, with
+//   vitest.unit.config.ts);
+// - `*.test.ts`: routers, hosts and fakes in process, on real sockets;
+// - `*.e2e.test.ts`: the built app as processes, the coding CLIs, a browser, the sandbox.
+// One project, so one set of workers imports the app's code once each, and vite transforms each
+// file once: every worker a project adds imports it again (about 3 CPU-s a worker). The unit files
+// run last, on workers that have imported it all already (in a project of their own, on 2
+// workers, they cost about 5 CPU-s more). Integration and e2e files mostly wait on sockets and
+// processes, so more of them run at once than there are cores.
 
-const tests = ["packages/*/test/**/", "apps/*/test/**/", "scripts/test/"];
-const timeouts = { testTimeout: 30_000, hookTimeout: 30_000 };
+export const testDirs = ["packages/*/test/**/", "apps/*/test/**/", "scripts/test/"];
+export const timeouts = { testTimeout: 30_000, hookTimeout: 30_000 };
 /** Support modules' teardown after every test (testkit's afterEachTest). */
-const setupFiles = ["packages/testkit/src/vitest-setup.ts"];
-/** Builds the package's files once: the tests that start an app start those. */
-const build = { globalSetup: ["scripts/vitest-global-setup.ts"] };
-
-const projects: TestProjectInlineConfiguration[] = [
-  {
-    test: {
-      name: "unit",
-      include: tests.map((dir) => `${dir}*.unit.test.ts`),
-      pool: "threads",
-      isolate: false,
-      setupFiles,
-      ...timeouts,
-    },
-  },
-  {
-    test: {
-      name: "integration",
-      include: tests.map((dir) => `${dir}*.test.ts`),
-      exclude: ["**/node_modules/**", "**/*.unit.test.ts"],
-      pool: "forks",
-      // Files share a worker's modules (the app's code is imported once per worker, not per file);
-      // nothing the tests share is module state but their teardown, which setupFiles runs.
-      isolate: false,
-      setupFiles,
-      // The build, then one Chromium for every browser test of the run.
-      globalSetup: [...build.globalSetup, "apps/router/test/browser-setup.ts"],
-      ...timeouts,
-    },
-  },
-];
+export const setupFiles = ["packages/testkit/src/vitest-setup.ts"];
 
 // V8's compiled code, kept on disk for every Node process of the run: the workers (vitest, tsx,
 // playwright, the SDKs), the scripts the tests start with tsx, the pnpm scripts they run. The built
@@ -57,7 +29,16 @@ nodeModule.enableCompileCache?.(process.env.NODE_COMPILE_CACHE);
 
 export default defineConfig({
   test: {
-    projects,
+    include: testDirs.map((dir) => `${dir}*.test.ts`),
+    pool: "forks",
+    // Files share a worker's modules (the app's code is imported once per worker, not per file);
+    // nothing the tests share is module state but their teardown, which setupFiles runs.
+    isolate: false,
+    setupFiles,
+    // The build (every test that starts an app starts the files the package ships), then one
+    // Chromium for every browser test of the run.
+    globalSetup: ["scripts/vitest-global-setup.ts", "apps/router/test/browser-setup.ts"],
+    ...timeouts,
     maxWorkers: Number(process.env.TEST_WORKERS ?? 5),
     sequence: { sequencer: LongestFirst },
   },

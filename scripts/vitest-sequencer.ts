@@ -2,11 +2,11 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 // The order test files start in. The whole run lasts as long as its slowest worker, so the files
 // most likely to be long start first: the e2e files (`*.e2e.test.ts`: processes, a browser), then
-// the rest of integration, then unit. Within each vitest's own order holds: the last run's
-// durations where it has them, else the biggest files first.
+// the other integration files, then the unit files. Within each vitest's own order holds: the last
+// run's durations where it has them, else the biggest files first.
 
 const rank = (spec: TestSpecification) =>
-  spec.project.name === "unit" ? 2 : spec.moduleId.endsWith(".e2e.test.ts") ? 0 : 1;
+  spec.moduleId.endsWith(".unit.test.ts") ? 2 : spec.moduleId.endsWith(".e2e.test.ts") ? 0 : 1;
 
 export class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
