@@ -1,6 +1,6 @@
 import type { Logger } from "@phonework/runtime";
 import { atEndOfTurn } from "@phonework/runtime/end-of-turn";
-import { DEFAULT_MAX_OPEN, JsonLinesAppender, jsonLine } from "./jsonl-appender.ts";
+import { DEFAULT_MAX_OPEN, JsonLinesAppender, jsonLines } from "./jsonl-appender.ts";
 import type { ThreadFailure } from "./jsonl-thread.ts";
 import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-client.ts";
 
@@ -101,8 +101,7 @@ export class ThreadedJsonLines {
    */
   append(path: string, values: readonly unknown[]): void {
     if (values.length === 0) return;
-    let text = "";
-    for (const value of values) text += jsonLine(value);
+    const text = jsonLines(values);
     if (this.direct && !this.closing) {
       this.writeDirect(path, text);
       return;
