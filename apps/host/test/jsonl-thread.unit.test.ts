@@ -62,23 +62,30 @@ const forward = (platform: string, chat: string, id: string, text: string): Forw
   text,
 });
 
+/** A writer on the process's thread that counts how often it asked for it (`started()`). */
+function countingStarts(busyWritesPerSecond?: number) {
+  let started = 0;
+  const writer = new ThreadedJsonLines({
+    logger: logger.logger,
+    onFailure: () => {},
+    ...(busyWritesPerSecond === undefined ? {} : { busyWritesPerSecond }),
+    thread: () => {
+      started++;
+      return sharedJsonLinesThread();
+    },
+  });
+  return { writer, started: () => started };
+}
+
 describe("a quiet log stays on the main thread", () => {
   it("writes a few turns' lines itself at each turn's end, and starts the thread once busy, in order", async () => {
-    let started = 0;
-    const quiet = new ThreadedJsonLines({
-      logger: logger.logger,
-      onFailure: () => {},
-      thread: () => {
-        started++;
-        return sharedJsonLinesThread();
-      },
-    });
+    const { writer: quiet, started } = countingStarts();
     const path = freshPath();
     quiet.append(path, ["first"]);
     expect(existsSync(path)).toBe(false); // at the turn's end, as on the thread
     await quiet.flushed();
     expect(read(path)).toBe('"first"\n');
-    expect(started).toBe(0);
+    expect(started()).toBe(0);
     expect(quiet.batchesSent).toBe(0);
     // BUSY_WRITES_PER_SECOND file writes within a second (here one file a turn): the thread takes over.
     for (let i = 0; i < BUSY_WRITES_PER_SECOND + 5; i++) {
@@ -86,7 +93,7 @@ describe("a quiet log stays on the main thread", () => {
       await new Promise((resolve) => setImmediate(resolve));
     }
     await quiet.flushed();
-    expect(started).toBe(1);
+    expect(started()).toBe(1);
     expect(quiet.batchesSent).toBeGreaterThan(0);
     const lines = read(path).trimEnd().split("\n");
     expect(lines).toEqual([
@@ -97,19 +104,11 @@ describe("a quiet log stays on the main thread", () => {
   });
 
   it("counts each chat's lines of a turn: a busy host's few, large turns start the thread too", async () => {
-    let started = 0;
-    const busy = new ThreadedJsonLines({
-      logger: logger.logger,
-      onFailure: () => {},
-      thread: () => {
-        started++;
-        return sharedJsonLinesThread();
-      },
-    });
+    const { writer: busy, started } = countingStarts();
     const paths = Array.from({ length: BUSY_WRITES_PER_SECOND }, freshPath);
     for (const path of paths) busy.append(path, ["one turn"]);
     await busy.flushed();
-    expect(started).toBe(1); // one turn, BUSY_WRITES_PER_SECOND files
+    expect(started()).toBe(1); // one turn, BUSY_WRITES_PER_SECOND files
     expect(busy.batchesSent).toBe(1);
     for (const path of paths) expect(read(path)).toBe('"one turn"\n');
     await busy.close();
@@ -304,19 +303,10 @@ describe("close, and the thread's end", () => {
       expect(openOn(paths)).toBe(0);
     }
     // A writer that closes before its first batch writes its lines itself: no thread started to stop.
-    let started = 0;
-    const closing = new ThreadedJsonLines({
-      logger: logger.logger,
-      onFailure: () => {},
-      busyWritesPerSecond: 0,
-      thread: () => {
-        started++;
-        return sharedJsonLinesThread();
-      },
-    });
+    const { writer: closing, started } = countingStarts(0);
     closing.append(paths[1] as string, ["closing at once"]);
     await closing.close();
-    expect(started).toBe(0);
+    expect(started()).toBe(0);
     expect(sharedJsonLinesThread()).toBe(thread); // one thread for all of them
     expect(read(paths[1] as string).endsWith('"writer 1"\n"writer 2"\n"writer 3"\n"closing at once"\n')).toBe(
       true,
