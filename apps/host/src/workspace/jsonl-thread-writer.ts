@@ -12,8 +12,9 @@ import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-clie
 // JsonLinesAppender (one stat per file per batch, the torn-line rule, private modes, at most
 // maxOpen open) and answers only when a batch failed or someone waits. So the main thread pays
 // one postMessage per COALESCE_MS (more only when a reader waits or lines are large), not a stat
-// and a write per file. (Async fs calls per file on libuv's pool were tried first: each costs the main thread 12–46 µs in request setup and
-// callbacks against ~7 µs synchronously; they lost at 10 users. One postMessage per turn came
+// and a write per file. (Async fs calls per file on libuv's pool were tried first: each costs the
+// main thread 12–46 µs in request setup and callbacks against ~7 µs synchronously; they lost at 10
+// users. One postMessage per turn came
 // next: at one user, where every message is its own turn, it was 5 % of the main thread and one
 // wake-up of the thread, ~70 µs of its CPU, per message.)
 // Why COALESCE_MS is 10 ms: the round-trip bench's one user makes ~800–1,200 turns a second, so
