@@ -12,6 +12,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { ForwardFrame } from "@phonework/protocol";
 import { createTestLogger, makeTempDir } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -90,7 +91,7 @@ describe("a quiet log stays on the main thread", () => {
     // BUSY_WRITES_PER_SECOND file writes within a second (here one file a turn): the thread takes over.
     for (let i = 0; i < BUSY_WRITES_PER_SECOND + 5; i++) {
       quiet.append(path, [i]);
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     await quiet.flushed();
     expect(started()).toBe(1);
@@ -254,7 +255,7 @@ describe("readers wait for the lines; a failure is told and the log goes on", ()
     // As large as COALESCE_CHARS: handed over at the turn's end, not COALESCE_MS later (nor by a
     // flushed(), which would ask the thread for an answer).
     writer.append(path, ["lost", "x".repeat(COALESCE_CHARS)]);
-    await new Promise((resolve) => setImmediate(resolve)); // after the turn's end: the batch is handed over
+    await nextTurn(); // after the turn's end: the batch is handed over
     // Held here (no message can arrive) until the thread has written the batch: its report is on the way.
     const deadline = Date.now() + 5000;
     while (thread.lastWritten === before && Date.now() < deadline) {
@@ -348,7 +349,7 @@ describe("close, and the thread's end", () => {
     await dead;
     expect(thread.alive).toBe(false);
     own.append(path, [next++]); // in the turn its end was heard in
-    await new Promise((resolve) => setImmediate(resolve)); // the last tick's turn is over
+    await nextTurn(); // the last tick's turn is over
     own.append(path, [next++]);
     own.append(path, [next++]);
     await own.flushed();
