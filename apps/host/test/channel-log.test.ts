@@ -49,7 +49,8 @@ describe("the chat's log.jsonl", () => {
       message_id: "m-42",
       attachments: [{ name: "notes.txt", data_base64: Buffer.from("remember the milk").toString("base64") }],
     });
-    // Written on the log's thread at the end of the turn that answered: there soon after the reply.
+    // Written at the end of the turn that answered (a quiet host's log, jsonl-thread-writer.ts):
+    // there soon after the reply.
     const [user, bot] = await waitFor(() => s.log("c1").length === 2 && s.log("c1"));
     expect(Object.keys(user)).toEqual(["id", "ts", "sender", "text", "attachments", "isMention"]);
     expect(LogEntry.parse(user)).toEqual({

@@ -12,6 +12,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { ForwardFrame } from "@phonework/protocol";
 import { createTestLogger, makeTempDir } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -62,31 +63,38 @@ const forward = (platform: string, chat: string, id: string, text: string): Forw
   text,
 });
 
+/** A writer on the process's thread that counts how often it asked for it (`started()`). */
+function countingStarts(busyWritesPerSecond?: number) {
+  let started = 0;
+  const writer = new ThreadedJsonLines({
+    logger: logger.logger,
+    onFailure: () => {},
+    ...(busyWritesPerSecond === undefined ? {} : { busyWritesPerSecond }),
+    thread: () => {
+      started++;
+      return sharedJsonLinesThread();
+    },
+  });
+  return { writer, started: () => started };
+}
+
 describe("a quiet log stays on the main thread", () => {
   it("writes a few turns' lines itself at each turn's end, and starts the thread once busy, in order", async () => {
-    let started = 0;
-    const quiet = new ThreadedJsonLines({
-      logger: logger.logger,
-      onFailure: () => {},
-      thread: () => {
-        started++;
-        return sharedJsonLinesThread();
-      },
-    });
+    const { writer: quiet, started } = countingStarts();
     const path = freshPath();
     quiet.append(path, ["first"]);
     expect(existsSync(path)).toBe(false); // at the turn's end, as on the thread
     await quiet.flushed();
     expect(read(path)).toBe('"first"\n');
-    expect(started).toBe(0);
+    expect(started()).toBe(0);
     expect(quiet.batchesSent).toBe(0);
     // BUSY_WRITES_PER_SECOND file writes within a second (here one file a turn): the thread takes over.
     for (let i = 0; i < BUSY_WRITES_PER_SECOND + 5; i++) {
       quiet.append(path, [i]);
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     await quiet.flushed();
-    expect(started).toBe(1);
+    expect(started()).toBe(1);
     expect(quiet.batchesSent).toBeGreaterThan(0);
     const lines = read(path).trimEnd().split("\n");
     expect(lines).toEqual([
@@ -97,19 +105,11 @@ describe("a quiet log stays on the main thread", () => {
   });
 
   it("counts each chat's lines of a turn: a busy host's few, large turns start the thread too", async () => {
-    let started = 0;
-    const busy = new ThreadedJsonLines({
-      logger: logger.logger,
-      onFailure: () => {},
-      thread: () => {
-        started++;
-        return sharedJsonLinesThread();
-      },
-    });
+    const { writer: busy, started } = countingStarts();
     const paths = Array.from({ length: BUSY_WRITES_PER_SECOND }, freshPath);
     for (const path of paths) busy.append(path, ["one turn"]);
     await busy.flushed();
-    expect(started).toBe(1); // one turn, BUSY_WRITES_PER_SECOND files
+    expect(started()).toBe(1); // one turn, BUSY_WRITES_PER_SECOND files
     expect(busy.batchesSent).toBe(1);
     for (const path of paths) expect(read(path)).toBe('"one turn"\n');
     await busy.close();
@@ -255,7 +255,7 @@ describe("readers wait for the lines; a failure is told and the log goes on", ()
     // As large as COALESCE_CHARS: handed over at the turn's end, not COALESCE_MS later (nor by a
     // flushed(), which would ask the thread for an answer).
     writer.append(path, ["lost", "x".repeat(COALESCE_CHARS)]);
-    await new Promise((resolve) => setImmediate(resolve)); // after the turn's end: the batch is handed over
+    await nextTurn(); // after the turn's end: the batch is handed over
     // Held here (no message can arrive) until the thread has written the batch: its report is on the way.
     const deadline = Date.now() + 5000;
     while (thread.lastWritten === before && Date.now() < deadline) {
@@ -304,19 +304,10 @@ describe("close, and the thread's end", () => {
       expect(openOn(paths)).toBe(0);
     }
     // A writer that closes before its first batch writes its lines itself: no thread started to stop.
-    let started = 0;
-    const closing = new ThreadedJsonLines({
-      logger: logger.logger,
-      onFailure: () => {},
-      busyWritesPerSecond: 0,
-      thread: () => {
-        started++;
-        return sharedJsonLinesThread();
-      },
-    });
+    const { writer: closing, started } = countingStarts(0);
     closing.append(paths[1] as string, ["closing at once"]);
     await closing.close();
-    expect(started).toBe(0);
+    expect(started()).toBe(0);
     expect(sharedJsonLinesThread()).toBe(thread); // one thread for all of them
     expect(read(paths[1] as string).endsWith('"writer 1"\n"writer 2"\n"writer 3"\n"closing at once"\n')).toBe(
       true,
@@ -358,7 +349,7 @@ describe("close, and the thread's end", () => {
     await dead;
     expect(thread.alive).toBe(false);
     own.append(path, [next++]); // in the turn its end was heard in
-    await new Promise((resolve) => setImmediate(resolve)); // the last tick's turn is over
+    await nextTurn(); // the last tick's turn is over
     own.append(path, [next++]);
     own.append(path, [next++]);
     await own.flushed();

@@ -211,7 +211,7 @@ describe("a chat's way in, once per chat", () => {
       );
     expect(modeOf(layout.channelScratch(chat))).toBe(0o700);
     expect(access.channelsOf("telegram:bob")).toEqual([chat]);
-    await log.flushed(); // written on the log's thread (jsonl-thread-writer.ts)
+    await log.flushed(); // written at the turn's end (jsonl-thread-writer.ts)
     const lines = readJsonLines(layout.channelLog(chat)).values as Array<{ id: string; text: string }>;
     expect(lines.map((line) => [line.id, line.text])).toEqual([
       ["m1", "m1"],

@@ -3,9 +3,10 @@ import { randomFillSync } from "node:crypto";
 // A UUID of version 7 (RFC 9562): the first 48 bits are the time in ms, the other 74 are random.
 // Used where an id becomes a key of a database (router.db's request keys, the hosts' delivery
 // ids): ids made later sort later, so a B-tree keyed by them grows at its right edge (a page or two
-// per commit) instead of at a random page per row (one WAL page each). Still unguessable; it tells only when it was made. Not the uuid package's v7: that
-// one keeps a 32-bit sequence counter in the random bits (monotonic within a millisecond), so ids
-// made together follow from each other, and these ids must not.
+// per commit) instead of at a random page per row (one WAL page each). Still unguessable; it tells
+// only when it was made. Not the uuid package's v7: that one keeps a 32-bit sequence counter in the
+// random bits (monotonic within a millisecond), so ids made together follow from each other, and
+// these ids must not.
 
 /** Random bytes drawn for this many ids at once (one call into OpenSSL per 256, as randomUUID's cache does). */
 const IDS_PER_DRAW = 256;

@@ -74,13 +74,10 @@ export class JsonLinesAppender {
 
   /** Appends one JSON value per line. */
   append(path: string, values: readonly unknown[]): void {
-    if (values.length === 0) return;
-    let text = "";
-    for (const value of values) text += jsonLine(value);
-    this.appendLines(path, text);
+    if (values.length > 0) this.appendLines(path, jsonLines(values));
   }
 
-  /** Appends `text`: whole lines (each ending in a newline), as `jsonLine` makes them. */
+  /** Appends `text`: whole lines (each ending in a newline), as `jsonLines` makes them. */
   appendLines(path: string, text: string): void {
     let file = this.files.get(path);
     this.files.delete(path); // kept again below, as the most recently written
@@ -168,8 +165,12 @@ export class JsonLinesAppender {
   }
 }
 
-/** One JSON value as a line of a JSON Lines file. */
-export const jsonLine = (value: unknown): string => `${JSON.stringify(value)}\n`;
+/** JSON values as lines of a JSON Lines file, one a line. */
+export function jsonLines(values: readonly unknown[]): string {
+  let text = "";
+  for (const value of values) text += `${JSON.stringify(value)}\n`;
+  return text;
+}
 
 /** Whether the file's last byte (of `size`) is not a newline: a write cut short. */
 function endsTorn(fd: number, size: number): boolean {

@@ -1,6 +1,6 @@
 import type { Logger } from "@phonework/runtime";
 import { atEndOfTurn } from "@phonework/runtime/end-of-turn";
-import { DEFAULT_MAX_OPEN, JsonLinesAppender, jsonLine } from "./jsonl-appender.ts";
+import { DEFAULT_MAX_OPEN, JsonLinesAppender, jsonLines } from "./jsonl-appender.ts";
 import type { ThreadFailure } from "./jsonl-thread.ts";
 import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-client.ts";
 
@@ -12,8 +12,9 @@ import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-clie
 // JsonLinesAppender (one stat per file per batch, the torn-line rule, private modes, at most
 // maxOpen open) and answers only when a batch failed or someone waits. So the main thread pays
 // one postMessage per COALESCE_MS (more only when a reader waits or lines are large), not a stat
-// and a write per file. (Async fs calls per file on libuv's pool were tried first: each costs the main thread 12–46 µs in request setup and
-// callbacks against ~7 µs synchronously; they lost at 10 users. One postMessage per turn came
+// and a write per file. (Async fs calls per file on libuv's pool were tried first: each costs the
+// main thread 12–46 µs in request setup and callbacks against ~7 µs synchronously; they lost at 10
+// users. One postMessage per turn came
 // next: at one user, where every message is its own turn, it was 5 % of the main thread and one
 // wake-up of the thread, ~70 µs of its CPU, per message.)
 // Why COALESCE_MS is 10 ms: the round-trip bench's one user makes ~800–1,200 turns a second, so
@@ -101,8 +102,7 @@ export class ThreadedJsonLines {
    */
   append(path: string, values: readonly unknown[]): void {
     if (values.length === 0) return;
-    let text = "";
-    for (const value of values) text += jsonLine(value);
+    const text = jsonLines(values);
     if (this.direct && !this.closing) {
       this.writeDirect(path, text);
       return;

@@ -6,8 +6,9 @@ import { JsonLinesAppender } from "./jsonl-appender.ts";
 // fed one batch per hand-over of the main thread (the lines it gathered over up to COALESCE_MS), so
 // each file's path is looked at once per batch (a rotated or replaced file made again, a torn line
 // closed first, a loosened mode made private again) and at most `maxOpen` files stay open per
-// writer. It answers only when there is something to say: a batch's failures, a ping. What it has written is in shared counters (the last batch's
-// number, the failures told), which the main thread reads without asking.
+// writer. It answers only when there is something to say: a batch's failures, a ping, a close.
+// What it has written is in shared counters (the last batch's number, the failures told), which
+// the main thread reads without asking.
 // This file is an entry point of the bundle (scripts/bundle-cli.ts, jsonl-thread.js); from source
 // Node runs it with its type stripping, so it and what it imports use only erasable TypeScript.
 
