@@ -36,17 +36,15 @@ type Measured = LoadResult & { cpuUs: number; commits: number };
 /** Both sides at `users`: warmed up, then measured in alternating slices. */
 async function measureLevel(users: number, sides: readonly [Side, Side]): Promise<[Measured, Measured]> {
   for (const side of sides) await runClosedLoop(users, WARM_UP_MS, side.roundTrip);
-  const totals = sides.map(() => ({ sample: new LoadSample(users), cpuUs: 0, commits: 0 }));
+  const totals = sides.map((side) => ({ side, sample: new LoadSample(users), cpuUs: 0, commits: 0 }));
   for (let slice = 0; slice < SLICES; slice++) {
-    for (const [index, side] of sides.entries()) {
-      const total = totals[index];
-      if (!total) continue;
+    for (const total of totals) {
       const cpu = process.cpuUsage();
-      const commitsBefore = side.commits();
-      await total.sample.add(SLICE_MS, side.roundTrip);
+      const commitsBefore = total.side.commits();
+      await total.sample.add(SLICE_MS, total.side.roundTrip);
       const used = process.cpuUsage(cpu);
       total.cpuUs += used.user + used.system;
-      total.commits += side.commits() - commitsBefore;
+      total.commits += total.side.commits() - commitsBefore;
     }
   }
   const [raw, forwarded] = totals.map(({ sample, cpuUs, commits }) => ({
@@ -105,7 +103,7 @@ export async function measureRoundTrip(cleanup: Cleanup): Promise<Figure[]> {
         `forwarded CPU per message, ${label}`,
         cpuPerMessage,
         "µs",
-        "router and host (same process) over the measured window, process.cpuUsage",
+        "router and host (same process) over the measured slices, process.cpuUsage",
       ),
       atMost(`forwarded ÷ raw CPU per message, ${label}`, round(cpuPerMessage / rawCpuPerMessage), "×", 40),
       atMost(

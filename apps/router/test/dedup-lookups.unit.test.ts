@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { SqliteDatabase, SqliteStatement } from "@phonework/runtime";
+import type { SqliteDatabase } from "@phonework/runtime";
 import { createTestLogger, makeTempDir, waitFor } from "@phonework/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { AdapterAccess } from "../src/access/adapter-access.ts";
@@ -11,6 +11,7 @@ import { createMemoryChatAdapter } from "../src/platforms/memory/memory-adapter.
 import { SeenEvents } from "../src/storage/seen-events.ts";
 import { TableKeyFilter } from "../src/storage/table-key-filter.ts";
 import { TurnCommit } from "../src/storage/turn-commit.ts";
+import { countingDatabase } from "./fixtures/counting-database.ts";
 
 // The dedup lookups on a message's path (a chat event's id, a host's delivery id) answer "never
 // seen" without a SELECT, and what that rests on holds against a stranger: a flood of new ids
@@ -22,38 +23,6 @@ const DAY = 24 * HOUR;
 const { path: dir, remove } = makeTempDir("dedup-lookups-");
 afterAll(remove);
 let files = 0;
-
-/** The database, with every statement the stores prepare counted when it runs (by its SQL). */
-function countingDatabase(db: SqliteDatabase): { db: SqliteDatabase; runs: (sql: string) => number } {
-  const counts = new Map<string, number>();
-  const counted = (statement: SqliteStatement, sql: string): SqliteStatement => {
-    const proxy: SqliteStatement = new Proxy(statement, {
-      get(target, property) {
-        const value = Reflect.get(target, property, target);
-        if (typeof value !== "function") return value;
-        if (property === "get" || property === "all" || property === "run" || property === "iterate")
-          return (...args: unknown[]) => {
-            counts.set(sql, (counts.get(sql) ?? 0) + 1);
-            return value.apply(target, args);
-          };
-        // pluck(), raw()…: return the statement itself, so keep returning the counted one.
-        return (...args: unknown[]) => {
-          const result = value.apply(target, args);
-          return result === target ? proxy : result;
-        };
-      },
-    });
-    return proxy;
-  };
-  const proxy = new Proxy(db, {
-    get(target, property) {
-      if (property === "prepare") return (sql: string) => counted(target.prepare(sql), sql);
-      const value = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { db: proxy, runs: (sql) => counts.get(sql) ?? 0 };
-}
 
 describe("dedup lookups", () => {
   it("run no SELECT for an id never seen, and the SELECT for one that was", async () => {

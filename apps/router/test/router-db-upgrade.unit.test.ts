@@ -2,7 +2,11 @@ import { join } from "node:path";
 import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
 import { makeTempDir } from "@phonework/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { openRouterDatabase, ROUTER_MIGRATIONS } from "../src/database/router-db.ts";
+import {
+  openRouterDatabase,
+  ROUTER_MIGRATIONS,
+  TTL_TABLES_WITHOUT_AT_INDEX_MIGRATION,
+} from "../src/database/router-db.ts";
 import { DeliveredStore } from "../src/delivery/delivered-store.ts";
 import { RequestLog } from "../src/delivery/request-log.ts";
 import { ChatInbox } from "../src/intake/chat-inbox.ts";
@@ -103,7 +107,9 @@ describe("router.db upgrade to WITHOUT ROWID keyed tables", () => {
   it("drops the TTL tables' `at` indexes and keeps every row, expired ones too until a sweep", () => {
     const now = Date.now();
     const path = join(dir, "before-drop.db");
-    const before = openDatabase(path, { migrations: ROUTER_MIGRATIONS.slice(0, -1) });
+    // Every migration before the drop (not "all but the last": the next one to ship comes after it).
+    const dropAt = ROUTER_MIGRATIONS.indexOf(TTL_TABLES_WITHOUT_AT_INDEX_MIGRATION);
+    const before = openDatabase(path, { migrations: ROUTER_MIGRATIONS.slice(0, dropAt) });
     expect(atIndexes(before)).toEqual(["delivered_at", "requests_at", "seen_events_at"]);
     const seen = before.prepare("INSERT INTO seen_events (key, at) VALUES (?, ?)");
     const delivered = before.prepare(

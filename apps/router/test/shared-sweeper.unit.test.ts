@@ -8,6 +8,7 @@ import { RequestLog } from "../src/delivery/request-log.ts";
 import { ExpiringRows, SWEEP_CHUNK } from "../src/storage/expiring-rows.ts";
 import { SeenEvents } from "../src/storage/seen-events.ts";
 import { TableKeyFilter } from "../src/storage/table-key-filter.ts";
+import { countingDatabase } from "./fixtures/counting-database.ts";
 
 // Several stores on one TTL table (the intake's SeenEvents and a Feishu adapter's) share one
 // sweeper: the table is swept once at start and walked by one pass, by the longest TTL of its
@@ -36,31 +37,12 @@ function routerDbWith(table: "seen_events" | "delivered", expired: number, live:
   return db;
 }
 
-/** Counts how often each statement prepared from now on runs (the real statements, counted). */
-function countRuns(db: SqliteDatabase): (sql: string) => number {
-  const runs = new Map<string, number>();
-  const prepare = db.prepare.bind(db);
-  db.prepare = ((sql: string) => {
-    const statement = prepare(sql);
-    for (const method of ["run", "get", "all"] as const) {
-      const original = statement[method].bind(statement) as (...args: unknown[]) => unknown;
-      (statement as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
-        runs.set(sql, (runs.get(sql) ?? 0) + 1);
-        return original(...args);
-      };
-    }
-    return statement;
-  }) as SqliteDatabase["prepare"];
-  return (sql) => runs.get(sql) ?? 0;
-}
-
 const rowCount = (db: SqliteDatabase, table: string) =>
   db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
 
 describe("one sweeper per table", () => {
   it("sweeps a table with two stores on it once at start, and walks it with one pass", () => {
-    const db = routerDbWith("seen_events", 3 * SWEEP_CHUNK, 3 * SWEEP_CHUNK);
-    const runs = countRuns(db);
+    const { db, runs } = countingDatabase(routerDbWith("seen_events", 3 * SWEEP_CHUNK, 3 * SWEEP_CHUNK));
     try {
       const clock = { t: T0 };
       const intake = new SeenEvents(db, DAY, () => clock.t);

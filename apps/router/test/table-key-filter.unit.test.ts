@@ -173,6 +173,18 @@ class World {
   }
 }
 
+/** A bare table keyed as the dedup tables are, in memory, closed after `test`. */
+function withKeyTable(test: (db: SqliteDatabase) => void): void {
+  const db = openDatabase(":memory:", {
+    migrations: ["CREATE TABLE t (key TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID"],
+  });
+  try {
+    test(db);
+  } finally {
+    db.close();
+  }
+}
+
 async function run(world: World, step: Command, touched: Set<string>): Promise<void> {
   switch (step.kind) {
     case "seen": {
@@ -355,10 +367,7 @@ describe("TableKeyFilter", () => {
   });
 
   it("drops a layer only for a sweep that began after its last add (a clock set back cannot fool it)", () => {
-    const db = openDatabase(":memory:", {
-      migrations: ["CREATE TABLE t (key TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID"],
-    });
-    try {
+    withKeyTable((db) => {
       const filter = TableKeyFilter.of(db, "t");
       filter.add("before", 1_000);
       const mark = filter.sweepBegins();
@@ -369,16 +378,11 @@ describe("TableKeyFilter", () => {
       // A sweep begun after it lets the layer go.
       filter.swept(2_000, filter.sweepBegins());
       expect(filter.layerCount).toBe(0);
-    } finally {
-      db.close();
-    }
+    });
   });
 
   it("reports a pass along the key with its earliest step's cutoff: a clock set back mid-pass deletes less", () => {
-    const db = openDatabase(":memory:", {
-      migrations: ["CREATE TABLE t (key TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID"],
-    });
-    try {
+    withKeyTable((db) => {
       const insert = db.prepare("INSERT INTO t (key, at) VALUES (?, ?)");
       for (let i = 0; i < 1100; i++) insert.run(`k-${String(i).padStart(4, "0")}`, 0);
       const heard: Array<{ cutoff: number; mark: number }> = [];
@@ -397,16 +401,11 @@ describe("TableKeyFilter", () => {
       expect(db.prepare("SELECT count(*) FROM t").pluck().get()).toBe(512); // the middle chunk stayed
       expect(heard).toEqual([{ cutoff: -HOUR, mark: 7 }]);
       expect(left).toBeGreaterThan(heard[0]?.cutoff ?? 0); // what it reports as gone is gone
-    } finally {
-      db.close();
-    }
+    });
   });
 
   it("keeps the keys of a pass whose step was rolled back, though its later steps commit", () => {
-    const db = openDatabase(":memory:", {
-      migrations: ["CREATE TABLE t (key TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID"],
-    });
-    try {
+    withKeyTable((db) => {
       const filter = TableKeyFilter.of(db, "t");
       const insert = db.prepare("INSERT INTO t (key, at) VALUES (?, ?)");
       const write = (key: string, at: number) => {
@@ -428,9 +427,7 @@ describe("TableKeyFilter", () => {
       expect(rows.sweepIfDue()?.visited).toBeLessThan(512); // the pass wraps, its last steps committed
       expect(db.prepare("SELECT count(*) FROM t").pluck().get()).toBe(512);
       expect(filter.mayHave("k-0000")).toBe(true); // in the table again: never "absent"
-    } finally {
-      db.close();
-    }
+    });
   });
 
   it("is built from the table at open: after a restart, a redelivered id is still found", () => {

@@ -28,7 +28,7 @@ import { PLAN_GRANTS_MIGRATION } from "../workers/plan-grants.ts";
  * The TTL tables on a message's path without their `at` indexes, rows kept: each message writes one
  * B-tree (and its WAL pages) fewer in each, and ExpiringRows sweeps them along their key instead.
  */
-const TTL_TABLES_WITHOUT_AT_INDEX_MIGRATION = `
+export const TTL_TABLES_WITHOUT_AT_INDEX_MIGRATION = `
   DROP INDEX seen_events_at;
   DROP INDEX delivered_at;
   DROP INDEX requests_at;`;

@@ -59,7 +59,7 @@ export class SeenEvents {
     this.filter = TableKeyFilter.of(db, "seen_events");
     this.expiring.listen(this.filter);
     this.checkAndRememberAt = db.transaction((keys: string[], at: number) => {
-      const repeat = keys.some((key) => this.recentlySeen(key, at));
+      const repeat = this.anySeenWithin(keys, at);
       for (const key of keys) this.rememberAt(key, at);
       return repeat;
     });
@@ -86,7 +86,7 @@ export class SeenEvents {
   seenWithin(keys: string[]): boolean {
     this.expiring.sweepIfDue();
     const now = this.now();
-    return keys.some((key) => this.recentlySeen(key, now));
+    return this.anySeenWithin(keys, now);
   }
 
   /** Records the keys as seen now, without checking (the caller checked with `seenWithin`). */
@@ -104,11 +104,17 @@ export class SeenEvents {
     return this.expiring.sweep();
   }
 
-  /** Seen within the TTL before `now`: the SELECT only for a key the filter cannot rule out. */
-  private recentlySeen(key: string, now: number): boolean {
-    if (!this.filter.mayHave(key)) return false;
-    const seenAt = this.select.get(key) as number | undefined;
-    return seenAt !== undefined && now - seenAt < this.ttlMs;
+  /**
+   * Whether any key was seen within the TTL before `now`: the SELECT only for a key the filter
+   * cannot rule out. A loop, not `keys.some(closure)`: no closure allocated per message.
+   */
+  private anySeenWithin(keys: string[], now: number): boolean {
+    for (const key of keys) {
+      if (!this.filter.mayHave(key)) continue;
+      const seenAt = this.select.get(key) as number | undefined;
+      if (seenAt !== undefined && now - seenAt < this.ttlMs) return true;
+    }
+    return false;
   }
 
   /** The one way a key is written: into the filter first, with the same `at`. */

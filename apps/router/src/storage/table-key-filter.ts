@@ -95,10 +95,7 @@ export class TableKeyFilter implements SweepListener {
   /** The key's two hashes, written by hashKey (one array for every call, not one per call). */
   private readonly hashes = new Int32Array(2);
 
-  private constructor(
-    private readonly db: SqliteDatabase,
-    table: string,
-  ) {
+  private constructor(db: SqliteDatabase, table: string) {
     const rows = db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
     const capacity = layerSize(rows);
     // Along the key, by pages (bounded memory), each page's keys added with its latest `at`: a
@@ -136,11 +133,11 @@ export class TableKeyFilter implements SweepListener {
 
   /**
    * The sweep begun at `mark` deleted every row written before it with `at <= cutoff`: drops the
-   * layers that covered only such rows (every add before the mark, none with a later `at`). Not
-   * while a transaction is open: its deletes could still be rolled back.
+   * layers that covered only such rows (every add before the mark, none with a later `at`).
+   * ExpiringRows calls it only for a sweep whose deletes all ran outside a transaction (committed:
+   * one rolled back would bring rows back).
    */
   swept(cutoff: number, mark: number): void {
-    if (this.db.inTransaction) return;
     this.layers = this.layers.filter((layer) => layer.lastAt > cutoff || layer.lastAdd > mark);
   }
 
