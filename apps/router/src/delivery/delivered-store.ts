@@ -1,5 +1,4 @@
 import type { SqliteDatabase } from "@phonework/runtime";
-import { ExpiringRows } from "../storage/expiring-rows.ts";
 import { TableKeyFilter } from "../storage/table-key-filter.ts";
 import { TurnCommit } from "../storage/turn-commit.ts";
 
@@ -63,11 +62,11 @@ export class DeliveredStore {
     this.record = db.prepare(
       "INSERT OR REPLACE INTO delivered (key, state, message_id, at) VALUES (?, 'delivered', ?, ?)",
     );
-    // One sweeper per table on this connection (swept at start by the first store), then the
-    // filter, so that it reads only the rows that sweep left.
-    this.expiring = ExpiringRows.of(db, "delivered", ttlMs, now, { alongKey: "key", sweepAtStart: true });
-    this.filter = TableKeyFilter.of(db, "delivered");
-    this.expiring.listen(this.filter);
+    // The table's one sweeper and one filter on this connection, whatever the number of stores:
+    // swept at start by the first, the filter built after that sweep (withSweeper says why).
+    const shared = TableKeyFilter.withSweeper(db, "delivered", ttlMs, now);
+    this.expiring = shared.expiring;
+    this.filter = shared.filter;
     this.turn = TurnCommit.of(db);
   }
 

@@ -1,5 +1,4 @@
 import { openDatabase, type SqliteDatabase } from "@phonework/runtime";
-import { ExpiringRows } from "./expiring-rows.ts";
 import { TableKeyFilter } from "./table-key-filter.ts";
 
 // Event and message ids already handled, so a redelivered event (Feishu retries after ~3 s
@@ -53,11 +52,11 @@ export class SeenEvents {
       "INSERT INTO seen_events (key, at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET at = excluded.at",
     );
     this.forgetOne = db.prepare("DELETE FROM seen_events WHERE key = ?");
-    // The table's one sweeper on this connection, whatever the number of SeenEvents: the first
-    // sweeps at start. Then the filter, so that it reads only the rows that sweep left.
-    this.expiring = ExpiringRows.of(db, "seen_events", ttlMs, now, { alongKey: "key", sweepAtStart: true });
-    this.filter = TableKeyFilter.of(db, "seen_events");
-    this.expiring.listen(this.filter);
+    // The table's one sweeper and one filter on this connection, whatever the number of stores:
+    // swept at start by the first, the filter built after that sweep (withSweeper says why).
+    const shared = TableKeyFilter.withSweeper(db, "seen_events", ttlMs, now);
+    this.expiring = shared.expiring;
+    this.filter = shared.filter;
     this.checkAndRememberAt = db.transaction((keys: string[], at: number) => {
       const repeat = this.anySeenWithin(keys, at);
       for (const key of keys) this.rememberAt(key, at);

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { SqliteDatabase } from "@phonework/runtime";
 import { BloomBits } from "./bloom-bits.ts";
-import type { SweepListener } from "./expiring-rows.ts";
+import { ExpiringRows, type SweepListener } from "./expiring-rows.ts";
 import { hashKey } from "./key-hash.ts";
 
 // Answers "this key is certainly not in the table" from memory, so a dedup lookup (seen_events,
@@ -85,6 +85,23 @@ export class TableKeyFilter implements SweepListener {
       tables.set(table, filter);
     }
     return filter;
+  }
+
+  /**
+   * A dedup table's two shared helpers on this connection, in the one order that keeps the filter
+   * exact: the sweeper (its start-up sweep done by the first store), then the filter, built from
+   * the rows that sweep left, then the filter listening to every later sweep.
+   */
+  static withSweeper(
+    db: SqliteDatabase,
+    table: string,
+    ttlMs: number,
+    now: () => number,
+  ): { expiring: ExpiringRows; filter: TableKeyFilter } {
+    const expiring = ExpiringRows.of(db, table, ttlMs, now, { alongKey: "key", sweepAtStart: true });
+    const filter = TableKeyFilter.of(db, table);
+    expiring.listen(filter);
+    return { expiring, filter };
   }
 
   /** Oldest first; the last one takes the adds. */
