@@ -1,4 +1,5 @@
 import type { SqliteDatabase, SqliteStatement } from "@phonework/runtime";
+import { PerConnection } from "./per-connection.ts";
 
 // Rows that only matter for a TTL (delivered ids, seen events, request origins, buttons, sign-ins):
 // the expired ones are deleted from the code path that writes them, so no timer has to be started
@@ -79,10 +80,10 @@ export interface SweepStep {
 }
 
 export class ExpiringRows {
-  private static readonly perConnection = new WeakMap<
-    SqliteDatabase,
-    Map<string, { rows: ExpiringRows; options: SharedExpiringRowsOptions }>
-  >();
+  private static readonly shared = new PerConnection<{
+    rows: ExpiringRows;
+    options: SharedExpiringRowsOptions;
+  }>();
 
   /**
    * The sweeper of `table` on this connection, shared by every store of it: created (and, with
@@ -96,17 +97,12 @@ export class ExpiringRows {
     now: () => number,
     options: SharedExpiringRowsOptions = {},
   ): ExpiringRows {
-    let tables = ExpiringRows.perConnection.get(db);
-    if (!tables) {
-      tables = new Map();
-      ExpiringRows.perConnection.set(db, tables);
-    }
-    const shared = tables.get(table);
+    const shared = ExpiringRows.shared.get(db, table);
     if (!shared) {
       const rows = new ExpiringRows(db, table, ttlMs, now, {
         ...(options.alongKey ? { alongKey: options.alongKey } : {}),
       });
-      tables.set(table, { rows, options });
+      ExpiringRows.shared.set(db, table, { rows, options });
       if (options.sweepAtStart) rows.sweep();
       return rows;
     }

@@ -3,6 +3,7 @@ import type { SqliteDatabase } from "@phonework/runtime";
 import { BloomBits } from "./bloom-bits.ts";
 import { ExpiringRows, type SweepListener } from "./expiring-rows.ts";
 import { hashKey } from "./key-hash.ts";
+import { PerConnection } from "./per-connection.ts";
 
 // Answers "this key is certainly not in the table" from memory, so a dedup lookup (seen_events,
 // delivered) runs its SELECT only when the key may be there. On a message's path the answer is
@@ -70,21 +71,14 @@ interface Layer {
 }
 
 export class TableKeyFilter implements SweepListener {
-  private static readonly perConnection = new WeakMap<SqliteDatabase, Map<string, TableKeyFilter>>();
+  private static readonly shared = new PerConnection<TableKeyFilter>();
 
   /** The filter of `table` on this connection, built by a scan of the table on first use. */
   static of(db: SqliteDatabase, table: string): TableKeyFilter {
-    let tables = TableKeyFilter.perConnection.get(db);
-    if (!tables) {
-      tables = new Map();
-      TableKeyFilter.perConnection.set(db, tables);
-    }
-    let filter = tables.get(table);
-    if (!filter) {
-      filter = new TableKeyFilter(db, table);
-      tables.set(table, filter);
-    }
-    return filter;
+    return (
+      TableKeyFilter.shared.get(db, table) ??
+      TableKeyFilter.shared.set(db, table, new TableKeyFilter(db, table))
+    );
   }
 
   /**
