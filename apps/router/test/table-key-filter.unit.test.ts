@@ -387,10 +387,8 @@ describe("TableKeyFilter", () => {
       for (let i = 0; i < 1100; i++) insert.run(`k-${String(i).padStart(4, "0")}`, 0);
       const heard: Array<{ cutoff: number; mark: number }> = [];
       let now = 0;
-      const rows = new ExpiringRows(db, "t", SEEN_TTL, () => now, {
-        alongKey: "key",
-        listener: { sweepBegins: () => 7, swept: (cutoff, mark) => heard.push({ cutoff, mark }) },
-      });
+      const rows = new ExpiringRows(db, "t", SEEN_TTL, () => now, { alongKey: "key" });
+      rows.listen({ sweepBegins: () => 7, swept: (cutoff, mark) => heard.push({ cutoff, mark }) });
       now = SEEN_TTL + HOUR; // every row expired
       rows.sweepIfDue(); // the first chunk goes
       now -= 2 * HOUR; // set back: to this step nothing has expired
@@ -414,7 +412,8 @@ describe("TableKeyFilter", () => {
       };
       for (let i = 0; i < 1100; i++) write(`k-${String(i).padStart(4, "0")}`, 0);
       let now = 0;
-      const rows = new ExpiringRows(db, "t", SEEN_TTL, () => now, { alongKey: "key", listener: filter });
+      const rows = new ExpiringRows(db, "t", SEEN_TTL, () => now, { alongKey: "key" });
+      rows.listen(filter);
       now = SEEN_TTL + HOUR; // every row expired
       // The pass's first step runs inside a transaction that then fails: its chunk comes back.
       expect(() =>

@@ -41,7 +41,7 @@ import { PerConnection } from "./per-connection.ts";
 // sweeper goes by the first store's clock. A table with one store of its own (chat_buttons,
 // plan_grants, console sessions and links) constructs its ExpiringRows directly.
 //
-// A `listener` (a TableKeyFilter) hears when a sweep — the full one, or a pass along the key —
+// A listener (a TableKeyFilter, by `listen`) hears when a sweep — the full one, or a pass along the key —
 // begins and when it is done: then every row written before it began with `at` at or before its
 // cutoff (a pass: its earliest step's) is deleted. Only if none of its deletes ran inside a
 // transaction still open (one rolled back would bring rows back).
@@ -53,8 +53,6 @@ export const SWEEP_CHUNK = 512;
 export interface ExpiringRowsOptions {
   /** The table's primary key column (one column, no `at` index): sweep along it in steps. */
   alongKey?: string;
-  /** Told when each sweep begins and is done (what a sweep guarantees, above). */
-  listener?: SweepListener;
 }
 
 /** How a store asks for its table's shared sweeper (`ExpiringRows.of`). */
@@ -99,9 +97,7 @@ export class ExpiringRows {
   ): ExpiringRows {
     const shared = ExpiringRows.shared.get(db, table);
     if (!shared) {
-      const rows = new ExpiringRows(db, table, ttlMs, now, {
-        ...(options.alongKey ? { alongKey: options.alongKey } : {}),
-      });
+      const rows = new ExpiringRows(db, table, ttlMs, now, options);
       ExpiringRows.shared.set(db, table, { rows, options });
       if (options.sweepAtStart) rows.sweep();
       return rows;
@@ -133,6 +129,7 @@ export class ExpiringRows {
   /** Between steps; 0 until a pass has told how big the table is. */
   private interval = 0;
   private nextStepAt = Number.NEGATIVE_INFINITY;
+  /** Told when each sweep begins and is done (what a sweep guarantees, above); set by `listen`. */
   private listener: SweepListener | undefined;
   /** Whether a sweep or a step has run (deleted by `ttlMs`): a longer TTL can no longer be honoured. */
   private hasDeleted = false;
@@ -146,7 +143,6 @@ export class ExpiringRows {
     private readonly now: () => number,
     options: ExpiringRowsOptions = {},
   ) {
-    this.listener = options.listener;
     this.expire = db.prepare(`DELETE FROM ${table} WHERE at <= ?`);
     const key = options.alongKey;
     if (key === undefined) return;
