@@ -82,6 +82,9 @@ describe("one sweeper per table", () => {
       expect(() => ExpiringRows.of(db, "requests", DAY, () => T0, { alongKey: "node_id" })).toThrow(
         /stores of table requests disagree/,
       );
+      expect(() =>
+        ExpiringRows.of(db, "requests", DAY, () => T0, { alongKey: "id", sweepAtStart: true }),
+      ).toThrow(/stores of table requests disagree/);
       const rows = ExpiringRows.of(db, "requests", DAY, () => T0, { alongKey: "id" });
       rows.listen(TableKeyFilter.of(db, "seen_events"));
       rows.listen(TableKeyFilter.of(db, "seen_events")); // the same one again: nothing
@@ -136,6 +139,8 @@ describe("stores with different TTLs on one table", () => {
       clock.t += 2 * HOUR;
       await short.record("req-2", origin); // the first pass steps at once, by the day: req-1 stays
       expect(long.originOf("home", "req-1")).toEqual(origin);
+      // A step has deleted by the day since: a still longer TTL is refused now.
+      expect(() => new RequestLog(db, 2 * DAY, () => clock.t)).toThrow(/table requests is already swept/);
       clock.t += DAY;
       await long.record("req-3", origin); // past the day: the next step deletes it
       expect(short.originOf("home", "req-1")).toBeUndefined();
