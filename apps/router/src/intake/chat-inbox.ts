@@ -137,8 +137,9 @@ export class ChatInbox {
       { oneStatement: true },
     );
     // Also once the clock is set back by over an hour (it ran ahead): not only when it is there again.
-    if (Math.abs(this.now() - this.lastPrune) > 3_600_000) {
-      this.lastPrune = this.now();
+    const now = this.now();
+    if (Math.abs(now - this.lastPrune) > 3_600_000) {
+      this.lastPrune = now;
       turn.soon(
         () => this.prune(),
         () => {}, // pruned next time
