@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openRouterDatabase } from "../src/database/router-db.ts";
 import { ChatInbox, PRUNE_HANDLED } from "../src/intake/chat-inbox.ts";
 import { TurnCommit } from "../src/storage/turn-commit.ts";
-import { inboxMessage } from "./fixtures/inbox-message.ts";
+import { inboxMessage as message } from "./fixtures/inbox-message.ts";
 
 // The inbox's rows on disk: its unhandled index holds only the rows still to handle (so a
 // message's store and its handled mark touch one small index page, not two pages of a day's
@@ -14,8 +14,6 @@ import { inboxMessage } from "./fixtures/inbox-message.ts";
 const DAY = 86_400_000;
 const cleanup = new CleanupScope();
 afterAll(() => cleanup.run());
-
-const message = inboxMessage;
 
 function openInbox(name: string, clock: { now: number }) {
   const dir = makeTempDir("chat-inbox-rows-");

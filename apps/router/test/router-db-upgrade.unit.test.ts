@@ -11,7 +11,7 @@ import { DeliveredStore } from "../src/delivery/delivered-store.ts";
 import { RequestLog } from "../src/delivery/request-log.ts";
 import { ChatInbox } from "../src/intake/chat-inbox.ts";
 import { SeenEvents } from "../src/storage/seen-events.ts";
-import { inboxMessage } from "./fixtures/inbox-message.ts";
+import { inboxMessage as message } from "./fixtures/inbox-message.ts";
 
 // router.db made by the version before the keyed tables became WITHOUT ROWID (and the inbox lost
 // AUTOINCREMENT): the upgrade rebuilds those tables and keeps every row, so a redelivery is still
@@ -22,8 +22,6 @@ const SCHEMA_BEFORE = 19; // migrations shipped before the rebuilds
 const DAY = 86_400_000;
 const { path: dir, remove } = makeTempDir("router-db-upgrade-");
 afterAll(remove);
-
-const message = inboxMessage;
 
 function oldDatabase(path: string, now: number): void {
   const db = openDatabase(path, { migrations: ROUTER_MIGRATIONS.slice(0, SCHEMA_BEFORE) });
