@@ -55,10 +55,8 @@ export interface ExpiringRowsOptions {
   alongKey?: string;
 }
 
-/** How a store asks for its table's shared sweeper (`ExpiringRows.of`). */
-export interface SharedExpiringRowsOptions {
-  /** As for the constructor; every store of the table must name the same one. */
-  alongKey?: string;
+/** How a store asks for its table's shared sweeper (`ExpiringRows.of`); every store of a table asks alike. */
+export interface SharedExpiringRowsOptions extends ExpiringRowsOptions {
   /** Delete what has expired when the sweeper is created (the first store of the table only). */
   sweepAtStart?: boolean;
 }
