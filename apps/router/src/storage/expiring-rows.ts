@@ -180,7 +180,7 @@ export class ExpiringRows {
     // Never more than an hour away unless the clock was set back (a clock ahead, corrected): then
     // what was due is due now, not once the clock has caught up again, days or a year later.
     if (this.runStep === undefined) {
-      if (now - this.lastSweep > SWEEP_EVERY_MS || this.lastSweep - now > SWEEP_EVERY_MS) this.sweep();
+      if (Math.abs(now - this.lastSweep) > SWEEP_EVERY_MS) this.sweep();
       return undefined;
     }
     if (this.nextStepAt - now > SWEEP_EVERY_MS) {
