@@ -154,8 +154,7 @@ export class ThreadedJsonLines {
     this.send(true);
     this.quiet?.close();
     if (this.thread?.alive) await this.thread.close(this.writer);
-    this.direct ??= new JsonLinesAppender();
-    this.direct.close(); // from now on each line opens and closes its file
+    this.directAppender().close(); // from now on each line opens and closes its file
     for (const [path, text] of this.take()) this.writeDirect(path, text);
     this.unwritten = [];
     this.closing = undefined;
@@ -174,8 +173,7 @@ export class ThreadedJsonLines {
     }
     const thread = this.direct ? undefined : this.connect();
     if (!thread) {
-      this.direct ??= new JsonLinesAppender();
-      this.writeAll(this.direct);
+      this.writeAll(this.directAppender());
       return;
     }
     // From now on the thread's appender is the files' only one here: close ours (its fds, its knowledge).
@@ -264,16 +262,20 @@ export class ThreadedJsonLines {
       { err: error, unwrittenBatches: unwritten.length },
       "the channel log's thread ended; writing the log on the main thread from now on",
     );
-    this.direct ??= new JsonLinesAppender();
     for (const { appends } of unwritten)
       for (let i = 0; i + 1 < appends.length; i += 2)
         this.writeDirect(appends[i] as string, appends[i + 1] as string);
-    this.writeAll(this.direct);
+    this.writeAll(this.directAppender());
+  }
+
+  /** The main thread's appender once there is no thread (made at the first need, with the writer's maxOpen). */
+  private directAppender(): JsonLinesAppender {
+    this.direct ??= new JsonLinesAppender(this.options.maxOpen);
+    return this.direct;
   }
 
   private writeDirect(path: string, text: string): void {
-    this.direct ??= new JsonLinesAppender();
-    this.writeWith(this.direct, path, text);
+    this.writeWith(this.directAppender(), path, text);
   }
 
   private writeWith(appender: JsonLinesAppender, path: string, text: string): void {
