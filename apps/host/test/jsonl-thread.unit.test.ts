@@ -18,7 +18,7 @@ import { createTestLogger, makeTempDir } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../src/contracts/tool.ts";
-import { afterLogWrites } from "../src/workspace/after-log-writes.ts";
+import { afterLogWrites, afterLogWritesEach } from "../src/workspace/after-log-writes.ts";
 import { ChannelLog } from "../src/workspace/channel-log.ts";
 import { JsonLinesThread, sharedJsonLinesThread } from "../src/workspace/jsonl-thread-client.ts";
 import {
@@ -244,6 +244,22 @@ describe("readers wait for the lines; a failure is told and the log goes on", ()
       await log.close();
     },
   );
+
+  it("a tool that comes and goes (a custom tool) is wrapped once, and waits as the others do", async () => {
+    let waits = 0;
+    const live = afterLogWritesEach({ flushed: async () => void waits++ });
+    const custom = defineTool({
+      name: "custom",
+      description: "loaded while the host runs",
+      schema: z.object({}),
+      execute: async () => "ran",
+    });
+    const [first] = live([custom]);
+    const [again] = live([custom]);
+    expect(again).toBe(first); // not made again at each message
+    expect(await again?.execute({}, {} as never)).toBe("ran");
+    expect(waits).toBe(1);
+  });
 
   it("a failure the thread has written but not yet told: flushed() waits for its report", async () => {
     const thread = sharedJsonLinesThread();
