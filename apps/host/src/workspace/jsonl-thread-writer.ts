@@ -128,12 +128,9 @@ export class ThreadedJsonLines {
     this.send();
     const thread = this.thread;
     if (!thread?.alive || thread.done(this.lastSent)) return this.lastWait ?? Promise.resolve();
-    const wait = thread.ping();
-    this.lastWait = wait;
-    void wait.then(() => {
-      if (this.lastWait === wait) this.lastWait = undefined;
-    });
-    return wait;
+    // Kept once settled too: returned again, it resolves at once, as a new resolved promise would.
+    this.lastWait = thread.ping();
+    return this.lastWait;
   }
 
   /**
