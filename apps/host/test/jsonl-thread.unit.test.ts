@@ -28,11 +28,13 @@ import {
 } from "../src/workspace/jsonl-thread-writer.ts";
 import { WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 
-// The channel log's lines written on a thread of their own (jsonl-thread-writer.ts): one message
-// to the thread per turn whatever the number of lines and files, each file's order kept, the
-// appender's rules (torn line, rotation, replacement, private modes, at most maxOpen open) holding
-// there, readers that wait for the lines (after-log-writes.ts), a failed write reported without
-// the line while later ones land, a close that writes everything, and a thread that dies.
+// The channel log's lines (jsonl-thread-writer.ts): written on the main thread at each turn's end
+// while the log is quiet, then on a thread of their own: one message to the thread per hand-over
+// whatever the number of lines and files (how long they gather: jsonl-thread-coalesce.unit.test.ts),
+// each file's order kept, the appender's rules (torn line, rotation, replacement, private modes, at
+// most maxOpen open) holding there, readers that wait for the lines (after-log-writes.ts), a failed
+// write reported without the line while later ones land, a close that writes everything, and a
+// thread that dies.
 // The process's one thread (jsonl-thread-client.ts) for every writer but the one whose thread dies.
 
 const dir = makeTempDir();
