@@ -14,9 +14,8 @@ import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-clie
 // one postMessage per COALESCE_MS (more only when a reader waits or lines are large), not a stat
 // and a write per file. (Async fs calls per file on libuv's pool were tried first: each costs the
 // main thread 12–46 µs in request setup and callbacks against ~7 µs synchronously; they lost at 10
-// users. One postMessage per turn came
-// next: at one user, where every message is its own turn, it was 5 % of the main thread and one
-// wake-up of the thread, ~70 µs of its CPU, per message.)
+// users. One postMessage per turn came next: at one user, where every message is its own turn, it
+// was 5 % of the main thread and one wake-up of the thread, ~70 µs of its CPU, per message.)
 // Why COALESCE_MS is 10 ms: the round-trip bench's one user makes ~800–1,200 turns a second, so
 // 10 ms gathers ~8–12 of them: postMessage went from 5–9 % of the main thread's samples to ~2 %
 // there, and the thread's CPU from one wake-up per message to one per 10 ms (a writer alone at
@@ -30,9 +29,9 @@ import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-clie
 // can lose the lines gathered and not yet handed over: those appended within the last
 // COALESCE_MS, or longer ago only while a turn holds the event loop past it (the timer runs
 // between turns); plus, should the thread have fallen behind, the batches handed over that it had
-// not written yet (it writes one in well under a millisecond). An exit without
-// `close` loses the gathered lines too: the timer does not keep the process alive. And a
-// failed write is reported (`onFailure`) a moment later instead of thrown to the appender.
+// not written yet (it writes one in well under a millisecond). An exit without `close` loses the
+// gathered lines too: the timer does not keep the process alive. And a failed write is reported
+// (`onFailure`) a moment later instead of thrown to the appender.
 // Readers in this process and the programs it starts (the model's tools, a coding session) never
 // wait the extra delay: they await `flushed()` first (after-log-writes.ts), which hands over what
 // is gathered at once.
