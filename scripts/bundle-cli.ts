@@ -23,7 +23,7 @@ export async function buildCli(dir = outDir, { proveAscii = false } = {}): Promi
   const { metafile } = await build({
     entryPoints: {
       phonework: join(repoRoot, "apps", "cli", "src", "main.ts"),
-      // The name jsonl-thread-writer.ts starts it by.
+      // The name jsonl-thread-client.ts starts it by (threadEntry).
       "jsonl-thread": join(repoRoot, "apps", "host", "src", "workspace", "jsonl-thread.ts"),
     },
     outdir: dir,

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { createTestLogger, makeTempDir, waitFor } from "@phonework/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { JsonLinesThread } from "../src/workspace/jsonl-thread-client.ts";
@@ -20,7 +21,6 @@ const LONG = 60_000;
 let n = 0;
 const freshPath = () => join(dir.path, `chat-${++n}`, "log.jsonl");
 const read = (path: string) => (existsSync(path) ? readFileSync(path, "utf8") : "");
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const refedTimers = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
 
 /** A writer on the process's thread from its first line, which it has already handed over. */

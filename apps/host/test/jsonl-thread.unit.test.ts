@@ -18,7 +18,7 @@ import { createTestLogger, makeTempDir } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../src/contracts/tool.ts";
-import { afterLogWrites } from "../src/workspace/after-log-writes.ts";
+import { afterLogWrites, afterLogWritesEach } from "../src/workspace/after-log-writes.ts";
 import { ChannelLog } from "../src/workspace/channel-log.ts";
 import { JsonLinesThread, sharedJsonLinesThread } from "../src/workspace/jsonl-thread-client.ts";
 import {
@@ -28,11 +28,13 @@ import {
 } from "../src/workspace/jsonl-thread-writer.ts";
 import { WorkspaceLayout } from "../src/workspace/workspace-layout.ts";
 
-// The channel log's lines written on a thread of their own (jsonl-thread-writer.ts): one message
-// to the thread per turn whatever the number of lines and files, each file's order kept, the
-// appender's rules (torn line, rotation, replacement, private modes, at most maxOpen open) holding
-// there, readers that wait for the lines (after-log-writes.ts), a failed write reported without
-// the line while later ones land, a close that writes everything, and a thread that dies.
+// The channel log's lines (jsonl-thread-writer.ts): written on the main thread at each turn's end
+// while the log is quiet, then on a thread of their own: one message to the thread per hand-over
+// whatever the number of lines and files (how long they gather: jsonl-thread-coalesce.unit.test.ts),
+// each file's order kept, the appender's rules (torn line, rotation, replacement, private modes, at
+// most maxOpen open) holding there, readers that wait for the lines (after-log-writes.ts), a failed
+// write reported without the line while later ones land, a close that writes everything, and a
+// thread that dies.
 // The process's one thread (jsonl-thread-client.ts) for every writer but the one whose thread dies.
 
 const dir = makeTempDir();
@@ -244,6 +246,22 @@ describe("readers wait for the lines; a failure is told and the log goes on", ()
       await log.close();
     },
   );
+
+  it("a tool that comes and goes (a custom tool) is wrapped once, and waits as the others do", async () => {
+    let waits = 0;
+    const live = afterLogWritesEach({ flushed: async () => void waits++ });
+    const custom = defineTool({
+      name: "custom",
+      description: "loaded while the host runs",
+      schema: z.object({}),
+      execute: async () => "ran",
+    });
+    const [first] = live([custom]);
+    const [again] = live([custom]);
+    expect(again).toBe(first); // not made again at each message
+    expect(await again?.execute({}, {} as never)).toBe("ran");
+    expect(waits).toBe(1);
+  });
 
   it("a failure the thread has written but not yet told: flushed() waits for its report", async () => {
     const thread = sharedJsonLinesThread();

@@ -1,5 +1,6 @@
 import { channel } from "node:diagnostics_channel";
 import type { Socket } from "node:net";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { countSocketWrites, createTestLogger, type FakeRouter, startFakeRouter } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterLink } from "../src/link/router-link.ts";
@@ -8,7 +9,6 @@ import { RouterLink } from "../src/link/router-link.ts";
 // order, and a lone frame in its own turn — against a fake router over real sockets.
 
 const SECRET = "host-writes-secret";
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 let router: FakeRouter;
 let link: RouterLink;

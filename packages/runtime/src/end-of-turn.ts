@@ -5,12 +5,15 @@
 /** Returns `schedule`: call it as often as you like; `work` runs once, after the current turn. */
 export function atEndOfTurn(work: () => void): () => void {
   let queued = false;
+  // One callback for every turn: scheduling allocates nothing but the Immediate (it is asked for
+  // on per-message paths: the channel log, the outbox's commits).
+  const run = () => {
+    queued = false;
+    work();
+  };
   return () => {
     if (queued) return;
     queued = true;
-    setImmediate(() => {
-      queued = false;
-      work();
-    });
+    setImmediate(run);
   };
 }

@@ -1,7 +1,6 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { atEndOfTurn } from "../src/end-of-turn.ts";
-
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("atEndOfTurn", () => {
   it("runs once after the turn however often it was asked for, and again when asked in a later turn", async () => {

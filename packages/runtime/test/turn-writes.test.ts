@@ -1,13 +1,12 @@
 import { once } from "node:events";
 import { createServer, type Server, Socket } from "node:net";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { countSocketWrites, waitFor } from "@phonework/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { MAX_HELD_BYTES, TurnWrites } from "../src/turn-writes.ts";
 
 // TurnWrites over a real TCP pair on loopback: what one turn writes leaves in one write, in
 // order, and a lone write is not held past its turn.
-
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 let server: Server;
 const accepted: Socket[] = [];

@@ -11,7 +11,7 @@ import { DEFAULT_MAX_PIXELS, DEFAULT_MAX_SIDE } from "../images/prepare-image.ts
 import { createVisionSupport } from "../images/vision-support.ts";
 import type { ModelClient } from "../model/model-client.ts";
 import type { EventRunner } from "../schedule/scheduler.ts";
-import { afterLogWrites, type LogWrites } from "../workspace/after-log-writes.ts";
+import { afterLogWrites, afterLogWritesEach, type LogWrites } from "../workspace/after-log-writes.ts";
 import type { ContextStore } from "../workspace/channel-context.ts";
 import { createAssistant, HELP_COMMAND, isAssistant, STOP_COMMAND } from "./assistant.ts";
 import { createEventRunner } from "./event-runner.ts";
@@ -54,17 +54,12 @@ export interface AssistantFeature extends HostFeature {
 
 export function createAssistantFeature(deps: AssistantFeatureDeps): AssistantFeature {
   const { config, features, clock } = deps;
-  // Each tool waits for the chats' log lines before it runs (after-log-writes.ts); the built-in
-  // ones are wrapped once here, not at every call of `tools()` (each message's prompt and turn).
+  // Each tool waits for the chats' log lines before it runs (after-log-writes.ts), each wrapped
+  // once, not at every call of `tools()` (each message's prompt and turn).
   const builtIn = afterLogWrites(featureTools(features), deps.channels.log);
+  const live = afterLogWritesEach(deps.channels.log);
   /** The assistant's tools as they are now: custom tools load and reload while the host runs. */
-  const tools = () => [
-    ...builtIn,
-    ...afterLogWrites(
-      features.flatMap((f) => f.liveTools?.() ?? []),
-      deps.channels.log,
-    ),
-  ];
+  const tools = () => [...builtIn, ...live(features.flatMap((f) => f.liveTools?.() ?? []))];
   const commands = features.flatMap((f) => f.commands ?? []);
   const systemPrompt = (request: ForwardFrame) =>
     [

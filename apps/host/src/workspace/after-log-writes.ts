@@ -19,6 +19,24 @@ export function afterLogWrites(tools: readonly Tool[], log: LogWrites): Tool[] {
   return tools.map((tool) => afterLogWritesTool(tool, log));
 }
 
+/**
+ * The same for tools that come and go while the host runs (custom tools): each tool is wrapped at
+ * its first call and its wrapper kept for as long as the tool lives, not made again at each call
+ * (each message's prompt and turn ask for the tools).
+ */
+export function afterLogWritesEach(log: LogWrites): (tools: readonly Tool[]) => Tool[] {
+  const wrapped = new WeakMap<Tool, Tool>();
+  const wrap = (tool: Tool) => {
+    let waiting = wrapped.get(tool);
+    if (!waiting) {
+      waiting = afterLogWritesTool(tool, log);
+      wrapped.set(tool, waiting);
+    }
+    return waiting;
+  };
+  return (tools) => tools.map(wrap);
+}
+
 function afterLogWritesTool(tool: Tool, log: LogWrites): Tool {
   const waiting: Tool = {
     name: tool.name,

@@ -14,9 +14,8 @@ import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-clie
 // one postMessage per COALESCE_MS (more only when a reader waits or lines are large), not a stat
 // and a write per file. (Async fs calls per file on libuv's pool were tried first: each costs the
 // main thread 12–46 µs in request setup and callbacks against ~7 µs synchronously; they lost at 10
-// users. One postMessage per turn came
-// next: at one user, where every message is its own turn, it was 5 % of the main thread and one
-// wake-up of the thread, ~70 µs of its CPU, per message.)
+// users. One postMessage per turn came next: at one user, where every message is its own turn, it
+// was 5 % of the main thread and one wake-up of the thread, ~70 µs of its CPU, per message.)
 // Why COALESCE_MS is 10 ms: the round-trip bench's one user makes ~800–1,200 turns a second, so
 // 10 ms gathers ~8–12 of them: postMessage went from 5–9 % of the main thread's samples to ~2 %
 // there, and the thread's CPU from one wake-up per message to one per 10 ms (a writer alone at
@@ -30,9 +29,9 @@ import { type JsonLinesThread, sharedJsonLinesThread } from "./jsonl-thread-clie
 // can lose the lines gathered and not yet handed over: those appended within the last
 // COALESCE_MS, or longer ago only while a turn holds the event loop past it (the timer runs
 // between turns); plus, should the thread have fallen behind, the batches handed over that it had
-// not written yet (it writes one in well under a millisecond). An exit without
-// `close` loses the gathered lines too: the timer does not keep the process alive. And a
-// failed write is reported (`onFailure`) a moment later instead of thrown to the appender.
+// not written yet (it writes one in well under a millisecond). An exit without `close` loses the
+// gathered lines too: the timer does not keep the process alive. And a failed write is reported
+// (`onFailure`) a moment later instead of thrown to the appender.
 // Readers in this process and the programs it starts (the model's tools, a coding session) never
 // wait the extra delay: they await `flushed()` first (after-log-writes.ts), which hands over what
 // is gathered at once.
@@ -128,12 +127,9 @@ export class ThreadedJsonLines {
     this.send();
     const thread = this.thread;
     if (!thread?.alive || thread.done(this.lastSent)) return this.lastWait ?? Promise.resolve();
-    const wait = thread.ping();
-    this.lastWait = wait;
-    void wait.then(() => {
-      if (this.lastWait === wait) this.lastWait = undefined;
-    });
-    return wait;
+    // Kept once settled too: returned again, it resolves at once, as a new resolved promise would.
+    this.lastWait = thread.ping();
+    return this.lastWait;
   }
 
   /**
@@ -154,8 +150,7 @@ export class ThreadedJsonLines {
     this.send(true);
     this.quiet?.close();
     if (this.thread?.alive) await this.thread.close(this.writer);
-    this.direct ??= new JsonLinesAppender();
-    this.direct.close(); // from now on each line opens and closes its file
+    this.directAppender().close(); // from now on each line opens and closes its file
     for (const [path, text] of this.take()) this.writeDirect(path, text);
     this.unwritten = [];
     this.closing = undefined;
@@ -174,8 +169,7 @@ export class ThreadedJsonLines {
     }
     const thread = this.direct ? undefined : this.connect();
     if (!thread) {
-      this.direct ??= new JsonLinesAppender();
-      this.writeAll(this.direct);
+      this.writeAll(this.directAppender());
       return;
     }
     // From now on the thread's appender is the files' only one here: close ours (its fds, its knowledge).
@@ -264,16 +258,20 @@ export class ThreadedJsonLines {
       { err: error, unwrittenBatches: unwritten.length },
       "the channel log's thread ended; writing the log on the main thread from now on",
     );
-    this.direct ??= new JsonLinesAppender();
     for (const { appends } of unwritten)
       for (let i = 0; i + 1 < appends.length; i += 2)
         this.writeDirect(appends[i] as string, appends[i + 1] as string);
-    this.writeAll(this.direct);
+    this.writeAll(this.directAppender());
+  }
+
+  /** The main thread's appender once there is no thread (made at the first need, with the writer's maxOpen). */
+  private directAppender(): JsonLinesAppender {
+    this.direct ??= new JsonLinesAppender(this.options.maxOpen);
+    return this.direct;
   }
 
   private writeDirect(path: string, text: string): void {
-    this.direct ??= new JsonLinesAppender();
-    this.writeWith(this.direct, path, text);
+    this.writeWith(this.directAppender(), path, text);
   }
 
   private writeWith(appender: JsonLinesAppender, path: string, text: string): void {
